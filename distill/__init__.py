@@ -1,0 +1,1 @@
+"""distill: data, the spaCy teacher, tree distances and co-training (the teacher side of parserfree)."""

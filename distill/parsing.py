@@ -1,0 +1,77 @@
+"""Parsed datasets: labelled examples + the teacher's trees (or gold CoNLL-U trees), split by split.
+
+Joins the dataset and the parse cache: every example's normalised text is parsed once (through the
+cache) unless it already carries a gold tree, and comes back as a ``ParsedExample`` holding words,
+heads, punctuation flags and label — everything the collate needs to build distance matrices.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from distill.datasets import SPLITS, Dataset, normalise_text
+from distill.parse_cache import parse_cached
+from distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
+
+
+@dataclass
+class ParseConfig:
+    """Which spaCy model parses, and how (``nlp.pipe`` batch size and processes)."""
+
+    spacy_model: str = DEFAULT_MODEL
+    batch_size: int = 256
+    n_process: int = 1
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first impossible field."""
+        if self.batch_size < 1:
+            raise ValueError(f"parse.batch_size={self.batch_size} must be ≥ 1")
+        if self.n_process < 1:
+            raise ValueError(f"parse.n_process={self.n_process} must be ≥ 1")
+
+
+@dataclass(frozen=True)
+class ParsedExample:
+    """Words, heads (0-based, root = self), punctuation flags and label of one example."""
+
+    words: tuple[str, ...]
+    heads: np.ndarray
+    punct: np.ndarray
+    label: int | float | None
+    text: str
+
+
+def parse_dataset(
+    dataset: Dataset,
+    config: ParseConfig,
+    cache_dir: Path,
+    shard: tuple[int, int] = (0, 1),
+    progress: bool = True,
+    teacher: SpacyTeacher | None = None,
+) -> tuple[dict[str, list[ParsedExample]] | None, dict]:
+    """Parse every split through the cache. Returns (splits, stats); splits is None for a partial shard."""
+    examples = dataset.all_examples()
+    to_parse = [normalise_text(e.text) for e in examples if e.heads is None]
+    stats: dict = {"texts": len(to_parse), "gold_trees": len(examples) - len(to_parse)}
+    parses: list[Parse] = []
+    if to_parse:
+        teacher = teacher or SpacyTeacher(config.spacy_model, config.batch_size, config.n_process)
+        got, cache_stats = parse_cached(to_parse, teacher, cache_dir, shard, progress)
+        stats.update(cache_stats)
+        if got is None:
+            return None, stats
+        parses = got
+    it = iter(parses)
+    out: dict[str, list[ParsedExample]] = {}
+    for s in SPLITS:
+        out[s] = []
+        for e in dataset.splits[s]:
+            if e.heads is not None:
+                p = Parse(e.words, np.asarray(e.heads, dtype=np.int64), np.asarray(e.punct, dtype=bool))
+            else:
+                p = next(it)
+            out[s].append(ParsedExample(p.words, p.heads, p.punct, e.label, e.text))
+    return out, stats

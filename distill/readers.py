@@ -1,0 +1,181 @@
+"""Readers: user files → raw examples (text, label, and for CoNLL-U the gold words and heads).
+
+The first step of the data flow for a user's own data. Every reader yields ``RawExample`` records and
+reports bad input as a one-line ``DataError`` naming the file, the line and the field, never a raw
+traceback. Formats: CSV / TSV / JSONL with configurable text and label columns, plain text (one example
+per line, unlabeled: for predictor pre-training) and CoNLL-U (gold trees used instead of the parser).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from distill.trees import TreeError, heads_from_one_based, validate_heads
+
+FORMATS = ("csv", "tsv", "jsonl", "txt", "conllu")
+
+
+class DataError(ValueError):
+    """Bad input data; the message names the file, line and field."""
+
+
+@dataclass(frozen=True)
+class RawExample:
+    """One example as read: text, an optional raw label, and (CoNLL-U only) gold words/heads/punct."""
+
+    text: str
+    label: str | float | None = None
+    source: str = ""
+    words: tuple[str, ...] | None = None
+    heads: tuple[int, ...] | None = None
+    punct: tuple[bool, ...] | None = None
+
+
+def detect_format(path: Path) -> str:
+    """Format from the file extension (.csv .tsv .jsonl/.json .txt .conllu/.conll)."""
+    ext = path.suffix.lower().lstrip(".")
+    ext = {"json": "jsonl", "conll": "conllu", "text": "txt"}.get(ext, ext)
+    if ext not in FORMATS:
+        raise DataError(f"{path}: cannot tell the format from '.{ext}'; set data.format to one of {FORMATS}")
+    return ext
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Numbered text lines of a UTF-8 file; invalid UTF-8 is reported with its line number."""
+    try:
+        fh = open(path, "rb")
+    except OSError as e:
+        raise DataError(f"{path}: cannot open ({e.strerror})") from None
+    with fh:
+        for number, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise DataError(f"{path}:{number}: invalid UTF-8 at byte {e.start}") from None
+            yield number, line.rstrip("\r\n")
+
+
+def read_delimited(path: Path, text_column: str, label_column: str | None, delimiter: str) -> Iterator[RawExample]:
+    """CSV/TSV with a header row; ``text_column`` and ``label_column`` name columns of that header."""
+    lines = _lines(path)
+    rows = csv.reader((line for _, line in lines), delimiter=delimiter)
+    try:
+        header = next(rows)
+    except StopIteration:
+        raise DataError(f"{path}: empty file (expected a header row)") from None
+    for col in (text_column, label_column):
+        if col is not None and col not in header:
+            raise DataError(f"{path}:1: no column '{col}' in header {header}; set data.text_column / data.label_column")
+    ti = header.index(text_column)
+    li = header.index(label_column) if label_column else None
+    for row in rows:
+        number = rows.line_num
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise DataError(f"{path}:{number}: expected {len(header)} fields, found {len(row)}")
+        yield RawExample(row[ti], row[li] if li is not None else None, f"{path}:{number}")
+
+
+def read_jsonl(path: Path, text_column: str, label_column: str | None) -> Iterator[RawExample]:
+    """JSON lines, one object per line, with the text (and label) under the configured keys."""
+    for number, line in _lines(path):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise DataError(f"{path}:{number}: invalid JSON ({e.msg} at column {e.colno})") from None
+        if not isinstance(obj, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object, found {type(obj).__name__}")
+        for key in (text_column, label_column):
+            if key is not None and key not in obj:
+                raise DataError(f"{path}:{number}: missing field '{key}'; set data.text_column / data.label_column")
+        text = obj[text_column]
+        if not isinstance(text, str):
+            raise DataError(f"{path}:{number}: field '{text_column}' must be a string")
+        yield RawExample(text, obj[label_column] if label_column else None, f"{path}:{number}")
+
+
+def read_plain_text(path: Path) -> Iterator[RawExample]:
+    """One unlabeled example per non-blank line."""
+    for number, line in _lines(path):
+        if line.strip():
+            yield RawExample(line, None, f"{path}:{number}")
+
+
+def read_conllu(path: Path, label_key: str = "label") -> Iterator[RawExample]:
+    """CoNLL-U sentences with gold trees (1-based heads, 0 = root).
+
+    Multiword-token lines (``1-2``) and empty nodes (``1.1``) are skipped. A ``# <label_key> = VALUE``
+    comment gives the sentence a label; ``# text =`` its text (else the words joined by spaces).
+    Cycles and out-of-range heads are rejected naming the sentence id.
+    """
+    words: list[str] = []
+    heads: list[int] = []
+    punct: list[bool] = []
+    meta: dict[str, str] = {}
+    start = 0
+
+    def finish() -> RawExample:
+        sent_id = meta.get("sent_id", f"starting at line {start}")
+        try:
+            h = validate_heads(heads_from_one_based(heads))
+        except TreeError as e:
+            raise DataError(f"{path}:{start}: sentence {sent_id}: {e}") from None
+        text = meta.get("text", " ".join(words))
+        return RawExample(text, meta.get(label_key), f"{path}:{start}", tuple(words), tuple(int(x) for x in h), tuple(punct))
+
+    for number, line in _lines(path):
+        if not line.strip():
+            if words:
+                yield finish()
+            words, heads, punct, meta = [], [], [], {}
+            continue
+        if not words and not meta:
+            start = number
+        if line.startswith("#"):
+            key, sep, value = line[1:].partition("=")
+            if sep:
+                meta[key.strip()] = value.strip()
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10:
+            raise DataError(f"{path}:{number}: expected 10 tab-separated CoNLL-U fields, found {len(cols)}")
+        if "-" in cols[0] or "." in cols[0]:
+            continue
+        try:
+            heads.append(int(cols[6]))
+        except ValueError:
+            raise DataError(f"{path}:{number}: HEAD field '{cols[6]}' is not an integer") from None
+        words.append(cols[1])
+        punct.append(cols[3] == "PUNCT")
+    if words:
+        yield finish()
+
+
+def read_file(path: str | Path, fmt: str | None = None, text_column: str = "text", label_column: str | None = "label") -> list[RawExample]:
+    """Read a user file of any supported format into raw examples (an empty result is an error)."""
+    p = Path(path)
+    if not p.exists():
+        raise DataError(f"{p}: no such file")
+    fmt = fmt or detect_format(p)
+    if fmt == "csv":
+        out = list(read_delimited(p, text_column, label_column, ","))
+    elif fmt == "tsv":
+        out = list(read_delimited(p, text_column, label_column, "\t"))
+    elif fmt == "jsonl":
+        out = list(read_jsonl(p, text_column, label_column))
+    elif fmt == "txt":
+        out = list(read_plain_text(p))
+    elif fmt == "conllu":
+        out = list(read_conllu(p))
+    else:
+        raise DataError(f"{p}: unknown format '{fmt}', expected one of {FORMATS}")
+    if not out:
+        raise DataError(f"{p}: no examples (the file is empty or holds only blank lines)")
+    return out

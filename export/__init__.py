@@ -1,0 +1,1 @@
+"""export: one parser-free ONNX graph, a self-checking bundle, onnxruntime inference and the comparison report."""

@@ -1,0 +1,70 @@
+import numpy as np
+import pytest
+
+from distill import parse_cache
+from distill.parse_cache import merge_caches, parse_cached
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch):
+    monkeypatch.setattr(parse_cache, "CHUNK_SIZE", 4)
+
+
+TEXTS = [f"word{i} and more words ." for i in range(18)]  # 5 chunks of ≤4
+
+
+def test_second_run_reuses_everything(tmp_path, chain_teacher):
+    first, stats = parse_cached(TEXTS, chain_teacher, tmp_path, progress=False)
+    assert stats["parsed"] == 5 and chain_teacher.parsed == 18
+    second, stats = parse_cached(TEXTS, chain_teacher, tmp_path, progress=False)
+    assert stats["reused"] == 5 and stats["parsed"] == 0 and chain_teacher.parsed == 18
+    assert [p.words for p in first] == [p.words for p in second]
+    assert all(np.array_equal(a.heads, b.heads) for a, b in zip(first, second))
+
+
+def test_interrupted_run_resumes_without_reparsing(tmp_path, chain_teacher):
+    def die_after_two(index):
+        if index == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        parse_cached(TEXTS, chain_teacher, tmp_path, progress=False, on_chunk=die_after_two)
+    assert chain_teacher.parsed == 8
+    parses, stats = parse_cached(TEXTS, chain_teacher, tmp_path, progress=False)
+    assert stats["reused"] == 2 and stats["parsed"] == 3
+    assert chain_teacher.parsed == 18  # the two finished chunks were not parsed again
+    assert len(parses) == 18 and no_temp_files(tmp_path)
+
+
+def no_temp_files(root):
+    return not any(".tmp" in p.name or p.name.endswith(".part") for p in root.rglob("*"))
+
+
+def test_corrupted_chunk_is_detected_and_reparsed(tmp_path, chain_teacher):
+    _, stats = parse_cached(TEXTS, chain_teacher, tmp_path, progress=False)
+    chunk = next((tmp_path / "parses" / stats["key"]).glob("chunk-00002.npz"))
+    data = bytearray(chunk.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    chunk.write_bytes(bytes(data))
+    with pytest.warns(UserWarning, match="chunk-00002"):
+        parses, stats = parse_cached(TEXTS, chain_teacher, tmp_path, progress=False)
+    assert stats["parsed"] == 1 and stats["reused"] == 4 and len(parses) == 18
+
+
+def test_shards_merge_into_one_cache(tmp_path, chain_teacher):
+    results = []
+    for i in range(2):
+        got, stats = parse_cached(TEXTS, chain_teacher, tmp_path / f"machine{i}", shard=(i, 2), progress=False)
+        assert got is None  # one shard alone is partial
+        results.append(stats)
+    assert chain_teacher.parsed == 18
+    key = results[0]["key"]
+    merge_caches([tmp_path / f"machine{i}" / "parses" / key for i in range(2)], tmp_path / "merged")
+    parses, stats = parse_cached(TEXTS, chain_teacher, tmp_path / "merged", progress=False)
+    assert stats["reused"] == 5 and stats["parsed"] == 0 and len(parses) == 18
+
+
+def test_key_changes_with_data_and_parser(chain_teacher):
+    fp = chain_teacher.fingerprint
+    assert parse_cache.cache_key(TEXTS, fp) != parse_cache.cache_key(TEXTS[:-1], fp)
+    assert parse_cache.cache_key(TEXTS, fp) != parse_cache.cache_key(TEXTS, {**fp, "version": "2"})

@@ -1,0 +1,33 @@
+"""The real spaCy teacher on a few sentences (the model ships as a package: no network)."""
+
+import numpy as np
+import pytest
+
+from distill.teacher import SpacyTeacher, TeacherError, load_pipeline
+from distill.trees import tree_distances
+
+
+@pytest.fixture(scope="module")
+def teacher():
+    return SpacyTeacher()
+
+
+def test_heads_are_zero_based_with_one_root_per_sentence(teacher):
+    (p,) = list(teacher.parse(["The film was great. I loved it!"]))
+    n = len(p.words)
+    assert p.words[:4] == ("The", "film", "was", "great")
+    roots = np.nonzero(p.heads == np.arange(n))[0]
+    assert len(roots) == 2 and all(0 <= h < n for h in p.heads)
+    assert p.punct.tolist() == [w in ".!" for w in p.words]
+    d = tree_distances(p.heads)
+    assert d[roots[0], roots[1]] == 1000  # different sentences
+
+
+def test_only_tok2vec_and_parser_are_loaded(teacher):
+    assert teacher.nlp.pipe_names == ["tok2vec", "parser"]
+    assert teacher.fingerprint["version"].startswith("en_core_web_sm")
+
+
+def test_missing_model_gives_a_clear_error():
+    with pytest.raises(TeacherError, match="not installed"):
+        load_pipeline("en_no_such_model")
