@@ -92,6 +92,26 @@ def cmd_parse(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train one recipe from a YAML config into a run directory."""
+    from distill.config import load_config
+    from distill.train import train
+
+    overrides = list(args.set or [])
+    if args.devices is not None:
+        overrides.append(f"training.devices={args.devices}")
+    if args.strategy is not None:
+        overrides.append(f"training.strategy={args.strategy}")
+    config = load_config(args.config, overrides)
+    out = Path(args.out or Path("runs") / Path(args.config).stem)
+    result = train(config, out, resume=args.resume, cache_dir=args.cache_dir, progress=not args.quiet)
+    if result:
+        dev = result.get("dev", {})
+        shown = {k: round(v, 4) for k, v in dev.items() if k in ("metric", "uuas", "dspr") and v is not None}
+        print(f"{config.recipe}: dev {shown} in {result['train_seconds']:.0f}s → {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="parserfree", description="Syntax-biased Transformers that run without a parser.")
@@ -111,6 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--merge", nargs="+", metavar="DIR", help="merge shard caches (folders parses/<key>) into the cache")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser("train", help="train one recipe (no_syntax, parser_fed, parser_free, pretrain_predictor)")
+    p.add_argument("--config", required=True, help="YAML experiment file, e.g. configs/parser_free.yaml")
+    p.add_argument("--out", help="run directory (default: runs/<config name>)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. training.lr=5e-4 (repeatable)")
+    p.add_argument("--resume", action="store_true", help="continue from <out>/checkpoints/last.ckpt")
+    p.add_argument("--devices", type=int, help="number of devices/processes (e.g. 2 with --strategy ddp)")
+    p.add_argument("--strategy", help="Lightning strategy, e.g. ddp")
+    p.add_argument("--cache-dir", help="cache folder for data and parses")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_train)
     return parser
 
 

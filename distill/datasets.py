@@ -165,10 +165,13 @@ def load_dataset(config: DataConfig) -> Dataset:
         raise DataError(f"{config.dataset}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)")
     splits, names = apply_labels(raws, config.task, label_field, config.split)
     if config.max_examples is not None:
-        # keep each split's share of the first N examples, so smoke runs keep dev/test
+        # keep each split's share of N examples, evenly spaced through the file (files are often
+        # sorted by label, so a prefix would be one-sided)
         total = sum(len(v) for v in splits.values())
         for s in SPLITS:
-            splits[s] = splits[s][: max(1, round(config.max_examples * len(splits[s]) / max(total, 1)))]
+            quota = min(len(splits[s]), max(1, round(config.max_examples * len(splits[s]) / max(total, 1))))
+            step = len(splits[s]) / quota if quota else 1
+            splits[s] = [splits[s][int(i * step)] for i in range(quota)]
     return Dataset(config.dataset, config.task, splits, names, len(raws))
 
 

@@ -1,0 +1,156 @@
+"""Co-training (LightningModule): task loss + λ·distance loss, moving the biased layers from D to D̂.
+
+The training logic of every recipe, one code path:
+- ``no_syntax``: bias off, task loss only;
+- ``parser_fed``: the published method — parser distances D at train and test, every layer biased;
+- ``parser_free``: the predictor learns D from h_k (arc cross-entropy or probe L1) while the biased
+  layers see D with probability p(step) (teacher forcing, decaying 1 → 0) and D̂ otherwise;
+- ``pretrain_predictor``: layers 1..k + predictor on (unlabeled) parsed text, distance loss only.
+Validation scores the model as it will be used: parser-free models with D̂ only, parser-fed with D.
+The model itself is plain PyTorch (``predictor.syntax_model.SyntaxModel``).
+"""
+
+from __future__ import annotations
+
+import lightning as L
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from distill.checkpoints import CHECKPOINT_FORMAT
+from distill.config import ExperimentConfig
+from distill.evaluate import update_distance_metrics
+from distill.schedules import inverse_sqrt_factor, teacher_forcing_probability
+from distill.task_metrics import task_metrics
+from encoder import EncoderConfig, Vocabulary
+from predictor import DistanceMetrics, PredictorConfig
+from predictor.syntax_model import SyntaxModel
+
+
+
+def distance_source(recipe: str) -> str:
+    """Where the biased layers take distances from at inference, per recipe."""
+    return {"no_syntax": "none", "parser_fed": "parser", "parser_free": "predicted", "pretrain_predictor": "predicted"}[recipe]
+
+
+class CoTrainingModule(L.LightningModule):
+    """Trains a ``SyntaxModel`` with the recipe's losses, schedules, optimiser and metrics."""
+
+    def __init__(
+        self,
+        config: ExperimentConfig,
+        encoder_config: EncoderConfig,
+        predictor_config: PredictorConfig | None,
+        vocab: Vocabulary,
+        label_names: list[str],
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.recipe = config.recipe
+        self.task = config.data.task if config.recipe != "pretrain_predictor" else "none"
+        self.vocab = vocab
+        self.label_names = label_names
+        self.encoder_config = encoder_config
+        self.predictor_config = predictor_config
+        n_classes = max(2, len(label_names))
+        self.model = SyntaxModel(encoder_config, predictor_config, self.task, n_classes, config.training.task_grad_to_predictor)
+        self._val_pred: list[np.ndarray] = []
+        self._val_gold: list[np.ndarray] = []
+        self.distance_metrics = DistanceMetrics()
+
+    # ----------------------------------------------------------------- steps
+    def _task_loss(self, output: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        if self.task == "regression":
+            return F.mse_loss(output, labels)
+        return F.cross_entropy(output, labels)
+
+    def teacher_forcing_p(self) -> float:
+        """Current probability of feeding parser distances to the biased layers (parser_free only)."""
+        if self.recipe != "parser_free":
+            return 1.0 if self.recipe == "parser_fed" else 0.0
+        total = max(1, int(self.trainer.estimated_stepping_batches)) if self._trainer is not None else 1
+        return teacher_forcing_probability(self.global_step, total, self.config.training.teacher_forcing_fraction)
+
+    def _forward(self, batch: dict, source: str):
+        return self.model(
+            batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"],
+            source=source, task=self.task != "none",
+        )
+
+    def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
+        source = distance_source(self.recipe)
+        p = self.teacher_forcing_p()
+        if self.recipe == "parser_free":
+            # a draw that depends only on (seed, step), so a resumed run makes the same choices
+            draw = np.random.default_rng((self.config.seed, self.global_step)).random()
+            source = "parser" if draw < p else "predicted"
+        out = self._forward(batch, source)
+        loss = torch.zeros((), device=batch["mask"].device)
+        bs = batch["mask"].shape[0]
+        if out.task is not None:
+            task_loss = self._task_loss(out.task, batch["labels"])
+            loss = loss + task_loss
+            self.log("train/task_loss", task_loss, prog_bar=True, batch_size=bs)
+        if out.predicted is not None:
+            dist_loss = self.model.predictor.loss(out.predicted, batch["heads"], batch["distances"])
+            loss = loss + self.config.training.distance_loss_weight * dist_loss
+            self.log("train/distance_loss", dist_loss, prog_bar=True, batch_size=bs)
+        self.log("train/p", p, batch_size=bs)
+        self.log("train/loss", loss, batch_size=bs)
+        return loss
+
+    def validation_step(self, batch: dict, batch_idx: int) -> None:
+        out = self._forward(batch, distance_source(self.recipe))
+        bs = batch["mask"].shape[0]
+        if out.task is not None:
+            self.log("val/task_loss", self._task_loss(out.task, batch["labels"]), batch_size=bs, sync_dist=True)
+            pred = out.task.argmax(-1) if self.task != "regression" else out.task
+            self._val_pred.append(pred.detach().cpu().numpy())
+            self._val_gold.append(batch["labels"].cpu().numpy())
+        if out.predicted is not None:
+            dist_loss = self.model.predictor.loss(out.predicted, batch["heads"], batch["distances"])
+            self.log("val/distance_loss", dist_loss, batch_size=bs, sync_dist=True)
+            update_distance_metrics(self.distance_metrics, out.predicted, batch)
+
+    def on_validation_epoch_end(self) -> None:
+        if self._val_pred:
+            scores = task_metrics(self.task, np.concatenate(self._val_pred), np.concatenate(self._val_gold), max(2, len(self.label_names)))
+            self.log("val/metric", scores["metric"], prog_bar=True, sync_dist=True)
+            if "macro_f1" in scores:
+                self.log("val/macro_f1", scores["macro_f1"], sync_dist=True)
+        if self.distance_metrics.n_sentences:
+            d = self.distance_metrics.compute()
+            self.log("val/uuas", d["uuas"], prog_bar=True, sync_dist=True)
+            self.log("val/dspr", d["dspr"], sync_dist=True)
+            self.log("val/l1", d["l1"], sync_dist=True)
+            if self.recipe == "pretrain_predictor":
+                self.log("val/metric", d["uuas"], sync_dist=True)
+        self._val_pred, self._val_gold = [], []
+        self.distance_metrics.reset()
+
+    # ------------------------------------------------------------- optimiser
+    def configure_optimizers(self):
+        t = self.config.training
+        bias_params = [p for n, p in self.model.named_parameters() if n.startswith("encoder.bias.")]
+        ids = {id(p) for p in bias_params}
+        other = [p for p in self.model.parameters() if id(p) not in ids]
+        groups = [{"params": other, "lr": t.lr}]
+        if bias_params:
+            groups.append({"params": bias_params, "lr": t.lr * t.bias_lr_multiplier, "weight_decay": 0.0})
+        optimiser = torch.optim.AdamW(groups, lr=t.lr, weight_decay=t.weight_decay)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: inverse_sqrt_factor(step, t.warmup_steps))
+        return {"optimizer": optimiser, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
+
+    # ------------------------------------------------------------ checkpoint
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        """Store what rebuilding the model needs without Lightning: configs, vocabulary, labels."""
+        checkpoint["parserfree"] = {
+            "format": CHECKPOINT_FORMAT,
+            "experiment": self.config.to_dict(),
+            "encoder": self.encoder_config.to_dict(),
+            "predictor": self.predictor_config.to_dict() if self.predictor_config else None,
+            "vocab": self.vocab.to_dict(),
+            "label_names": self.label_names,
+            "task": self.task,
+            "recipe": self.recipe,
+        }

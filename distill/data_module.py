@@ -1,0 +1,171 @@
+"""The Lightning DataModule: cached parses → encoded examples → length-bucketed padded batches.
+
+Between the parser teacher and the co-training module. ``prepare_data`` fetches and parses (once, on
+one process); ``setup`` reads the cached parses, builds the vocabulary from the training words (or takes
+a given one, e.g. from a pre-trained predictor) and encodes every example. The collate pads word and
+feature ids and builds the parser distance matrices D (B×T×T, pad −1) with ``distill.trees``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import lightning as L
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Sampler
+
+from distill.config import ExperimentConfig
+from distill.datasets import SPLITS, load_dataset
+from distill.parsing import ParsedExample, parse_dataset
+from distill.trees import PAD_DISTANCE, batch_tree_distances
+from distill.vader import default_cache_dir
+from encoder import Vocabulary
+
+
+@dataclass(frozen=True)
+class EncodedExample:
+    """One example ready for the collate (already truncated to the encoder's max_len)."""
+
+    words: tuple[str, ...]
+    heads: np.ndarray  # n, 0-based, root = self
+    punct: np.ndarray  # n, bool
+    label: float | int | None
+
+
+def truncate(example: ParsedExample, max_len: int) -> EncodedExample:
+    """Cut an example to ``max_len`` words; words whose head was cut become roots."""
+    n = min(len(example.words), max_len)
+    heads = example.heads[:n].copy()
+    cut = heads >= n
+    heads[cut] = np.nonzero(cut)[0]
+    return EncodedExample(tuple(example.words[:n]), heads, example.punct[:n].copy(), example.label)
+
+
+class BucketSampler(Sampler[int]):
+    """Indices in length-bucketed order: shuffle, sort within pools of 50 batches, shuffle the batches.
+
+    Consecutive ``batch_size`` indices form a batch of similar lengths; the order depends only on the
+    seed and the epoch (``set_epoch``), so runs and resumed runs see the same batches.
+    """
+
+    def __init__(self, lengths: list[int], batch_size: int, shuffle: bool, seed: int = 0) -> None:
+        self.lengths = np.asarray(lengths)
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.seed = seed
+        self.epoch = 0
+
+    def set_epoch(self, epoch: int) -> None:
+        """Choose the epoch whose order to produce."""
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def __iter__(self):
+        n = len(self.lengths)
+        if not self.shuffle:
+            order = np.argsort(self.lengths, kind="stable")
+            return iter(order.tolist())
+        rng = np.random.default_rng((self.seed, self.epoch))
+        order = rng.permutation(n)
+        pool = self.batch_size * 50
+        batches = []
+        for start in range(0, n, pool):
+            chunk = order[start : start + pool]
+            chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
+            batches.extend(chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size))
+        rng.shuffle(batches)
+        return iter(np.concatenate(batches).tolist() if batches else [])
+
+
+def collate(examples: list[EncodedExample], vocab: Vocabulary, max_len: int, task: str) -> dict[str, torch.Tensor]:
+    """Pad a batch: word_ids B×T, feature_ids B×T×F, mask B×T, heads B×T (−1 pad), punct B×T,
+    distances B×T×T (parser D, −1 pad, 1000 across sentences), labels B (when labelled)."""
+    word_ids, feature_ids, mask = vocab.encode_batch([e.words for e in examples], max_len)
+    t = word_ids.shape[1]
+    heads = np.full((len(examples), t), PAD_DISTANCE, dtype=np.int64)
+    punct = np.zeros((len(examples), t), dtype=bool)
+    for b, e in enumerate(examples):
+        heads[b, : len(e.heads)] = e.heads
+        punct[b, : len(e.punct)] = e.punct
+    batch = {
+        "word_ids": torch.from_numpy(word_ids),
+        "feature_ids": torch.from_numpy(feature_ids),
+        "mask": torch.from_numpy(mask),
+        "heads": torch.from_numpy(heads),
+        "punct": torch.from_numpy(punct),
+        "distances": torch.from_numpy(batch_tree_distances([e.heads for e in examples], length=t)),
+    }
+    if task in ("binary", "classification"):
+        batch["labels"] = torch.tensor([e.label for e in examples], dtype=torch.long)
+    elif task == "regression":
+        batch["labels"] = torch.tensor([e.label for e in examples], dtype=torch.float32)
+    return batch
+
+
+class SyntaxDataModule(L.LightningDataModule):
+    """Data of one experiment: parses through the cache, vocabulary, bucketed loaders per split."""
+
+    def __init__(self, config: ExperimentConfig, cache_dir: str | Path | None = None, vocab: Vocabulary | None = None, progress: bool = True) -> None:
+        super().__init__()
+        self.config = config
+        self.cache_dir = Path(cache_dir or config.data.cache_dir or default_cache_dir())
+        self.vocab = vocab
+        self.progress = progress
+        self.max_len = int(config.encoder.get("max_len", 256))
+        self.splits: dict[str, list[EncodedExample]] = {}
+        self.label_names: list[str] = []
+
+    def _parsed(self) -> dict[str, list[ParsedExample]]:
+        dataset = load_dataset(self.config.data)
+        self.label_names = dataset.label_names
+        splits, _ = parse_dataset(dataset, self.config.parse, self.cache_dir, progress=self.progress)
+        return splits
+
+    def prepare_data(self) -> None:
+        """Fetch the data and parse it into the cache (runs on one process)."""
+        self._parsed()
+
+    def setup(self, stage: str | None = None) -> None:
+        """Read the cached parses, build the vocabulary from the training words, encode every split."""
+        if self.splits:
+            return
+        parsed = self._parsed()
+        if self.vocab is None:
+            self.vocab = Vocabulary.build(
+                (p.words for p in parsed["train"]),
+                min_freq=self.config.vocab.min_freq,
+                max_size=self.config.vocab.max_size,
+                n_feature_buckets=self.config.vocab.n_feature_buckets,
+            )
+        self.splits = {s: [truncate(p, self.max_len) for p in parsed[s]] for s in SPLITS}
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes (1 for regression or unlabeled data)."""
+        return max(1, len(self.label_names))
+
+    def _collate(self, examples: list[EncodedExample]) -> dict[str, torch.Tensor]:
+        return collate(examples, self.vocab, self.max_len, self.config.data.task)
+
+    def loader(self, split: str, shuffle: bool = False, batch_size: int | None = None) -> DataLoader:
+        """Bucketed DataLoader over one split."""
+        examples = self.splits[split]
+        size = batch_size or self.config.training.batch_size
+        sampler = BucketSampler([len(e.words) for e in examples], size, shuffle, self.config.seed)
+        return DataLoader(
+            examples, batch_size=size, sampler=sampler, collate_fn=self._collate,
+            num_workers=self.config.training.num_workers,
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        return self.loader("train", shuffle=True)
+
+    def val_dataloader(self) -> DataLoader:
+        return self.loader("dev")
+
+    def test_dataloader(self) -> DataLoader:
+        return self.loader("test")

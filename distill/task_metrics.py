@@ -1,0 +1,38 @@
+"""Task metrics: accuracy and macro-F1 for classification, Pearson r and MAE for regression.
+
+Used on validation during co-training and by the comparison report; plain numpy on collected
+predictions, so every stage scores a model the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def macro_f1(pred: np.ndarray, gold: np.ndarray, n_classes: int) -> float:
+    """Unweighted mean of per-class F1 (a class absent from both pred and gold is skipped)."""
+    scores = []
+    for c in range(n_classes):
+        tp = np.sum((pred == c) & (gold == c))
+        fp = np.sum((pred == c) & (gold != c))
+        fn = np.sum((pred != c) & (gold == c))
+        if tp + fp + fn:
+            scores.append(2 * tp / (2 * tp + fp + fn))
+    return float(np.mean(scores)) if scores else float("nan")
+
+
+def task_metrics(task: str, pred: np.ndarray, gold: np.ndarray, n_classes: int = 2) -> dict[str, float]:
+    """{metric_name, metric, ...}: accuracy (%) + macro-F1 for classification, Pearson r + MAE for regression.
+
+    ``pred`` holds class ids (classification) or scores (regression).
+    """
+    pred, gold = np.asarray(pred), np.asarray(gold)
+    if task in ("binary", "classification"):
+        acc = 100.0 * float(np.mean(pred == gold)) if gold.size else float("nan")
+        return {"metric_name": "accuracy", "metric": acc, "accuracy": acc, "macro_f1": macro_f1(pred, gold, n_classes)}
+    if task == "regression":
+        ok = gold.size > 1 and np.std(pred) > 0 and np.std(gold) > 0
+        r = float(np.corrcoef(pred, gold)[0, 1]) if ok else 0.0
+        mae = float(np.mean(np.abs(pred - gold))) if gold.size else float("nan")
+        return {"metric_name": "pearson", "metric": r, "pearson": r, "mae": mae}
+    raise ValueError(f"no task metric for task '{task}'")

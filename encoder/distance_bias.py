@@ -1,0 +1,162 @@
+"""Syntax bias: a tree-distance matrix → an additive attention-score bias (the method's core).
+
+In the data flow this sits between the distances and the biased layers k+1..N: it receives either the
+parser's integer distances D (B×T×T int64, pad pairs −1, pairs in different sentences
+``CROSS_TREE_DISTANCE`` = 1000) or the predictor's float distances D̂ (B×T×T float), and returns the term
+added to QKᵀ/√d before the softmax, B×1×T×T (one table shared by all heads, the method's choice) or
+B×H×T×T (per head). Distances are clamped to 0..max_distance, so cross-sentence pairs simply fall in the
+last bucket. Integer distances look up their bucket; float distances interpolate linearly between the
+two neighbouring buckets, which keeps the bias differentiable in D̂ and exports to ONNX as
+Floor/Gather/Mul. Padding keys are never biased: they get `MASK_VALUE`, a large negative but finite
+number, so even a row that is all padding stays finite after the softmax.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from .config import BiasConfig
+
+MASK_VALUE = -1e4  # additive score of an invisible key: exp(−1e4) is 0 in float32, yet finite in float16
+
+
+def key_padding_bias(mask: Tensor, dtype: torch.dtype = torch.float32) -> Tensor:
+    """Key padding mask B×T (True = real word) → additive bias B×1×1×T: 0 for real keys, MASK_VALUE for pads."""
+    zero = torch.zeros((), dtype=dtype, device=mask.device)
+    return torch.where(mask, zero, zero + MASK_VALUE)[:, None, None, :]
+
+
+class SyntaxBias(nn.Module):
+    """bias(i, j) = scale · table[bucket(D_ij)] (mode ``learned``), −α·min(D_ij, max) (``fixed_decay``),
+    0 if D_ij ≤ k else MASK_VALUE (``hard_mask``), or 0 (``none``); plus MASK_VALUE on padding keys.
+
+    Buckets: distance d ∈ 0..max_distance has position p(d) = d, or with ``log_buckets_from`` = L,
+    p(d) = L + n_log · log(d/L) / log(max/L) above L (n_log = ⌈log2(max/L)⌉ buckets, T5-style).
+    Integer distances use bucket ⌊p(d)⌋; float distances interpolate the table at p(d). Both agree at
+    every integer d ≤ L (and at every integer d without log buckets). ``per_head`` (one table column per
+    head, output B×H×T×T) applies to mode ``learned``; the other modes give B×1×T×T.
+    """
+
+    def __init__(self, config: BiasConfig, n_heads: int) -> None:
+        super().__init__()
+        config.validate()
+        self.config = config
+        self.mode = config.mode
+        self.max_distance = config.max_distance
+        self.n_columns = n_heads if config.per_head else 1
+        self.log_from = config.log_buckets_from
+        if self.log_from is None:
+            self.n_log = 0
+            self.n_buckets = self.max_distance + 1
+        else:
+            self.n_log = max(1, math.ceil(math.log2(self.max_distance / self.log_from)))
+            self.n_buckets = self.log_from + self.n_log + 1
+        # Only the mode's own parameters exist, so none sits unused in the optimiser.
+        self.table: nn.Embedding | None = None  # n_buckets × (1 | H), mode "learned"
+        self.scale: nn.Parameter | None = None  # learned global scale, init 1
+        if self.mode == "learned":
+            self.table = nn.Embedding(self.n_buckets, self.n_columns)
+            if config.zero_init:
+                nn.init.zeros_(self.table.weight)
+            else:
+                nn.init.normal_(self.table.weight, std=0.02)
+            if config.learned_scale:
+                self.scale = nn.Parameter(torch.ones(()))
+        if self.mode == "fixed_decay":
+            alpha = torch.tensor(float(config.decay_alpha))
+            if config.learn_alpha:
+                self.alpha = nn.Parameter(alpha)
+            else:
+                self.register_buffer("alpha", alpha)
+
+    # --- distance → bucket position -------------------------------------------------------------
+    def position(self, distances: Tensor) -> Tensor:
+        """Continuous bucket position p(d) of float distances (any shape), clamped to 0..n_buckets−1."""
+        d = distances.clamp(0, self.max_distance)
+        if self.log_from is None:
+            return d
+        L = float(self.log_from)
+        log_part = L + self.n_log * torch.log(d.clamp(min=L) / L) / math.log(self.max_distance / L)
+        return torch.where(d <= L, d, log_part)
+
+    def bucket(self, distances: Tensor) -> Tensor:
+        """Integer bucket of integer distances (any shape, int64), in 0..n_buckets−1."""
+        d = distances.clamp(0, self.max_distance)
+        if self.log_from is None:
+            return d
+        top = torch.full_like(d, self.n_buckets - 1)
+        return torch.where(d >= self.max_distance, top, self.position(d.float()).floor().long())
+
+    def bucket_distances(self) -> Tensor:
+        """The distance each bucket stands for (n_buckets,), for plotting `curve()` against."""
+        b = torch.arange(self.n_buckets, dtype=torch.float32)
+        if self.log_from is None:
+            return b
+        L = float(self.log_from)
+        log_anchor = L * (self.max_distance / L) ** ((b - L) / self.n_log)
+        return torch.where(b <= L, b, log_anchor)
+
+    # --- the bias itself ------------------------------------------------------------------------
+    def _learned(self, distances: Tensor) -> Tensor:
+        """B×T×T → B×T×T×C table values (looked up or interpolated)."""
+        if distances.is_floating_point():
+            p = self.position(distances)
+            low = p.floor().clamp(max=self.n_buckets - 2)
+            frac = (p - low).unsqueeze(-1)  # B×T×T×1
+            below = self.table(low.long())
+            above = self.table(low.long() + 1)
+            values = below + (above - below) * frac
+        else:
+            values = self.table(self.bucket(distances))
+        return values if self.scale is None else values * self.scale
+
+    def _dtype(self, distances: Tensor) -> torch.dtype:
+        if self.table is not None:
+            return self.table.weight.dtype
+        return distances.dtype if distances.is_floating_point() else torch.get_default_dtype()
+
+    def _visible(self, distances: Tensor) -> Tensor:
+        """hard_mask: 0 where d ≤ k, MASK_VALUE beyond (same shape as distances)."""
+        zero = torch.zeros((), dtype=self._dtype(distances), device=distances.device)
+        return torch.where(distances <= self.config.hard_mask_k, zero, zero + MASK_VALUE)
+
+    def forward(self, distances: Tensor, mask: Tensor) -> Tensor:
+        """distances B×T×T (int64 or float, pad pairs −1), mask B×T bool → additive bias B×(1|H)×T×T.
+
+        The bias of pairs that touch padding (d < 0) is zero; padding keys get MASK_VALUE instead.
+        With mode ``none`` only the padding term (B×1×1×T) is returned.
+        """
+        padding = key_padding_bias(mask, self._dtype(distances))  # B×1×1×T
+        if self.mode == "none":
+            return padding
+        if self.mode == "learned":
+            bias = self._learned(distances).permute(0, 3, 1, 2)  # B×C×T×T
+        elif self.mode == "fixed_decay":
+            d = distances.clamp(0, self.max_distance).to(self._dtype(distances))
+            bias = (-self.alpha * d).unsqueeze(1)  # B×1×T×T
+        else:
+            bias = self._visible(distances).unsqueeze(1)  # B×1×T×T
+        real_pair = (distances >= 0).unsqueeze(1)  # B×1×T×T
+        return torch.where(real_pair, bias, torch.zeros_like(bias)) + padding
+
+    def curve(self) -> Tensor:
+        """Bias value per bucket, scale included: (n_buckets,), or (n_buckets, H) for a per-head table.
+
+        Plot it against `bucket_distances()`. Modes without a table give their fixed function.
+        """
+        if self.table is not None:
+            values = self.table.weight if self.scale is None else self.table.weight * self.scale
+            return values.squeeze(-1) if self.n_columns == 1 else values
+        d = self.bucket_distances()
+        if self.mode == "fixed_decay":
+            return -self.alpha * d.to(self.alpha.device)
+        if self.mode == "hard_mask":
+            return self._visible(d)
+        return torch.zeros_like(d)
+
+    def extra_repr(self) -> str:
+        return (f"mode={self.mode}, max_distance={self.max_distance}, n_buckets={self.n_buckets}, "
+                f"columns={self.n_columns}")

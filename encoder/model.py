@@ -1,0 +1,77 @@
+"""Syntax encoder: embeddings, k unbiased layers, then N−k layers biased by tree distances.
+
+This is the model at the centre of the data flow. Word ids and hashed feature ids (from
+`encoder.vocabulary`) are embedded and summed with learned positions; layers 1..k (`predictor_layer`)
+run with the padding mask only and give h_k, which the distance predictor reads; layers k+1..N receive
+the syntax bias of one shared `SyntaxBias` module (a single table for all biased layers, the method's
+choice). Distances come in as an argument, so the same weights run parser-fed (integer D from
+`distill.trees`) or parser-free (float D̂ from the predictor), or without syntax (distances=None).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from .config import EncoderConfig
+from .distance_bias import SyntaxBias, key_padding_bias
+from .layer import EncoderLayer
+
+
+class SyntaxEncoder(nn.Module):
+    """h_0 = E_word[w] + Σ_f E_feat[f] + E_pos[t];  h_k = layers 1..k(h_0);
+    h_N = LN(layers k+1..N(h_k, bias(D))).  The `bias` attribute is the one `SyntaxBias` they share."""
+
+    def __init__(self, config: EncoderConfig) -> None:
+        super().__init__()
+        config.validate()
+        self.config = config
+        self.word_embedding = nn.Embedding(config.vocab_size, config.d_model, padding_idx=0)
+        self.feature_embedding = nn.Embedding(config.n_feature_buckets, config.d_model, padding_idx=0)
+        self.position_embedding = nn.Embedding(config.max_len, config.d_model)
+        for table in (self.word_embedding, self.feature_embedding, self.position_embedding):
+            nn.init.normal_(table.weight, std=0.02)
+        with torch.no_grad():
+            self.word_embedding.weight[0].zero_()
+            self.feature_embedding.weight[0].zero_()
+        self.embedding_dropout = nn.Dropout(config.dropout)
+        self.layers = nn.ModuleList(
+            EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout) for _ in range(config.n_layers)
+        )
+        self.bias = SyntaxBias(config.bias, config.n_heads)
+        self.final_norm = nn.LayerNorm(config.d_model)
+
+    def embed(self, word_ids: Tensor, feature_ids: Tensor) -> Tensor:
+        """word_ids B×T, feature_ids B×T×F (int64; 0 = pad) → B×T×d."""
+        length = word_ids.size(1)
+        if not torch.jit.is_tracing():  # Python checks; a traced graph keeps none
+            if length > self.config.max_len:
+                raise ValueError(f"input length {length} exceeds encoder.max_len={self.config.max_len}")
+            if feature_ids.size(-1) != self.config.n_features:
+                raise ValueError(f"feature_ids has {feature_ids.size(-1)} columns, "
+                                 f"encoder.n_features={self.config.n_features}")
+        positions = self.position_embedding.weight[:length]  # T×d
+        h = self.word_embedding(word_ids) + self.feature_embedding(feature_ids).sum(dim=-2) + positions
+        return self.embedding_dropout(h)
+
+    def lower(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
+        """Embeddings then layers 1..k without syntax bias → h_k B×T×d (residual stream, not normalised)."""
+        h = self.embed(word_ids, feature_ids)
+        padding = key_padding_bias(mask, h.dtype)  # B×1×1×T
+        for layer in self.layers[: self.config.predictor_layer]:
+            h = layer(h, padding)
+        return h
+
+    def upper(self, h: Tensor, mask: Tensor, distances: Tensor | None) -> Tensor:
+        """h_k B×T×d, mask B×T, distances B×T×T (int64 or float; None → padding mask only) → h_N B×T×d."""
+        bias = key_padding_bias(mask, h.dtype) if distances is None else self.bias(distances, mask)
+        for layer in self.layers[self.config.predictor_layer :]:
+            h = layer(h, bias)
+        return self.final_norm(h)
+
+    def forward(
+        self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """→ (h_N, h_k), both B×T×d; h_N is final-LayerNorm'd, h_k is the raw output of layer k."""
+        h_k = self.lower(word_ids, feature_ids, mask)
+        return self.upper(h_k, mask, distances), h_k

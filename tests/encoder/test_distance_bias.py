@@ -1,0 +1,137 @@
+import pytest
+import torch
+
+from encoder import BIAS_MODES, MASK_VALUE, BiasConfig, SyntaxBias
+
+CROSS_TREE = 1000  # distill.trees.CROSS_TREE_DISTANCE: pairs in different sentences
+
+
+def filled(config: BiasConfig, n_heads: int = 2, dtype=torch.float32) -> SyntaxBias:
+    """A SyntaxBias whose table holds distinct non-zero values and whose scale is not 1."""
+    bias = SyntaxBias(config, n_heads).to(dtype)
+    with torch.no_grad():
+        if bias.table is not None:
+            bias.table.weight.copy_(torch.randn_like(bias.table.weight, generator=torch.Generator().manual_seed(0)))
+        if bias.scale is not None:
+            bias.scale.fill_(1.5)
+    return bias
+
+
+def test_zero_init_learned_table_and_unit_scale():
+    bias = SyntaxBias(BiasConfig(), n_heads=4)
+    assert bias.table.weight.shape == (11, 1)
+    assert (bias.table.weight == 0).all() and bias.scale.item() == 1.0
+    assert SyntaxBias(BiasConfig(per_head=True), n_heads=4).table.weight.shape == (11, 4)
+
+
+def test_integer_lookup_clamps_and_cross_tree_is_last_bucket():
+    bias = filled(BiasConfig(max_distance=4))
+    d = torch.tensor([[[0, 1, 3], [4, 7, CROSS_TREE], [2, 2, 2]]])  # 1×3×3
+    out = bias(d, torch.ones(1, 3, dtype=torch.bool))  # 1×1×3×3
+    curve = bias.curve()
+    expected = curve[d.clamp(max=4)]
+    torch.testing.assert_close(out[0, 0], expected[0], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("log_from", [None, 3])
+@pytest.mark.parametrize("per_head", [False, True])
+def test_interpolation_equals_table_at_integers(log_from, per_head):
+    bias = filled(BiasConfig(max_distance=10, log_buckets_from=log_from, per_head=per_head))
+    exact = [0, 1, 2, 3, 10, 11, CROSS_TREE] + ([] if log_from else list(range(4, 10)))
+    d = torch.tensor(exact).reshape(1, 1, -1)
+    mask = torch.ones(1, d.size(-1), dtype=torch.bool)
+    torch.testing.assert_close(bias(d.float(), mask), bias(d, mask), rtol=0, atol=1e-6)
+
+
+def test_interpolation_is_linear_between_buckets():
+    bias = filled(BiasConfig(max_distance=5))
+    out = bias(torch.tensor([[[2.25]]]), torch.ones(1, 1, dtype=torch.bool)).squeeze()
+    curve = bias.curve()
+    torch.testing.assert_close(out, 0.75 * curve[2] + 0.25 * curve[3])
+
+
+def test_log_buckets_are_t5_style():
+    bias = SyntaxBias(BiasConfig(max_distance=16, log_buckets_from=4), n_heads=1)
+    assert bias.n_buckets == 4 + 2 + 1  # exact 0..4, then one bucket per doubling up to 16
+    buckets = bias.bucket(torch.arange(0, 20)).tolist()
+    assert buckets[:5] == [0, 1, 2, 3, 4]
+    assert buckets[7] == 4 and buckets[8] == 5 and buckets[15] == 5 and buckets[16:] == [6] * 4
+    torch.testing.assert_close(bias.bucket_distances(), torch.tensor([0.0, 1, 2, 3, 4, 8, 16]))
+
+
+def test_padding_keys_masked_and_pad_pairs_unbiased():
+    bias = filled(BiasConfig())
+    mask = torch.tensor([[True, True, False]])
+    d = torch.tensor([[[0, 1, -1], [1, 0, -1], [-1, -1, -1]]])
+    out = bias(d, mask)[0, 0]
+    assert (out[:, 2] == MASK_VALUE).all()  # pad key: exactly the mask, no bias on top
+    assert (out[2, :2] == 0).all()  # pad query, real keys: no bias
+    assert torch.isfinite(out).all()
+
+
+@pytest.mark.parametrize("mode", BIAS_MODES)
+@pytest.mark.parametrize("as_float", [False, True])
+def test_every_mode_gives_finite_broadcastable_bias(mode, as_float):
+    bias = filled(BiasConfig(mode=mode, per_head=True), n_heads=2)
+    d = torch.tensor([[[0, 3, -1], [3, 0, -1], [-1, -1, -1]], [[-1] * 3] * 3])  # row 2 all padding
+    mask = torch.tensor([[True, True, False], [False, False, False]])
+    out = bias(d.float() if as_float else d, mask)
+    assert torch.isfinite(out).all()
+    assert torch.broadcast_shapes(out.shape, (2, 2, 3, 3)) == (2, 2, 3, 3)
+
+
+def test_fixed_decay_and_hard_mask_values():
+    mask = torch.ones(1, 4, dtype=torch.bool)
+    d = torch.tensor([[[0, 1, 2, CROSS_TREE]]])
+    decay = SyntaxBias(BiasConfig(mode="fixed_decay", decay_alpha=0.5, max_distance=10, learn_alpha=False), 2)
+    torch.testing.assert_close(decay(d, mask)[0, 0, 0], torch.tensor([0.0, -0.5, -1.0, -5.0]))
+    assert not any(p.requires_grad for p in decay.parameters())
+    hard = SyntaxBias(BiasConfig(mode="hard_mask", hard_mask_k=1), 2)
+    torch.testing.assert_close(hard(d, mask)[0, 0, 0], torch.tensor([0.0, 0.0, MASK_VALUE, MASK_VALUE]))
+
+
+def test_none_mode_is_padding_only():
+    bias = SyntaxBias(BiasConfig(mode="none"), 2)
+    assert list(bias.parameters()) == []
+    out = bias(torch.zeros(1, 2, 2, dtype=torch.long), torch.tensor([[True, False]]))
+    torch.testing.assert_close(out, torch.tensor([[[[0.0, MASK_VALUE]]]]))
+
+
+@pytest.mark.parametrize("log_from", [None, 2])
+def test_float_path_gradcheck(log_from):
+    bias = filled(BiasConfig(max_distance=6, log_buckets_from=log_from, per_head=True), n_heads=2, dtype=torch.float64)
+    d = torch.tensor([[[0.3, 1.7, 2.5], [4.2, 5.6, 0.9], [3.4, 7.5, 1.1]]], dtype=torch.float64, requires_grad=True)
+    mask = torch.ones(1, 3, dtype=torch.bool)
+    assert torch.autograd.gradcheck(lambda x: bias(x, mask), (d,))
+    grad = torch.autograd.grad(bias(d, mask).sum(), d)[0]
+    assert torch.isfinite(grad).all() and (grad[0, :2] != 0).all()  # d = 7.5 > max is clamped: zero gradient
+
+
+def test_fixed_decay_gradcheck_in_alpha_and_distance():
+    bias = SyntaxBias(BiasConfig(mode="fixed_decay"), 2).double()
+    d = torch.tensor([[[0.5, 2.5], [3.25, 1.5]]], dtype=torch.float64, requires_grad=True)
+    mask = torch.ones(1, 2, dtype=torch.bool)
+    assert torch.autograd.gradcheck(lambda x: bias(x, mask), (d,))
+    bias(d, mask).sum().backward()
+    assert bias.alpha.grad == -(0.5 + 2.5 + 3.25 + 1.5)  # ∂(−α·Σd)/∂α
+
+
+def test_gradients_reach_table_and_scale():
+    bias = SyntaxBias(BiasConfig(), 2)
+    d = torch.tensor([[[0, 1], [1, 0]]])
+    mask = torch.ones(1, 2, dtype=torch.bool)
+    (bias(d, mask) * torch.tensor([1.0, 2.0])).sum().backward()
+    assert bias.table.weight.grad[:2].abs().min() > 0  # zero table still learns (scale = 1)
+    with torch.no_grad():
+        bias.table.weight.fill_(0.5)
+    bias.scale.grad = None
+    bias(d, mask).sum().backward()
+    assert bias.scale.grad.abs() > 0
+
+
+def test_curve_includes_scale_and_shape():
+    bias = filled(BiasConfig(max_distance=5))
+    assert bias.curve().shape == (6,)
+    torch.testing.assert_close(bias.curve(), bias.table.weight.squeeze(-1) * 1.5)
+    assert filled(BiasConfig(per_head=True), n_heads=3).curve().shape == (11, 3)
+    assert SyntaxBias(BiasConfig(mode="fixed_decay"), 2).curve().shape == (11,)
