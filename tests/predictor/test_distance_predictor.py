@@ -1,0 +1,97 @@
+"""DistancePredictor: shapes, padding, losses and gradients of both forms."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from distill.trees import batch_tree_distances
+from predictor.config import PredictorConfig
+from predictor.head import DistancePredictor, PredictorOutput
+from predictor.tree_ops import CROSS_TREE_DISTANCE, PAD_DISTANCE, distances_from_heads, steps_for_length
+
+D_MODEL = 16
+
+
+def _batch(lengths: list[int], t: int) -> tuple[torch.Tensor, torch.Tensor]:
+    torch.manual_seed(0)
+    h = torch.randn(len(lengths), t, D_MODEL)
+    mask = torch.arange(t).unsqueeze(0) < torch.tensor(lengths).unsqueeze(1)
+    return h, mask
+
+
+def _predictor(**config) -> DistancePredictor:
+    torch.manual_seed(0)
+    model = DistancePredictor(D_MODEL, PredictorConfig(arc_dim=8, rank=4, **config), max_len=32)
+    for p in model.parameters():  # leave the zero initialisation so scores are not all tied
+        torch.nn.init.normal_(p, std=0.3)
+    return model
+
+
+@pytest.mark.parametrize("config", [{}, {"soft": True}, {"form": "probe"}])
+def test_shapes_and_padding(config):
+    h, mask = _batch([5, 8, 1], 9)
+    out = _predictor(**config)(h, mask)
+    pair_words = mask.unsqueeze(2) & mask.unsqueeze(1)
+    assert out.distances.shape == (3, 9, 9) and out.distances.dtype == torch.float32
+    assert (out.distances[~pair_words] == PAD_DISTANCE).all()
+    assert (out.distances[pair_words] >= 0).all()
+    assert (torch.diagonal(out.distances, dim1=1, dim2=2)[mask] < 1e-4).all()
+    if config.get("form") == "probe":
+        assert out.arc_scores is None and out.heads is None
+        return
+    assert out.arc_scores.shape == (3, 9, 9) and out.heads.shape == (3, 9)
+    assert (out.heads[~mask] == -1).all()
+    assert (out.heads[mask] < mask.sum(1).repeat_interleave(mask.sum(1))).all()  # never a pad column
+    assert out.heads[2, 0] == 0  # a one-word example is its own root
+    assert torch.isfinite(out.arc_scores).all()
+
+
+def test_hard_distances_are_the_tree_distances_of_the_predicted_heads():
+    h, mask = _batch([7, 9], 9)
+    out = _predictor()(h, mask)
+    expected = distances_from_heads(out.heads, mask, steps_for_length(32))
+    torch.testing.assert_close(out.distances, expected, atol=0, rtol=0)
+    assert not out.distances.requires_grad
+
+
+def test_soft_variant_passes_gradient_from_distances_to_arc_scorer():
+    h, mask = _batch([6, 9], 9)
+    model = _predictor(soft=True)
+    out = model(h, mask)
+    pair_words = mask.unsqueeze(2) & mask.unsqueeze(1)
+    within = pair_words & (out.distances < CROSS_TREE_DISTANCE)
+    out.distances[within].sum().backward()
+    scorer = model.arc_scorer
+    for param in (scorer.weight, scorer.head_bias, scorer.root.weight, scorer.dep[0].weight):
+        assert param.grad is not None and param.grad.abs().sum() > 0 and torch.isfinite(param.grad).all()
+
+
+def test_losses_are_finite_and_ignore_padding():
+    h, mask = _batch([4, 6], 7)
+    heads = torch.tensor([[1, 1, 1, 2, -1, -1, -1], [5, 0, 0, 2, 2, 5, -1]])
+    gold = torch.from_numpy(batch_tree_distances([[1, 1, 1, 2], [5, 0, 0, 2, 2, 5]], length=7))
+    for config in ({}, {"form": "probe"}):
+        model = _predictor(**config)
+        out = model(h, mask)
+        loss = model.loss(out, heads, gold)
+        assert loss.ndim == 0 and torch.isfinite(loss) and loss > 0
+        h2 = h.clone()
+        h2[~mask] = 100.0  # what sits under the padding must not matter
+        assert torch.allclose(model.loss(model(h2, mask), heads, gold), loss)
+
+
+def test_probe_loss_is_length_squared_normalised_l1_without_cross_tree_pairs():
+    model = _predictor(form="probe")
+    gold = torch.tensor([[[0, 1, CROSS_TREE_DISTANCE], [1, 0, CROSS_TREE_DISTANCE],
+                          [CROSS_TREE_DISTANCE, CROSS_TREE_DISTANCE, 0]]])
+    pred = torch.tensor([[[0.0, 3.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 0.5]]])
+    loss = model.loss(PredictorOutput(distances=pred), torch.tensor([[1, 1, 2]]), gold)
+    # scored pairs: the 2×2 tree (4 pairs) and the 1×1 tree (1 pair); errors 2 + 1 + 0.5 over 5 pairs
+    assert loss.item() == pytest.approx(3.5 / 5)
+
+
+def test_rejects_sentences_longer_than_max_len():
+    h, mask = _batch([33], 33)
+    with pytest.raises(ValueError, match="max_len 32"):
+        _predictor()(h, mask)

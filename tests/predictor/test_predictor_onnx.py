@@ -1,0 +1,82 @@
+"""ONNX export (TorchScript exporter, opset 17, dynamic batch and length) of the in-graph distances and
+of the whole predictor, run in onnxruntime at a batch size and length other than the trace's."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+from torch import nn
+
+from distill.trees import batch_tree_distances
+from predictor.config import PredictorConfig
+from predictor.head import DistancePredictor
+from predictor.tree_ops import distances_from_heads, steps_for_length
+
+MAX_LEN = 64
+AXES = {"h": {0: "batch", 1: "length"}, "heads": {0: "batch", 1: "length"}, "mask": {0: "batch", 1: "length"},
+        "distances": {0: "batch", 1: "length", 2: "length"}, "predicted_heads": {0: "batch", 1: "length"}}
+
+
+class TreeDistances(nn.Module):
+    def forward(self, heads: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return distances_from_heads(heads, mask, steps_for_length(MAX_LEN))
+
+
+class ExportedPredictor(nn.Module):
+    def __init__(self, predictor: DistancePredictor) -> None:
+        super().__init__()
+        self.predictor = predictor
+
+    def forward(self, h: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.predictor(h, mask)
+        heads = out.heads if out.heads is not None else mask.long()
+        return out.distances, heads
+
+
+def _session(module: nn.Module, args: tuple, names: list[str], outputs: list[str], path) -> ort.InferenceSession:
+    torch.onnx.export(module, args, str(path), dynamo=False, opset_version=17, input_names=names,
+                      output_names=outputs, dynamic_axes={k: AXES[k] for k in names + outputs})
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 2
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def _padded(batch: list[np.ndarray], t: int) -> tuple[np.ndarray, np.ndarray]:
+    heads = np.full((len(batch), t), -1, dtype=np.int64)
+    for b, h in enumerate(batch):
+        heads[b, : h.size] = h
+    return heads, heads >= 0
+
+
+def test_exported_tree_distances_equal_teacher_at_new_shape(tmp_path, make_forest, make_chain):
+    rng = np.random.default_rng(0)
+    trace_heads, trace_mask = _padded([make_forest(rng, 5), make_forest(rng, 3)], 6)
+    session = _session(TreeDistances(), (torch.from_numpy(trace_heads), torch.from_numpy(trace_mask)),
+                       ["heads", "mask"], ["distances"], tmp_path / "tree.onnx")
+    batch = [make_chain(60), make_forest(rng, 41, 3), np.array([0]), make_forest(rng, 17), make_forest(rng, 60, 2)]
+    heads, mask = _padded(batch, 61)
+    (got,) = session.run(None, {"heads": heads, "mask": mask})
+    expected = batch_tree_distances([h.tolist() for h in batch], length=61)
+    np.testing.assert_array_equal(got, expected.astype(np.float32))
+
+
+@pytest.mark.parametrize("config", [{}, {"soft": True}, {"form": "probe"}])
+def test_exported_predictor_matches_pytorch_at_new_shape(tmp_path, config):
+    torch.manual_seed(0)
+    predictor = DistancePredictor(16, PredictorConfig(arc_dim=8, rank=4, **config), max_len=MAX_LEN).eval()
+    for p in predictor.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    module = ExportedPredictor(predictor)
+    trace = (torch.randn(2, 5, 16), torch.tensor([[True] * 5, [True] * 3 + [False] * 2]))
+    session = _session(module, trace, ["h", "mask"], ["distances", "predicted_heads"], tmp_path / "p.onnx")
+    h = torch.randn(4, 23, 16)
+    mask = torch.arange(23).unsqueeze(0) < torch.tensor([[23], [1], [17], [9]])
+    with torch.no_grad():
+        distances, heads = module(h, mask)
+    got_distances, got_heads = session.run(None, {"h": h.numpy(), "mask": mask.numpy()})
+    np.testing.assert_array_equal(got_heads, heads.numpy())
+    np.testing.assert_allclose(got_distances, distances.numpy(), rtol=1e-4, atol=1e-4)
+    if not config:  # hard distances are exact integers
+        np.testing.assert_array_equal(got_distances, distances.numpy())
