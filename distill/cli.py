@@ -112,6 +112,38 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Compare a parser-free bundle with a parser-fed model and write the report."""
+    from export.compare import compare
+    from export.report import headline_table
+
+    report = compare(
+        args.parser_free, args.parser_fed, [d.strip() for d in args.dataset.split(",") if d.strip()], args.out,
+        baseline=args.baseline, split=args.split, threads=args.threads, latency_examples=args.latency_examples,
+        max_examples=args.max_examples, cache_dir=args.cache_dir, progress=not args.quiet,
+    )
+    print(headline_table(report))
+    print(f"report: {Path(args.out) / 'report.md'}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """The main job."""
+    from distill.config import load_config
+    from export.main_job import run_main_job
+    from export.report import headline_table
+
+    config = load_config(args.config, args.set or [])
+    out = Path(args.out or Path("runs") / Path(args.config).stem)
+    report = run_main_job(config, out, cache_dir=args.cache_dir, progress=not args.quiet)
+    print(headline_table(report))
+    d = report["distance"]
+    print(f"speed-up {report['speedup_end_to_end']:.1f}× · agreement {100 * report['agreement']:.1f}% · "
+          f"UUAS {d['uuas']:.1f} · DSpr {d['dspr']:.3f}")
+    print(f"report: {out / 'report' / 'report.md'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="parserfree", description="Syntax-biased Transformers that run without a parser.")
@@ -142,6 +174,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
+    from export.commands import add_export_commands
+
+    add_export_commands(sub)
+
+    p = sub.add_parser("compare", help="parser-free ONNX vs parser-fed (and a baseline): metrics, agreement, distances, speed")
+    p.add_argument("--parser-free", required=True, help="parser-free bundle folder")
+    p.add_argument("--parser-fed", required=True, help="parser_fed run folder, checkpoint or bundle")
+    p.add_argument("--baseline", help="no_syntax run folder, checkpoint or bundle")
+    p.add_argument("--dataset", default="vader-movies", help="dataset name(s), comma-separated; the first is the headline")
+    p.add_argument("--split", default="test", choices=["train", "dev", "test"])
+    p.add_argument("--out", required=True, help="report folder")
+    p.add_argument("--threads", type=int, default=2, help="intra-op threads for PyTorch and onnxruntime")
+    p.add_argument("--latency-examples", type=int, default=200)
+    p.add_argument("--max-examples", type=int, help="use only the first N examples of each split")
+    p.add_argument("--cache-dir", help="cache folder for data")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("run", help="the main job: parse, train three recipes, export, compare, report")
+    p.add_argument("--config", default="configs/default.yaml")
+    p.add_argument("--out", help="output folder (default: runs/<config name>)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
+    p.add_argument("--cache-dir", help="cache folder for data and parses")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_run)
     return parser
 
 

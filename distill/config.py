@@ -87,6 +87,33 @@ class TrainingConfig:
 
 
 @dataclass
+class RunConfig:
+    """The main job (``parserfree run``): which recipes to train, whether to pre-train the predictor on
+    the text of all domains first, and what to compare on."""
+
+    recipes: list[str] = field(default_factory=lambda: ["no_syntax", "parser_fed", "parser_free"])
+    pretrain_datasets: list[str] = field(default_factory=list)  # unlabeled text to pre-train the predictor on
+    pretrain_epochs: int = 0
+    compare_datasets: list[str] = field(default_factory=lambda: ["vader-movies"])
+    compare_max_examples: int | None = None  # per dataset, for quick runs
+    threads: int = 2
+    latency_examples: int = 200
+    export_parser_fed: bool = True
+
+    def validate(self) -> None:
+        """Raise ValueError naming the first impossible field."""
+        for r in self.recipes:
+            if r not in RECIPES[:3]:
+                raise ValueError(f"run.recipes: '{r}' must be one of {RECIPES[:3]}")
+        if "parser_free" not in self.recipes or "parser_fed" not in self.recipes:
+            raise ValueError("run.recipes must include parser_free and parser_fed (the comparison needs both)")
+        if self.pretrain_epochs < 0 or self.threads < 1 or self.latency_examples < 1:
+            raise ValueError("run.pretrain_epochs must be ≥ 0, run.threads and run.latency_examples ≥ 1")
+        if not self.compare_datasets:
+            raise ValueError("run.compare_datasets must name at least one dataset")
+
+
+@dataclass
 class ExperimentConfig:
     """One experiment: recipe + the sections above. ``encoder`` and ``predictor`` stay dicts here and are
     validated by ``encoder.EncoderConfig`` / ``predictor.PredictorConfig`` (the vocabulary size is known
@@ -100,6 +127,7 @@ class ExperimentConfig:
     encoder: dict = field(default_factory=dict)
     predictor: dict = field(default_factory=dict)
     training: TrainingConfig = field(default_factory=TrainingConfig)
+    run: RunConfig = field(default_factory=RunConfig)
 
     def validate(self) -> None:
         """Validate every section, the encoder and predictor through their own config classes."""
@@ -107,7 +135,7 @@ class ExperimentConfig:
 
         if self.recipe not in RECIPES:
             raise ConfigError(f"recipe='{self.recipe}' must be one of {RECIPES}")
-        for section in (self.data, self.parse, self.vocab, self.training):
+        for section in (self.data, self.parse, self.vocab, self.training, self.run):
             try:
                 section.validate()
             except ValueError as e:

@@ -1,0 +1,217 @@
+"""Checkpoint → bundle: the export step of the data flow (training's ``best.ckpt`` in, a self-checking folder out).
+
+``export_bundle`` rebuilds the trained model (distill.checkpoints, no Lightning), traces the graph of its
+recipe (onnx_graph.py), checks parity with PyTorch on held-out sentences of other batch sizes and lengths
+(parity.py), optionally adds the optimised and int8 variants (variants.py), and writes the vocabulary,
+the spaCy tokenizer, labels, the resolved config and the manifest (bundle.py). Everything is built in a
+hidden temporary sibling folder and renamed into place only once complete, so a failed or interrupted
+export never leaves a bundle that loads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import torch
+import yaml
+
+from distill.checkpoints import TrainedModel, load_trained
+from distill.datasets import normalise_text
+from distill.teacher import doc_to_parse, load_pipeline
+from distill.trees import batch_tree_distances
+from export.bundle import MANIFEST, MODEL_FILES, sha256_file, write_json, write_manifest
+from export.errors import ExportError
+from export.graph_inputs import KIND_OF_RECIPE, graph_inputs, io_spec, output_names
+from export.onnx_graph import OPSET, export_onnx, graph_module, run_graph_module
+from export.parity import ParitySet, build_parity_set, compare_outputs, parity_texts, require_parity
+from export.session import make_session
+from export.tokenizer import load_tokenizer, save_tokenizer, words_of
+from export.variants import QUANTIZE_CHOICES, optimize_model, quantize_model
+
+log = logging.getLogger(__name__)
+
+# The trace batch (2 sentences, length 5) with its parser heads; parity batches use other shapes.
+TRACE_WORDS = (("The", "film", "is", "good", "."), ("Bad", "."))
+TRACE_HEADS = ((1, 2, 2, 2, 2), (0, 0))
+
+
+def _prepare_target(out: Path, overwrite: bool) -> None:
+    """Refuse to replace anything but an empty folder, or an existing bundle when ``overwrite``."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ExportError(f"{out}: exists and is not a folder")
+    if any(out.iterdir()) and not overwrite:
+        raise ExportError(f"{out}: folder exists and is not empty (pass --overwrite to replace a bundle)")
+    if any(out.iterdir()) and not (out / MANIFEST).is_file():
+        raise ExportError(f"{out}: not a bundle folder; refusing to replace it")
+
+
+def _public_permissions(folder: Path) -> None:
+    """Ordinary permissions (umask applied) for the folder and its files; temporary files start private."""
+    umask = os.umask(0)
+    os.umask(umask)
+    for path in [folder, *folder.rglob("*")]:
+        os.chmod(path, (0o777 if path.is_dir() else 0o666) & ~umask)
+
+
+def _move_into_place(tmp: Path, out: Path) -> None:
+    """Rename the finished folder to ``out``; an old bundle is moved aside first and deleted after."""
+    old = None
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        os.replace(out, old / out.name)
+    try:
+        os.replace(tmp, out)
+    except BaseException:
+        if old is not None:
+            os.replace(old / out.name, out)  # put the previous bundle back
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _analyser(nlp, tokenizer, kind: str):
+    """texts → [(words, heads or None)]: the parser for a parser-fed graph, else the bundled tokenizer."""
+    if kind == "parser_fed":
+        def analyse(texts):
+            return [(list(p.words), p.heads) for p in map(doc_to_parse, nlp.pipe(normalise_text(t) for t in texts))]
+    else:
+        def analyse(texts):
+            return [(w, None) for w in words_of(tokenizer, texts)]
+    return analyse
+
+
+def _check_tokenizer(nlp, tokenizer, texts: list[str]) -> None:
+    """The bundled tokenizer must split the parity texts exactly as the training pipeline does."""
+    for text in texts:
+        want = [t.text for t in nlp.tokenizer(normalise_text(text))]
+        if words_of(tokenizer, [text])[0] != want:
+            raise ExportError(f"the serialised spaCy tokenizer splits {text[:60]!r} differently from the pipeline")
+
+
+def _export_graph(trained: TrainedModel, kind: str, path: Path) -> tuple[torch.nn.Module, tuple[int, int]]:
+    """Trace the recipe's graph on TRACE_WORDS and write it to ``path``; returns (wrapper, trace shape)."""
+    max_len = trained.encoder_config.max_len
+    module = graph_module(trained.model, kind)
+    words = [list(w)[:max_len] for w in TRACE_WORDS]
+    distances = batch_tree_distances(TRACE_HEADS, length=max(map(len, words))) if kind == "parser_fed" else None
+    trace = graph_inputs(trained.vocab, words, max_len, distances)
+    export_onnx(module, kind, trace, path)
+    import onnx
+
+    onnx.checker.check_model(str(path))
+    return module, tuple(trace["word_ids"].shape)
+
+
+def _checked_models(module, kind: str, task: str, parity: ParitySet, folder: Path, optimize: bool,
+                    quantize: str | None, threads: int | None) -> tuple[dict, dict]:
+    """Parity of model.onnx (and of the variants it is asked to write) against PyTorch → (models, reports).
+
+    fp32 graphs must pass ``require_parity``; the int8 graph must only give finite outputs.
+    """
+    references = [run_graph_module(module, kind, feeds) for feeds in parity.batches]  # PyTorch, once
+    names = output_names(kind)
+
+    def checked(variant: str, strict: bool) -> dict:
+        session = make_session(folder / MODEL_FILES[variant], threads)
+        report = compare_outputs(references, lambda feeds: dict(zip(names, session.run(None, feeds))), parity, task)
+        if strict:
+            require_parity(report, MODEL_FILES[variant])
+        elif not report["finite"]:
+            raise ExportError(f"{MODEL_FILES[variant]}: non-finite outputs on the parity set; no bundle was written")
+        log.info("%s parity: %s", variant, report)
+        return report
+
+    default = folder / MODEL_FILES["default"]
+    reports = {"default": checked("default", strict=True)}
+    if optimize:
+        optimize_model(default, folder / MODEL_FILES["optimized"], threads)
+        reports["optimized"] = checked("optimized", strict=True)
+    if quantize:
+        quantize_model(default, folder / MODEL_FILES["int8"], quantize)
+        reports["int8"] = checked("int8", strict=False)
+    return {variant: MODEL_FILES[variant] for variant in reports}, reports
+
+
+def _write_bundle(trained: TrainedModel, kind: str, tmp: Path, optimize: bool, quantize: str | None,
+                  threads: int | None) -> dict:
+    """Every step of the export into ``tmp``; returns the manifest."""
+    experiment, vocab, task = trained.experiment, trained.vocab, trained.task
+    max_len = trained.encoder_config.max_len
+    spacy_model = experiment["parse"]["spacy_model"]
+    nlp = load_pipeline(spacy_model)
+    tokenizer_meta = {**save_tokenizer(nlp, tmp / "tokenizer"), "spacy_model": spacy_model}
+    tokenizer = load_tokenizer(tmp / "tokenizer", tokenizer_meta["lang"])
+
+    module, trace_shape = _export_graph(trained, kind, tmp / MODEL_FILES["default"])
+    texts, source = parity_texts(experiment)
+    _check_tokenizer(nlp, tokenizer, texts)
+    parity = build_parity_set(texts, source, _analyser(nlp, tokenizer, kind), vocab, max_len, trace_shape)
+    models, reports = _checked_models(module, kind, task, parity, tmp, optimize, quantize, threads)
+
+    vocab.save(tmp / "vocab.json")
+    write_json(tmp / "labels.json", {"task": task, "label_names": trained.label_names})
+    (tmp / "config.yaml").write_text(yaml.safe_dump(experiment, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    _public_permissions(tmp)
+    predictor = trained.predictor_config
+    return write_manifest(tmp, {
+        "kind": kind,
+        "recipe": trained.recipe,
+        "task": task,
+        "predictor_form": predictor.form if predictor is not None and kind == "parser_free" else None,
+        "max_len": max_len,
+        "n_features": vocab.n_features,
+        "opset": OPSET,
+        **io_spec(kind, task, vocab.n_features),
+        "models": models,
+        "vocab": "vocab.json",
+        "labels": "labels.json",
+        "config": "config.yaml",
+        "tokenizer": tokenizer_meta,
+        "trace_shape": list(trace_shape),
+        "parity": reports,
+        "checkpoint": {"path": str(trained.path.resolve()), "sha256": sha256_file(trained.path)},
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    })
+
+
+def export_bundle(
+    checkpoint: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    optimize: bool = False,
+    quantize: str | None = None,
+    threads: int | None = None,
+    overwrite: bool = False,
+) -> dict:
+    """Export a trained checkpoint to a bundle folder and return its manifest.
+
+    optimize: also write ``model.optimized.onnx`` (onnxruntime ORT_ENABLE_EXTENDED), parity-checked.
+    quantize: ``"int8"`` also writes ``model.int8.onnx`` (dynamic quantisation), reported, not gated.
+    threads: intra-op threads of the checking sessions. overwrite: replace an existing bundle at out_dir.
+    Raises ExportError (parity failure, unsupported recipe, occupied out_dir); nothing is left at
+    ``out_dir`` unless the whole export succeeded.
+    """
+    if quantize is not None and quantize not in QUANTIZE_CHOICES:
+        raise ExportError(f"quantize={quantize!r} must be one of {', '.join(QUANTIZE_CHOICES)} or None")
+    out = Path(out_dir)
+    _prepare_target(out, overwrite)
+    trained = load_trained(checkpoint)
+    kind = KIND_OF_RECIPE.get(trained.recipe)
+    if kind is None:
+        raise ExportError(f"{checkpoint}: recipe {trained.recipe!r} has no task graph to export "
+                          f"(exportable: {', '.join(KIND_OF_RECIPE)})")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    try:
+        manifest = _write_bundle(trained, kind, tmp, optimize, quantize, threads)
+        _move_into_place(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return manifest

@@ -1,0 +1,144 @@
+"""The ``parserfree export`` and ``parserfree predict`` commands: thin argument parsing over export/.
+
+Registered on the main CLI by ``add_export_commands(subparsers)`` (distill/cli.py). ``export`` calls
+``export_bundle`` and prints the parity of each model variant; ``predict`` reads UTF-8 text lines (a file
+or stdin), predicts with ``ParserFreeModel`` and writes one JSON line per input line in the same order
+(a file, written atomically, or stdout), with a progress bar on stderr when reading a file. Errors
+(bad bundle, invalid UTF-8 with its line number) end as the CLI's one-line errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+CHUNK_LINES = 1024  # lines predicted per call (sorted by length within a chunk)
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be ≥ 1")
+    return n
+
+
+def add_export_commands(subparsers) -> None:
+    """Register ``export`` and ``predict`` on the CLI's subparsers (each with ``set_defaults(func=...)``)."""
+    p = subparsers.add_parser("export", help="export a trained checkpoint to a self-checking ONNX bundle")
+    p.add_argument("--checkpoint", required=True, help="a run's checkpoint, e.g. runs/parser_free/checkpoints/best.ckpt")
+    p.add_argument("--out", required=True, help="bundle folder to create")
+    p.add_argument("--optimize", action="store_true", help="also write model.optimized.onnx (onnxruntime extended optimisations)")
+    p.add_argument("--quantize", choices=["int8"], help="also write model.int8.onnx (dynamic quantisation)")
+    p.add_argument("--threads", type=_positive_int, help="onnxruntime intra-op threads for the parity checks")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing bundle at --out")
+    p.set_defaults(func=cmd_export)
+
+    p = subparsers.add_parser("predict", help="predict from text lines with an exported bundle (no parser)")
+    p.add_argument("--model", required=True, help="bundle folder written by `parserfree export`")
+    p.add_argument("--input", help="UTF-8 text file, one text per line (default: stdin)")
+    p.add_argument("--output", help="JSON lines file (default: stdout)")
+    p.add_argument("--with-tree", action="store_true", help="add the decoded tree (edges of the MST of D̂)")
+    p.add_argument("--with-distances", action="store_true", help="add the predicted distance matrix D̂")
+    p.add_argument("--batch-size", type=_positive_int, default=32, help="texts per onnxruntime run (default 32)")
+    p.add_argument("--threads", type=_positive_int, help="onnxruntime intra-op threads (default: onnxruntime's)")
+    p.add_argument("--variant", choices=["default", "optimized", "int8"], default="default",
+                   help="which model of the bundle to run (default model.onnx)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_predict)
+
+
+def _format_report(variant: str, report: dict) -> str:
+    parts = [f"task_output max |Δ| {report['task_output_max_diff']:.2g}"]
+    if report["distances_max_diff"] is not None:
+        parts.append(f"D̂ max |Δ| {report['distances_max_diff']:.2g} ({report['distance_rows_differing']:.1%} of rows differ)")
+    if report["prediction_agreement"] is not None:
+        parts.append(f"prediction agreement {report['prediction_agreement']:.1%}")
+    return f"  {variant:<9} vs PyTorch: " + ", ".join(parts)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Export a checkpoint and print the parity of every model variant."""
+    from export.builder import export_bundle
+
+    manifest = export_bundle(args.checkpoint, args.out, optimize=args.optimize, quantize=args.quantize,
+                             threads=args.threads, overwrite=args.overwrite)
+    parity = manifest["parity"]
+    print(f"{manifest['kind']} bundle → {args.out} ({', '.join(manifest['models'].values())})")
+    print(f"  parity set: {parity['default']['source']}, batches (B, T) {parity['default']['batches']}")
+    for variant, report in parity.items():
+        print(_format_report(variant, report))
+    return 0
+
+
+def read_lines(stream: BinaryIO, name: str) -> list[str]:
+    """Lines of a UTF-8 byte stream (``\\n`` or ``\\r\\n``; a final newline ends the last line).
+
+    Invalid UTF-8 raises ValueError naming the source and the 1-based line number.
+    """
+    data = stream.read()
+    raw = data.split(b"\n")
+    if raw and raw[-1] == b"":
+        raw.pop()
+    lines = []
+    for number, line in enumerate(raw, start=1):
+        try:
+            lines.append(line.removesuffix(b"\r").decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise ValueError(f"{name}:{number}: invalid UTF-8 ({e.reason} at byte {e.start})") from None
+    return lines
+
+
+def _chunks(lines: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(lines), CHUNK_LINES):
+        yield lines[start : start + CHUNK_LINES]
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    """Text lines in → JSON lines out, same count and order."""
+    from export.runtime import ParserFreeModel
+
+    model = ParserFreeModel.load(args.model, threads=args.threads, variant=args.variant)
+    if args.input:
+        with open(args.input, "rb") as f:
+            lines = read_lines(f, args.input)
+    else:
+        lines = read_lines(sys.stdin.buffer, "<stdin>")
+    progress = None
+    if args.input and not args.quiet:
+        from tqdm import tqdm
+
+        progress = tqdm(total=len(lines), unit="line", file=sys.stderr, desc="predict")
+    target = Path(args.output) if args.output else None
+    tmp = target.with_name(f".{target.name}.tmp") if target else None
+    out = open(tmp, "wb") if tmp else sys.stdout.buffer
+    try:
+        for chunk in _chunks(lines):
+            results = model.predict(chunk, batch_size=args.batch_size, with_distances=args.with_distances,
+                                    with_tree=args.with_tree)
+            out.write(b"".join((json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+                               for r in results))
+            if progress is not None:
+                progress.update(len(chunk))
+        out.flush()
+        if tmp:
+            out.close()
+            os.replace(tmp, target)
+    except BaseException:
+        if tmp:
+            out.close()
+            tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        if progress is not None:
+            progress.close()
+    if target:
+        print(f"{len(lines)} predictions → {target}", file=sys.stderr)
+    return 0

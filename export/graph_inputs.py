@@ -1,0 +1,100 @@
+"""The exported graph's contract: words (+ parser distances) → the named numpy arrays it takes and gives.
+
+Shared by the export (trace and parity inputs) and the runtime (every prediction), so both feed the graph
+exactly alike. Three graph kinds, one per recipe:
+
+- ``parser_free``: inputs ``word_ids`` (B×T int64), ``feature_ids`` (B×T×F int64), ``mask`` (B×T bool,
+  True = real word); outputs ``task_output`` (B×C logits, or B scores for regression) and ``distances``
+  (B×T×T float D̂ from the predictor; −1 on pairs touching padding, 1000 across sentences).
+- ``parser_fed``: the same inputs plus ``distances`` (B×T×T int64 parser distances, −1 pad, 1000 across
+  sentences); output ``task_output`` only. Needs a parser at inference (the comparison row).
+- ``no_syntax``: the same three inputs; output ``task_output`` only.
+
+The mask is bool because that is what the model computes with (``torch.where``); int64 would add a cast.
+Batch and length are dynamic; T is the longest sentence of the batch, at most the model's ``max_len``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from encoder.vocabulary import Vocabulary
+
+KINDS = ("parser_free", "parser_fed", "no_syntax")
+KIND_OF_RECIPE = {"parser_free": "parser_free", "parser_fed": "parser_fed", "no_syntax": "no_syntax"}
+PAD_DISTANCE = -1  # same convention as distill.trees and predictor.tree_ops
+
+WORD_INPUTS = ("word_ids", "feature_ids", "mask")
+
+
+def input_names(kind: str) -> tuple[str, ...]:
+    """Graph input names of a kind, in the order the graph takes them."""
+    check_kind(kind)
+    return WORD_INPUTS + (("distances",) if kind == "parser_fed" else ())
+
+
+def output_names(kind: str) -> tuple[str, ...]:
+    """Graph output names of a kind."""
+    check_kind(kind)
+    return ("task_output", "distances") if kind == "parser_free" else ("task_output",)
+
+
+def check_kind(kind: str) -> None:
+    """Raise ValueError unless ``kind`` is one of KINDS."""
+    if kind not in KINDS:
+        raise ValueError(f"graph kind {kind!r} must be one of {', '.join(KINDS)}")
+
+
+def io_spec(kind: str, task: str, n_features: int) -> dict[str, list[dict]]:
+    """Names, dtypes and symbolic shapes of the inputs and outputs, as recorded in the manifest."""
+    shapes = {
+        "word_ids": ("int64", ["batch", "length"]),
+        "feature_ids": ("int64", ["batch", "length", n_features]),
+        "mask": ("bool", ["batch", "length"]),
+        "task_output": ("float32", ["batch"] if task == "regression" else ["batch", "classes"]),
+    }
+    inputs = [{"name": n, "dtype": shapes[n][0], "shape": shapes[n][1]} for n in WORD_INPUTS]
+    if kind == "parser_fed":
+        inputs.append({"name": "distances", "dtype": "int64", "shape": ["batch", "length", "length"]})
+    outputs = [{"name": "task_output", "dtype": shapes["task_output"][0], "shape": shapes["task_output"][1]}]
+    if kind == "parser_free":
+        outputs.append({"name": "distances", "dtype": "float32", "shape": ["batch", "length", "length"]})
+    return {"inputs": inputs, "outputs": outputs}
+
+
+def pad_distances(distances: np.ndarray | Sequence[np.ndarray], batch: int, length: int) -> np.ndarray:
+    """Parser distances → B×T×T int64 fitting the encoded batch (cropped to T, −1 on padding).
+
+    Accepts a padded B×T'×T' array (e.g. ``distill.trees.batch_tree_distances``) or one n×n matrix per
+    example. Cropping keeps the distances of the kept words; pass distances of already truncated trees
+    (``batch_tree_distances(heads, length=max_len)``) to match training exactly for over-long inputs.
+    """
+    if len(distances) != batch:
+        raise ValueError(f"got distances for {len(distances)} examples, expected {batch}")
+    out = np.full((batch, length, length), PAD_DISTANCE, dtype=np.int64)
+    for b, matrix in enumerate(distances):
+        m = np.asarray(matrix)
+        if m.ndim != 2 or m.shape[0] != m.shape[1]:
+            raise ValueError(f"distances of example {b} must be a square matrix, got shape {m.shape}")
+        n = min(m.shape[0], length)
+        out[b, :n, :n] = m[:n, :n]
+    return out
+
+
+def graph_inputs(
+    vocab: Vocabulary,
+    words: Sequence[Sequence[str]],
+    max_len: int,
+    distances: np.ndarray | Sequence[np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
+    """Word lists (+ parser distances for a parser-fed graph) → the graph's named inputs.
+
+    Words beyond ``max_len`` are dropped by ``Vocabulary.encode_batch`` (with a warning).
+    """
+    word_ids, feature_ids, mask = vocab.encode_batch(words, max_len)
+    feeds = {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask}
+    if distances is not None:
+        feeds["distances"] = pad_distances(distances, *word_ids.shape)
+    return feeds

@@ -1,0 +1,187 @@
+"""Parity check: the exported graph must compute what the trained PyTorch model computes.
+
+The gate between tracing and writing a bundle. Inputs are real held-out sentences — the dev split of the
+checkpoint's own data (``experiment['data']``), tokenised exactly as at inference — arranged in batches
+whose sizes and lengths differ from the trace (one multi-sentence example near ``max_len``, the shortest
+sentences, a spread of lengths with much padding, the longest sentences). When the data cannot be loaded
+without a download (a built-in corpus not in the cache, a moved file), built-in example sentences are
+used instead and the report says so. Both outputs are compared: ``task_output`` everywhere, D̂ on
+non-padding pairs only. The predictor's argmax heads make D̂ discrete, so a near-tie flipping a head would
+show as a whole row differing: the report gives the max difference and the fraction of words whose D̂
+row differs. A fp32 graph fails above ``TOLERANCE``; a quantised graph is only reported on (max
+difference, task-prediction agreement).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from distill.datasets import DataConfig, load_dataset, normalise_text
+from distill.trees import batch_tree_distances
+from distill.vader import ARCHIVE_NAME, CORPORA, default_cache_dir
+from encoder.vocabulary import Vocabulary
+from export.errors import ExportError
+from export.graph_inputs import graph_inputs
+
+TOLERANCE = 1e-4
+MAX_TEXTS = 64
+log = logging.getLogger(__name__)
+
+# Used only when the checkpoint's data cannot be read; varied lengths, punctuation, several sentences.
+FALLBACK_TEXTS = (
+    "Good.",
+    "A quiet, lovely film.",
+    "The plot is thin but the acting is superb.",
+    "I did not expect to like it, yet I laughed from start to finish.",
+    "Nothing works here: the jokes fall flat and the ending drags on forever.",
+    "It's a mess.",
+    "Her performance, subtle and brave, carries the whole second half of the story.",
+    "Too long, too loud, and far too pleased with itself.",
+    "A charming, funny and surprisingly moving portrait of a family that never quite fits together.",
+    "Skip it.",
+    "The director knows exactly what he wants, and the cast delivers it with real conviction and warmth.",
+    "Dull. Lifeless. Boring!",
+)
+
+# (words, parser heads or None) of each text, as the export analyses them.
+Analyse = Callable[[Sequence[str]], list[tuple[list[str], np.ndarray | None]]]
+
+
+@dataclass
+class ParitySet:
+    """Graph input batches for the parity check and where their sentences came from."""
+
+    source: str
+    batches: list[dict[str, np.ndarray]] = field(default_factory=list)
+
+    @property
+    def shapes(self) -> list[list[int]]:
+        """(batch, length) of every batch."""
+        return [list(b["word_ids"].shape) for b in self.batches]
+
+
+def _data_is_local(config: DataConfig) -> bool:
+    """Whether loading the dataset needs no download (a file that exists, or a cached built-in corpus)."""
+    if config.dataset not in CORPORA:
+        return Path(config.dataset).is_file()
+    vader = Path(config.cache_dir or default_cache_dir()) / "vader"
+    extracted = vader / "hutto_ICWSM_2014" / CORPORA[config.dataset]
+    return extracted.is_file() or (vader / ARCHIVE_NAME).is_file() or bool(config.archive and Path(config.archive).is_file())
+
+
+def parity_texts(experiment: dict, limit: int = MAX_TEXTS) -> tuple[list[str], str]:
+    """Up to ``limit`` normalised dev-split texts of the checkpoint's data (test split if dev is empty),
+    or the built-in FALLBACK_TEXTS when the data cannot be loaded without a download."""
+    try:
+        config = DataConfig(**experiment["data"])
+        if not _data_is_local(config):
+            raise FileNotFoundError(f"{config.dataset} is not available locally")
+        dataset = load_dataset(config)
+        split = "dev" if dataset.splits["dev"] else "test"
+        texts = [normalise_text(e.text) for e in dataset.splits[split]]
+        texts = [t for t in texts if t]
+        if texts:
+            step = max(1, len(texts) // limit)
+            return texts[::step][:limit], f"{split} split of {config.dataset}"
+        reason = "no held-out examples"
+    except Exception as e:  # noqa: BLE001 — any failure to read the data means: use the fallback
+        reason = f"{type(e).__name__}: {e}"
+    log.warning("parity check uses built-in example sentences (%s)", reason)
+    return list(FALLBACK_TEXTS), f"built-in example sentences ({reason})"
+
+
+def _example_distances(heads: np.ndarray | None, n: int) -> np.ndarray | None:
+    """Parser distances of the first n words (heads beyond n become roots, as in training)."""
+    return None if heads is None else batch_tree_distances([heads], length=n)[0]
+
+
+def build_parity_set(
+    texts: Sequence[str], source: str, analyse: Analyse, vocab: Vocabulary, max_len: int, trace_shape: Sequence[int]
+) -> ParitySet:
+    """Batches of other sizes and lengths than ``trace_shape`` (batch, length) from ``texts``.
+
+    With fewer than 8 usable texts the FALLBACK_TEXTS are added. Parser heads (parser-fed graphs) become
+    the ``distances`` input.
+    """
+    texts = list(texts)
+    analysed = [(w, h) for w, h in analyse(texts) if 0 < len(w) <= max_len]
+    if len(analysed) < 8:
+        analysed += [(w, h) for w, h in analyse(FALLBACK_TEXTS) if 0 < len(w) <= max_len]
+    analysed.sort(key=lambda wh: len(wh[0]))
+    joined = " ".join(texts + list(FALLBACK_TEXTS))
+    long_words, long_heads = analyse([joined])[0]  # several sentences: a forest, cut to max_len
+    n_long = min(len(long_words), max_len)
+    examples = [(long_words[:n_long], _example_distances(long_heads, n_long))]
+    examples += [(w, _example_distances(h, len(w))) for w, h in analysed]
+    k = len(analysed)
+    spread = sorted({1 + round(i * (k - 1) / 5) for i in range(6)})  # up to 6 indices across the lengths
+    groups = [[0], list(range(1, 4)), spread, list(range(max(1, k + 1 - 4), k + 1))]
+    batches = []
+    for group in groups:
+        group = [i for i in group if i < len(examples)]
+        if not group:
+            continue
+        words = [examples[i][0] for i in group]
+        distances = [examples[i][1] for i in group] if examples[0][1] is not None else None
+        feeds = graph_inputs(vocab, words, max_len, distances)
+        if list(feeds["word_ids"].shape) != list(trace_shape):
+            batches.append(feeds)
+    if len(batches) < 3:
+        raise ExportError(f"could not build 3 parity batches from {source} (got {len(batches)})")
+    return ParitySet(source, batches)
+
+
+def compare_outputs(
+    references: Sequence[dict[str, np.ndarray]],
+    run: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]],
+    parity: ParitySet,
+    task: str,
+) -> dict:
+    """Run a graph on every parity batch against the PyTorch outputs ``references`` (one per batch): max
+    |difference| of task_output and of D̂ (non-pad pairs), the fraction of words whose D̂ row differs,
+    task-prediction agreement (classification), and whether every output is finite."""
+    task_diff, dist_diff, finite = 0.0, None, True
+    rows_differing, words, agree, n = 0, 0, 0, 0
+    for feeds, ref in zip(parity.batches, references, strict=True):
+        got = run(feeds)
+        finite &= all(bool(np.isfinite(v).all()) for v in got.values())
+        task_diff = max(task_diff, float(np.abs(got["task_output"] - ref["task_output"]).max()))
+        if task != "regression":
+            agree += int((got["task_output"].argmax(-1) == ref["task_output"].argmax(-1)).sum())
+        n += len(feeds["mask"])
+        if "distances" in ref:  # the parser-free graph's D̂ output
+            mask = feeds["mask"]
+            pairs = mask[:, :, None] & mask[:, None, :]  # B×T×T, both ends real words
+            diff = np.where(pairs, np.abs(got["distances"] - ref["distances"]), 0.0)
+            dist_diff = max(dist_diff or 0.0, float(diff.max()))
+            rows_differing += int(((diff > TOLERANCE).any(-1) & mask).sum())
+            words += int(mask.sum())
+    return {
+        "source": parity.source,
+        "batches": parity.shapes,
+        "task_output_max_diff": task_diff,
+        "distances_max_diff": dist_diff,
+        "distance_rows_differing": rows_differing / words if words else None,
+        "prediction_agreement": agree / n if task != "regression" else None,
+        "finite": finite,
+        "tolerance": TOLERANCE,
+    }
+
+
+def require_parity(report: dict, what: str) -> None:
+    """Raise ExportError unless ``report`` (from compare_outputs) is finite and within TOLERANCE."""
+    if not report["finite"]:
+        raise ExportError(f"{what}: onnxruntime produced non-finite outputs on the parity set ({report['source']})")
+    worst = {"task_output": report["task_output_max_diff"], "distances": report["distances_max_diff"] or 0.0}
+    bad = {k: v for k, v in worst.items() if not v <= TOLERANCE}
+    if bad:
+        details = ", ".join(f"max |ORT − PyTorch| of {k} = {v:.3g}" for k, v in bad.items())
+        rows = report["distance_rows_differing"]
+        extra = f"; D̂ rows differing: {rows:.1%}" if rows else ""
+        raise ExportError(f"{what} failed the parity check (tolerance {TOLERANCE:g}): {details}{extra} "
+                          f"on batches {report['batches']} from {report['source']}; no bundle was written")

@@ -1,0 +1,164 @@
+"""The comparison report: report.json → report.md tables and the PNGs a person would rather look at.
+
+Last step of the data flow. ``compare`` measures; this module only presents: the learned bias per
+distance bucket of each biased model, predicted vs parser distance heatmaps with the words on the
+axes, throughput bars, and training curves read from the runs' ``logs/metrics.csv``.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def plot_bias_curves(curves: dict[str, np.ndarray], path: Path) -> None:
+    """Learned additive bias per clamped distance bucket (one line per model, or per head)."""
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for name, curve in curves.items():
+        curve = np.asarray(curve)
+        x = np.arange(curve.shape[0])
+        if curve.ndim == 1:
+            ax.plot(x, curve, marker="o", label=name)
+        else:
+            for h in range(curve.shape[1]):
+                ax.plot(x, curve[:, h], marker=".", label=f"{name} head {h}")
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_xlabel("tree distance bucket (last = max distance or more, other sentence)")
+    ax.set_ylabel("bias added to attention score")
+    ax.set_title("Learned syntax bias per tree distance")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_distance_heatmaps(examples: list[tuple[list[str], np.ndarray, np.ndarray]], path: Path, clip: float = 10.0) -> None:
+    """Predicted D̂ (left) vs parser D (right) for a few sentences, words on both axes."""
+    rows = max(1, len(examples))
+    fig, axes = plt.subplots(rows, 2, figsize=(10, 4.2 * rows), squeeze=False)
+    for r, (words, pred, gold) in enumerate(examples):
+        for c, (matrix, title) in enumerate(((pred, "predicted d̂ (parser-free graph)"), (gold, "spaCy parser distance d"))):
+            ax = axes[r, c]
+            im = ax.imshow(np.minimum(matrix, clip), cmap="viridis_r", vmin=0, vmax=clip)
+            ax.set_xticks(range(len(words)), words, rotation=90, fontsize=7)
+            ax.set_yticks(range(len(words)), words, fontsize=7)
+            ax.set_title(title, fontsize=9)
+            fig.colorbar(im, ax=ax, fraction=0.046)
+    fig.suptitle(f"Tree distances between words (clipped at {clip:g})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_throughput(speeds: dict[str, float], path: Path, threads: int) -> None:
+    """Sentences per second end to end, one bar per model."""
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    names = list(speeds)
+    bars = ax.barh(names, [speeds[n] for n in names], color=["#4c72b0" if "free" in n else "#dd8452" for n in names])
+    ax.bar_label(bars, fmt="%.0f", fontsize=8)
+    ax.set_xlabel(f"sentences / s (batch 32, {threads} threads, tokenisation and parsing included)")
+    ax.set_title("End-to-end throughput")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def read_curves(metrics_csv: Path) -> dict[str, list[tuple[int, float]]]:
+    """(step, value) series per logged metric from a Lightning CSVLogger file."""
+    series: dict[str, list[tuple[int, float]]] = {}
+    with open(metrics_csv) as fh:
+        for row in csv.DictReader(fh):
+            step = int(row.get("step") or 0)
+            for key, value in row.items():
+                if key in ("step", "epoch") or value in ("", None):
+                    continue
+                series.setdefault(key, []).append((step, float(value)))
+    return series
+
+
+def plot_training_curves(runs: dict[str, Path], path: Path) -> None:
+    """Train task loss, validation metric, distance loss and validation UUAS of each run over steps."""
+    panels = [("train/task_loss", "train task loss"), ("val/metric", "validation task metric"),
+              ("train/distance_loss", "train distance loss"), ("val/uuas", "validation UUAS of d̂")]
+    fig, axes = plt.subplots(2, 2, figsize=(10, 6))
+    for ax, (key, title) in zip(axes.flat, panels):
+        for name, run in runs.items():
+            f = Path(run) / "logs" / "metrics.csv"
+            if not f.exists():
+                continue
+            points = read_curves(f).get(key, [])
+            if points:
+                steps, values = zip(*points)
+                if key.startswith("train/") and len(values) > 20:  # smooth the noisy per-step losses
+                    k = max(1, len(values) // 20)
+                    values = np.convolve(values, np.ones(k) / k, mode="valid")
+                    steps = steps[: len(values)]
+                ax.plot(steps, values, label=name, marker="o" if key.startswith("val/") else None, ms=3)
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("step")
+        if ax.lines:
+            ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _fmt(value, digits: int = 1) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:,.{digits}f}" if isinstance(value, (int, float)) else str(value)
+
+
+def headline_table(report: dict) -> str:
+    """The models table of a report as Markdown."""
+    lines = [
+        "| model | " + report["models"][next(iter(report["models"]))]["metric_name"] + " | sentences/s | words/s | p50 ms | p95 ms |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, m in report["models"].items():
+        lines.append(
+            f"| {name} | {_fmt(m['metric'], 2)} | {_fmt(m['sentences_per_s'], 0)} | {_fmt(m['words_per_s'], 0)} "
+            f"| {_fmt(m['latency_ms_p50'], 2)} | {_fmt(m['latency_ms_p95'], 2)} |"
+        )
+    return "\n".join(lines)
+
+
+def write_markdown(report: dict, path: Path) -> None:
+    """report.md: headline table, distances, agreement, speed-up, per-domain results, figures."""
+    d = report["distance"]
+    parts = [
+        f"# parserfree comparison — {report['dataset']} ({report['split']}, {report['n_examples']:,} examples)",
+        "",
+        f"Threads: {report['threads']} · throughput at batch 32, latency at batch 1, parsing and tokenisation included.",
+        "",
+        headline_table(report),
+        "",
+        f"- End-to-end speed-up, parser-free ONNX vs parser-fed: **{_fmt(report['speedup_end_to_end'], 1)}×**",
+        f"- Agreement of parser-free and parser-fed predictions: **{_fmt(100 * report['agreement'], 1)}%**",
+        f"- Predicted distances vs spaCy: UUAS **{_fmt(d['uuas'], 1)}**, DSpr **{_fmt(d['dspr'], 3)}**, L1 {_fmt(d['l1'], 2)}"
+        f" (|i−j| chain baseline: UUAS {_fmt(d.get('chain_uuas'), 1)}, DSpr {_fmt(d.get('chain_dspr'), 3)})",
+    ]
+    extra = report.get("parser_free_with_parser_distances")
+    if extra:
+        parts.append(f"- The parser-free model fed the parser's distances instead of its own: {extra['metric_name']} {_fmt(extra['metric'], 2)}")
+    if report.get("domains"):
+        parts += ["", "## Per domain", "", "| domain | n | parser-fed | parser-free | no-syntax | agreement | UUAS | DSpr |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for name, dom in report["domains"].items():
+            parts.append(
+                f"| {name} | {dom['n_examples']:,} | {_fmt(dom['parser_fed'], 2)} | {_fmt(dom['parser_free_onnx'], 2)} | "
+                f"{_fmt(dom.get('no_syntax'), 2)} | {_fmt(100 * dom['agreement'], 1)}% | {_fmt(dom['uuas'], 1)} | {_fmt(dom['dspr'], 3)} |"
+            )
+    parts += ["", "## Figures", ""]
+    for png, caption in (("bias_curves.png", "Learned bias per distance"), ("distance_heatmaps.png", "Predicted vs parser distances"),
+                         ("throughput.png", "Throughput"), ("training_curves.png", "Training curves")):
+        if (path.parent / png).exists():
+            parts.append(f"![{caption}]({png})")
+    parts += ["", f"Versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}", ""]
+    path.write_text("\n".join(parts))

@@ -1,0 +1,168 @@
+"""Inference from a bundle: text → normalised words → one onnxruntime run → labels, scores, D̂ and trees.
+
+The end of the data flow, with no parser and no PyTorch model: ``ParserFreeModel.load`` verifies the
+bundle (bundle.py), opens an onnxruntime session on the chosen model variant and rebuilds the bundled
+spaCy tokenizer on a blank pipeline (tokenizer.py). ``predict`` normalises texts with
+``distill.datasets.normalise_text`` (the training normalisation), tokenises them, batches them by length
+(sorted, then returned in input order) and decodes each output. ``run_words`` is the lower level the
+benchmarks and the comparison use; it is also the only way to run a parser-fed bundle, whose graph needs
+parser distances as an input.
+
+Per text, ``predict`` returns ``label`` and ``probabilities`` (classification) or ``score``
+(regression), the ``words`` the model saw, ``"truncated": true`` when the text had more than
+``max_len`` words, and on request ``distances`` (the n×n D̂) and ``tree``: the undirected edges
+[[i, j], …] (i < j, 0-based word indices) of the minimum spanning tree of D̂
+(``predictor.decoding.mst_edges``) — for the ``heads`` predictor the tree its argmax heads describe
+(sentences of a multi-sentence text are joined through one far edge), for the ``probe`` the probe's
+tree. An empty or whitespace-only text gives ``{"error": "empty text"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from encoder.vocabulary import Vocabulary
+from export.bundle import verify_bundle
+from export.errors import BundleError
+from export.graph_inputs import graph_inputs, input_names, output_names
+from export.session import make_session
+from export.tokenizer import load_tokenizer, words_of
+
+EMPTY = {"error": "empty text"}
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of B×C logits, shifted by the row maximum (no overflow)."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def tree_edges(distances: np.ndarray) -> list[list[int]]:
+    """n×n D̂ → the sorted undirected edges [i, j] (i < j) of its minimum spanning tree."""
+    from predictor.decoding import mst_edges
+
+    return sorted(sorted(edge) for edge in mst_edges(distances))
+
+
+class ParserFreeModel:
+    """A verified bundle with its onnxruntime session, vocabulary and tokenizer. Build with ``load``."""
+
+    def __init__(self, folder: Path, manifest: dict, session, vocab: Vocabulary, tokenizer, labels: dict,
+                 variant: str) -> None:
+        self.folder = folder
+        self.manifest = manifest
+        self.session = session
+        self.vocab = vocab
+        self.tokenizer = tokenizer
+        self.variant = variant
+        self.kind: str = manifest["kind"]
+        self.task: str = labels["task"]
+        self.label_names: list[str] = list(labels["label_names"])
+        self.max_len: int = int(manifest["max_len"])
+
+    @classmethod
+    def load(cls, bundle: str | os.PathLike, threads: int | None = None, variant: str = "default") -> ParserFreeModel:
+        """Verify ``bundle`` (sha256 of every file, format version) and open ``variant``'s model:
+        ``"default"`` (model.onnx), ``"optimized"`` or ``"int8"`` when the export wrote them.
+        ``threads``: onnxruntime intra-op threads (None: its default)."""
+        folder = Path(bundle)
+        manifest = verify_bundle(folder)
+        models = manifest.get("models", {})
+        if variant not in models:
+            raise BundleError(f"{folder}: no {variant!r} model in this bundle (it has: {', '.join(models)})")
+        session = make_session(folder / models[variant], threads)
+        expected = list(input_names(manifest["kind"]))
+        got = [i.name for i in session.get_inputs()]
+        if got != expected:
+            raise BundleError(f"{folder / models[variant]}: graph inputs {got} differ from the {manifest['kind']} "
+                              f"contract {expected}")
+        vocab = Vocabulary.load(folder / manifest["vocab"])
+        labels = json.loads((folder / manifest["labels"]).read_text(encoding="utf-8"))
+        tok = manifest["tokenizer"]
+        tokenizer = load_tokenizer(folder / tok["path"], tok["lang"])
+        return cls(folder, manifest, session, vocab, tokenizer, labels, variant)
+
+    def __repr__(self) -> str:
+        return f"ParserFreeModel({str(self.folder)!r}, kind={self.kind!r}, task={self.task!r}, variant={self.variant!r})"
+
+    # ------------------------------------------------------------------ lower level
+    def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+        """Texts → words as the training parser saw them (normalised, bundled tokenizer; not truncated)."""
+        return words_of(self.tokenizer, texts)
+
+    def run_words(
+        self, words: Sequence[Sequence[str]], distances: np.ndarray | Sequence[np.ndarray] | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """One graph run on a batch of word lists → (task_output B×C logits or B scores, D̂ B×T×T or None).
+
+        A parser-fed bundle needs ``distances``: parser distances as a padded B×T×T array or one n×n
+        matrix per example (−1 pad, 1000 across sentences); other bundles take none. Words beyond
+        ``max_len`` are dropped with a warning; T = min(longest, max_len).
+        """
+        if self.kind == "parser_fed" and distances is None:
+            raise ValueError("this parser-fed bundle needs parser distances: run_words(words, distances=...)")
+        if self.kind != "parser_fed" and distances is not None:
+            raise ValueError(f"a {self.kind} bundle takes no distances input")
+        feeds = graph_inputs(self.vocab, words, self.max_len, distances)
+        outputs = dict(zip(output_names(self.kind), self.session.run(None, feeds)))
+        return outputs["task_output"], outputs.get("distances")
+
+    # ------------------------------------------------------------------ texts
+    def predict(
+        self, texts: Sequence[str], batch_size: int = 32, with_distances: bool = False, with_tree: bool = False
+    ) -> list[dict]:
+        """One result dict per text, in input order (see the module docstring for the fields)."""
+        if self.kind == "parser_fed":
+            raise ValueError("this is a parser-fed bundle: it needs a parser's distances at inference; "
+                             "use run_words(words, distances=...) with parser distances")
+        if (with_distances or with_tree) and self.kind != "parser_free":
+            raise ValueError(f"a {self.kind} bundle predicts no distances (with_distances/with_tree need parser_free)")
+        if batch_size < 1:
+            raise ValueError(f"batch_size={batch_size} must be ≥ 1")
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{i}] is {type(text).__name__}, expected str")
+        words = self.tokenize(texts)
+        results: list[dict] = [dict(EMPTY) for _ in words]
+        live = sorted((i for i, w in enumerate(words) if w), key=lambda i: len(words[i]))
+        too_long = sorted(i for i in live if len(words[i]) > self.max_len)
+        if too_long:
+            listed = ", ".join(f"#{i}: {len(words[i])} words" for i in too_long[:10])
+            warnings.warn(f"{len(too_long)} text(s) longer than max_len={self.max_len} words were truncated "
+                          f"({listed}{', …' if len(too_long) > 10 else ''})", stacklevel=2)
+        for start in range(0, len(live), batch_size):
+            rows = live[start : start + batch_size]
+            batch = [words[i][: self.max_len] for i in rows]
+            task_output, distances = self.run_words(batch)
+            for b, i in enumerate(rows):
+                d = distances[b, : len(batch[b]), : len(batch[b])] if distances is not None else None
+                results[i] = self._result(batch[b], task_output[b], d, len(words[i]) > self.max_len,
+                                          with_distances, with_tree)
+        return results
+
+    def _result(self, words: list[str], output: np.ndarray, distances: np.ndarray | None, truncated: bool,
+                with_distances: bool, with_tree: bool) -> dict:
+        """Decode one row of graph output."""
+        item: dict = {}
+        if self.task == "regression":
+            item["score"] = float(output)
+        else:
+            p = softmax(output)
+            names = self.label_names if len(self.label_names) == len(p) else [f"class_{k}" for k in range(len(p))]
+            item["label"] = names[int(p.argmax())]
+            item["probabilities"] = {name: float(v) for name, v in zip(names, p)}
+        item["words"] = list(words)
+        if truncated:
+            item["truncated"] = True
+        if with_distances:
+            item["distances"] = distances.astype(float).tolist()
+        if with_tree:
+            item["tree"] = tree_edges(distances)
+        return item

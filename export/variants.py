@@ -1,0 +1,38 @@
+"""Optional model variants of a bundle: an onnxruntime-optimised graph and a dynamically quantised int8 graph.
+
+Built by the export from ``model.onnx`` after it has passed the parity check, and checked the same way
+(parity.py): ``model.optimized.onnx`` is onnxruntime's ORT_ENABLE_EXTENDED graph (fused ops, saved once
+so a session need not redo the work) and must stay within the fp32 tolerance; ``model.int8.onnx``
+(``quantize_dynamic``, int8 weights) is only reported on — max difference and task-prediction
+agreement — since quantisation changes the numbers by design. Neither is assumed faster: measure (DESIGN §2).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from export.session import make_session
+
+QUANTIZE_CHOICES = ("int8",)
+
+
+def optimize_model(source: str | Path, target: str | Path, threads: int | None = None) -> None:
+    """Write onnxruntime's ORT_ENABLE_EXTENDED optimisation of ``source`` to ``target``."""
+    make_session(source, threads, level="extended", save_optimized_to=target)
+
+
+def quantize_model(source: str | Path, target: str | Path, mode: str = "int8") -> None:
+    """Write a dynamically quantised copy of ``source``: int8 weights of the weight MatMuls and embeddings,
+    activations quantised at run time."""
+    if mode not in QUANTIZE_CHOICES:
+        raise ValueError(f"quantize={mode!r} must be one of {', '.join(QUANTIZE_CHOICES)}")
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    with tempfile.TemporaryDirectory() as tmp:
+        prepared = Path(tmp) / "prepared.onnx"
+        # onnxruntime's recommended pre-processing (shape inference + basic fusions); its symbolic shape
+        # inference cannot resolve this graph's dynamic T×T shapes, so only ONNX shape inference runs.
+        quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
+        quantize_dynamic(str(prepared), str(target), weight_type=QuantType.QInt8)

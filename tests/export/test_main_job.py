@@ -1,0 +1,52 @@
+"""The smoke main job end to end: train three recipes, export, compare, report (fixture data, no network)."""
+
+import json
+import math
+
+import pytest
+from PIL import Image
+
+from distill.config import load_config
+from export.main_job import run_main_job
+
+REQUIRED_MODEL_KEYS = ("metric_name", "metric", "sentences_per_s", "words_per_s", "latency_ms_p50", "latency_ms_p95")
+
+
+@pytest.fixture(scope="module")
+def smoke_job(smoke_overrides, sentiment_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("job")
+    config = load_config("configs/smoke.yaml", [*smoke_overrides, f"run.compare_datasets=[{sentiment_file}]"])
+    report = run_main_job(config, out, progress=False)
+    return out, report
+
+
+def test_report_has_the_required_keys_with_finite_values(smoke_job):
+    out, _ = smoke_job
+    report = json.loads((out / "report" / "report.json").read_text())
+    for key in ("dataset", "split", "n_examples", "threads", "agreement", "speedup_end_to_end", "versions"):
+        assert key in report
+    for name in ("parser_fed", "parser_free_onnx", "no_syntax"):
+        for key in REQUIRED_MODEL_KEYS[1:]:
+            assert math.isfinite(report["models"][name][key]), (name, key)
+    for key in ("uuas", "dspr", "l1"):
+        assert math.isfinite(report["distance"][key])
+    assert report["n_examples"] > 0 and 0 <= report["agreement"] <= 1
+    assert report["speedup_end_to_end"] > 0
+
+
+def test_report_files_and_pictures(smoke_job):
+    out, _ = smoke_job
+    md = (out / "report" / "report.md").read_text()
+    assert "parser_free_onnx" in md and "UUAS" in md
+    for png in ("bias_curves.png", "distance_heatmaps.png", "throughput.png", "training_curves.png"):
+        with Image.open(out / "report" / png) as im:
+            assert im.size[0] > 300 and im.size[1] > 200
+
+
+def test_rerun_skips_finished_stages(smoke_job, capsys):
+    out, report = smoke_job
+    config = load_config(out / "config.yaml")
+    again = run_main_job(config, out, progress=False)
+    printed = capsys.readouterr().out
+    assert "skipping" in printed and "training" not in printed
+    assert again["models"]["parser_free_onnx"]["metric"] == report["models"]["parser_free_onnx"]["metric"]

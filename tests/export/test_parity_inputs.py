@@ -1,0 +1,27 @@
+"""Parity inputs: held-out sentences when the data is at hand, built-in ones (never a download) otherwise."""
+
+from __future__ import annotations
+
+from distill.checkpoints import load_trained
+from export import ParserFreeModel
+from export.parity import FALLBACK_TEXTS, build_parity_set, parity_texts
+
+
+def test_unreadable_data_falls_back_to_built_in_sentences(tmp_path):
+    texts, source = parity_texts({"data": {"dataset": str(tmp_path / "gone.jsonl")}})
+    assert texts == list(FALLBACK_TEXTS) and source.startswith("built-in example sentences")
+    texts, source = parity_texts({"data": {"dataset": "vader-movies", "cache_dir": str(tmp_path)}})
+    assert texts == list(FALLBACK_TEXTS) and "not available locally" in source
+    assert not (tmp_path / "vader").exists()  # nothing was fetched
+
+
+def test_fallback_sentences_make_batches_unlike_the_trace(smoke_bundle, smoke_checkpoint):
+    model = ParserFreeModel.load(smoke_bundle[0])
+    vocab = load_trained(smoke_checkpoint).vocab
+
+    def analyse(texts):
+        return [(w, None) for w in model.tokenize(texts)]
+
+    parity = build_parity_set(FALLBACK_TEXTS, "built-in", analyse, vocab, 64, (2, 5))
+    assert len(parity.shapes) >= 3 and [2, 5] not in parity.shapes
+    assert parity.shapes[0] == [1, 64]  # the multi-sentence example fills max_len

