@@ -23,13 +23,16 @@ def _log(message: str) -> None:
 
 
 def pretrain_text(config: ExperimentConfig, path: Path) -> Path:
-    """Training-split texts of the pre-training datasets, one per line (the predictor's unlabeled data)."""
+    """Train- and dev-split texts of the pre-training datasets, one per line (the predictor's unlabeled
+    data). Test texts are left out; since splits go by a hash of the text, the pre-training run's own
+    train/dev split is exactly the union of the datasets' train/dev splits."""
     if path.exists():
         return path
     lines = []
     for name in config.run.pretrain_datasets:
         data = DataConfig(dataset=name, task="none", cache_dir=config.data.cache_dir, archive=config.data.archive, split=config.data.split)
-        lines += [normalise_text(e.text) for e in load_dataset(data).splits["train"]]
+        splits = load_dataset(data).splits
+        lines += [normalise_text(e.text) for e in splits["train"] + splits["dev"]]
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     tmp.replace(path)

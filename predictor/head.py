@@ -50,6 +50,7 @@ class DistancePredictor(nn.Module):
         self.config = config.validate()
         self.max_len = max_len
         self.n_steps = steps_for_length(max_len)
+        self.norm = nn.LayerNorm(d_model)  # h_k is the raw (pre-LN) residual stream of layer k
         self.arc_scorer: ArcScorer | None = None
         self.probe: StructuralProbe | None = None
         if config.form == "heads":
@@ -61,6 +62,7 @@ class DistancePredictor(nn.Module):
         """h (B×T×d), mask (B×T bool, True = word) → PredictorOutput."""
         if not torch.jit.is_tracing() and h.shape[1] > self.max_len:
             raise ValueError(f"length {h.shape[1]} exceeds the predictor's max_len {self.max_len}")
+        h = self.norm(h)
         if self.probe is not None:
             return PredictorOutput(distances=self.probe(h, mask))
         scores = self.arc_scorer(h, mask)  # B×T×T
