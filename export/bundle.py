@@ -9,12 +9,12 @@ version, a missing file or a file whose sha256 differs (the message names the fi
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from importlib import metadata
 from pathlib import Path
 
+from distill.vader import sha256_file
 from export.errors import BundleError
 
 FORMAT = "parserfree-bundle"
@@ -22,15 +22,6 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 MODEL_FILES = {"default": "model.onnx", "optimized": "model.optimized.onnx", "int8": "model.int8.onnx"}
 PACKAGES = ("torch", "onnx", "onnxruntime", "spacy", "numpy", "parserfree")
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def file_digests(folder: Path) -> dict[str, str]:
