@@ -66,6 +66,7 @@ class TrainingConfig:
     val_check_interval: float = 1.0
     limit_train_batches: float = 1.0
     num_workers: int = 0
+    threads: int | None = None  # PyTorch intra-op threads (None: PyTorch's default, one per core)
     accelerator: str = "cpu"
     devices: int = 1
     strategy: str = "auto"

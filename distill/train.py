@@ -54,7 +54,8 @@ def train(
     run_dir.mkdir(parents=True, exist_ok=True)
     save_config(config, run_dir / "config.yaml")
     L.seed_everything(config.seed, workers=True, verbose=False)
-    torch.set_num_threads(max(1, torch.get_num_threads()))
+    if config.training.threads:
+        torch.set_num_threads(config.training.threads)
 
     vocab, init_state = None, None
     if config.training.init_from:
