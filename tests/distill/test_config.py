@@ -28,6 +28,8 @@ def test_extends_and_overrides():
         ("predictor.form=tree", "predictor.form"),
         ("recipe=magic", "recipe"),
         ("training.teacher_forcing_fraction=2", "training.teacher_forcing_fraction"),
+        ("run.recipes=[parser_free]", "run.recipes"),
+        ("run.threads=0", "run.threads"),
     ],
 )
 def test_bad_settings_name_the_key(override, key):
