@@ -93,9 +93,10 @@ class CoTrainingModule(L.LightningModule):
             task_loss = self._task_loss(out.task, batch["labels"])
             loss = loss + task_loss
             self.log("train/task_loss", task_loss, prog_bar=True, batch_size=bs)
-        if out.predicted is not None:
+        weight = self.config.training.distance_loss_weight
+        if out.predicted is not None and (weight > 0 or out.task is None):  # λ = 0: no distance loss to compute
             dist_loss = self.model.predictor.loss(out.predicted, batch["heads"], batch["distances"])
-            loss = loss + self.config.training.distance_loss_weight * dist_loss
+            loss = loss + weight * dist_loss
             self.log("train/distance_loss", dist_loss, prog_bar=True, batch_size=bs)
         self.log("train/p", p, batch_size=bs)
         self.log("train/loss", loss, batch_size=bs)

@@ -3,7 +3,9 @@
 Between the parser teacher and the co-training module. ``prepare_data`` fetches and parses (once, on
 one process); ``setup`` reads the cached parses, builds the vocabulary from the training words (or takes
 a given one, e.g. from a pre-trained predictor) and encodes every example. The collate pads word and
-feature ids and builds the parser distance matrices D (B×T×T, pad −1) with ``distill.trees``.
+feature ids and builds the parser distance matrices D (B×T×T, pad −1) with ``distill.trees``. The
+training loader can stop mid-epoch and continue: it reports how far into the epoch it got to every
+checkpoint, and a resumed run's loader starts at the first batch not yet trained on.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class BucketSampler(Sampler[int]):
         self.shuffle = shuffle
         self.seed = seed
         self.epoch = 0
+        self.skip = 0  # indices to leave out at the start of the next iteration only (a resumed epoch)
 
     def set_epoch(self, epoch: int) -> None:
         """Choose the epoch whose order to produce."""
@@ -65,10 +68,15 @@ class BucketSampler(Sampler[int]):
         return len(self.lengths)
 
     def __iter__(self):
+        order = self.order()
+        skip, self.skip = self.skip, 0
+        return iter(order[skip:].tolist())
+
+    def order(self) -> np.ndarray:
+        """All indices of the current epoch, in the order they are served."""
         n = len(self.lengths)
         if not self.shuffle:
-            order = np.argsort(self.lengths, kind="stable")
-            return iter(order.tolist())
+            return np.argsort(self.lengths, kind="stable")
         rng = np.random.default_rng((self.seed, self.epoch))
         order = rng.permutation(n)
         pool = self.batch_size * 50
@@ -78,7 +86,50 @@ class BucketSampler(Sampler[int]):
             chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
             batches.extend(chunk[i : i + self.batch_size] for i in range(0, len(chunk), self.batch_size))
         rng.shuffle(batches)
-        return iter(np.concatenate(batches).tolist() if batches else [])
+        return np.concatenate(batches) if batches else np.zeros(0, dtype=np.int64)
+
+
+class ResumableLoader(DataLoader):
+    """The training DataLoader, resumable mid-epoch through Lightning's stateful-loader protocol.
+
+    Lightning saves ``state_dict()`` — the epoch and the number of batches this loader has handed out in
+    it — in every checkpoint and gives it back through ``load_state_dict`` when a run resumes. Lightning
+    restores its own batch counters but would restart the epoch's iterator from the first batch, so the
+    next iteration of the saved epoch skips the batches already trained on: inside the ``BucketSampler``
+    (no collate for them) or, when Lightning has wrapped the sampler (DDP), by drawing and dropping them.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.position = (0, 0)  # (epoch, batches handed out in it)
+        self.resume_at: tuple[int, int] | None = None
+
+    def _epoch(self) -> int:
+        return int(getattr(self.sampler, "epoch", 0))
+
+    def state_dict(self) -> dict:
+        """Where the current epoch stands (stored in checkpoints by Lightning)."""
+        return {"epoch": self.position[0], "batches": self.position[1]}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continue the saved epoch at its first unseen batch (applied to the next iteration only)."""
+        self.resume_at = (int(state["epoch"]), int(state["batches"]))
+
+    def __iter__(self):
+        epoch = self._epoch()
+        done = self.resume_at[1] if self.resume_at is not None and self.resume_at[0] == epoch else 0
+        self.resume_at = None
+        skip_in_sampler = done > 0 and isinstance(self.sampler, BucketSampler)
+        if skip_in_sampler:
+            self.sampler.skip = done * self.batch_size
+        batches = super().__iter__()
+        if not skip_in_sampler:
+            for _ in range(done):
+                next(batches, None)
+        self.position = (epoch, done)
+        for batch in batches:
+            self.position = (epoch, self.position[1] + 1)
+            yield batch
 
 
 def collate(examples: list[EncodedExample], vocab: Vocabulary, max_len: int, task: str) -> dict[str, torch.Tensor]:
@@ -152,13 +203,18 @@ class SyntaxDataModule(L.LightningDataModule):
         return collate(examples, self.vocab, self.max_len, self.config.data.task)
 
     def loader(self, split: str, shuffle: bool = False, batch_size: int | None = None) -> DataLoader:
-        """Bucketed DataLoader over one split."""
+        """Bucketed DataLoader over one split (resumable mid-epoch when ``shuffle``, i.e. for training).
+
+        The loader draws its workers' base seed from its own generator, not from torch's global one, so
+        starting an iteration never shifts the dropout masks of training (an exact resume needs that).
+        """
         examples = self.splits[split]
         size = batch_size or self.config.training.batch_size
         sampler = BucketSampler([len(e.words) for e in examples], size, shuffle, self.config.seed)
-        return DataLoader(
+        generator = torch.Generator().manual_seed(self.config.seed)
+        return (ResumableLoader if shuffle else DataLoader)(
             examples, batch_size=size, sampler=sampler, collate_fn=self._collate,
-            num_workers=self.config.training.num_workers,
+            num_workers=self.config.training.num_workers, generator=generator,
         )
 
     def train_dataloader(self) -> DataLoader:

@@ -4,9 +4,9 @@ Parsing is the slow step of the data flow, so its output is kept on disk under a
 (a hash of the normalised texts in order), the spaCy model name + version and its tokenizer settings,
 and the cache format version. Texts are grouped into fixed chunks (chunk i holds texts
 [i·C, (i+1)·C)); each chunk is one ``.npz`` file written to a temporary name then renamed, and carries
-its own key and index, so an interrupted run resumes at the first missing chunk, a damaged chunk is
-detected and parsed again, and shards (``--shard i/n`` takes the chunks with index ≡ i mod n) merge by
-copying chunk files into one folder.
+its own key and index, so an interrupted run resumes at the first missing chunk (removing the
+half-written temporary file of a killed writer), a damaged chunk is detected and parsed again, and shards
+(``--shard i/n`` takes the chunks with index ≡ i mod n) merge by copying chunk files into one folder.
 """
 
 from __future__ import annotations
@@ -58,6 +58,34 @@ def _digest(arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
+def _temp_name(index: int, pid: int) -> str:
+    """Name of the temporary file a writer with process id ``pid`` fills before renaming it to chunk ``index``."""
+    return f".chunk-{index:05d}.{pid}.tmp.npz"
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id exists (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_temp_files(folder: Path) -> int:
+    """Delete temporary chunk files left by writers that no longer run (a killed parse); returns how many.
+    A live writer's file (another shard parsing into the same folder) is left alone."""
+    removed = 0
+    for tmp in folder.glob(".chunk-*.tmp.npz"):
+        pid = tmp.name.split(".")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            tmp.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
 def write_chunk(folder: Path, key: str, index: int, parses: Sequence[Parse]) -> None:
     """Store one chunk atomically (temporary file, then rename), with a digest of its contents."""
     payload = {
@@ -66,7 +94,7 @@ def write_chunk(folder: Path, key: str, index: int, parses: Sequence[Parse]) -> 
         "heads": np.concatenate([p.heads for p in parses]).astype(np.int32) if parses else np.zeros(0, np.int32),
         "punct": np.concatenate([p.punct for p in parses]) if parses else np.zeros(0, bool),
     }
-    tmp = folder / f".chunk-{index:05d}.{os.getpid()}.tmp.npz"
+    tmp = folder / _temp_name(index, os.getpid())
     np.savez(tmp, key=np.array(key), index=np.array(index), digest=np.array(_digest(payload)), **payload)
     os.replace(tmp, _chunk_path(folder, index))
 
@@ -117,6 +145,7 @@ def parse_cached(
     key = cache_key(texts, teacher.fingerprint)
     folder = Path(cache_dir) / "parses" / key
     folder.mkdir(parents=True, exist_ok=True)
+    remove_stale_temp_files(folder)
     meta = {"format": FORMAT_VERSION, "parser": teacher.fingerprint, "n_texts": len(texts), "chunk_size": CHUNK_SIZE}
     meta_path = folder / "meta.json"
     if not meta_path.exists():

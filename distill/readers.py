@@ -4,6 +4,8 @@ The first step of the data flow for a user's own data. Every reader yields ``Raw
 reports bad input as a one-line ``DataError`` naming the file, the line and the field, never a raw
 traceback. Formats: CSV / TSV / JSONL with configurable text and label columns, plain text (one example
 per line, unlabeled: for predictor pre-training) and CoNLL-U (gold trees used instead of the parser).
+Texts may be up to ``MAX_TEXT_CHARS`` characters (what the parser accepts; the encoder reads only the
+first ``max_len`` words anyway), CSV fields of other columns up to 16 times that.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from distill.trees import TreeError, heads_from_one_based, validate_heads
 
 FORMATS = ("csv", "tsv", "jsonl", "txt", "conllu")
+MAX_TEXT_CHARS = 1_000_000  # spaCy's default nlp.max_length: the parser refuses longer texts
 
 
 class DataError(ValueError):
@@ -45,7 +48,8 @@ def detect_format(path: Path) -> str:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Numbered text lines of a UTF-8 file; invalid UTF-8 is reported with its line number."""
+    """Numbered text lines of a UTF-8 file (a leading byte-order mark is dropped); invalid UTF-8 is
+    reported with its line number."""
     try:
         fh = open(path, "rb")
     except OSError as e:
@@ -56,17 +60,41 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise DataError(f"{path}:{number}: invalid UTF-8 at byte {e.start}") from None
+            if number == 1:
+                line = line.removeprefix("\ufeff")
             yield number, line.rstrip("\r\n")
+
+
+def _checked_text(text: str, where: str) -> str:
+    """The text itself, or a DataError when the parser could not take it."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise DataError(f"{where}: text of {len(text):,} characters is longer than the {MAX_TEXT_CHARS:,} "
+                        "the parser accepts; split it into shorter examples")
+    return text
 
 
 def read_delimited(path: Path, text_column: str, label_column: str | None, delimiter: str) -> Iterator[RawExample]:
     """CSV/TSV with a header row; ``text_column`` and ``label_column`` name columns of that header."""
-    lines = _lines(path)
-    rows = csv.reader((line for _, line in lines), delimiter=delimiter)
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, 16 * MAX_TEXT_CHARS))
+    rows = csv.reader((line for _, line in _lines(path)), delimiter=delimiter)
+    try:
+        yield from _delimited_rows(path, rows, text_column, label_column)
+    except csv.Error as e:
+        raise DataError(f"{path}:{rows.line_num}: unreadable {kind} ({e})") from None
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _delimited_rows(path: Path, rows, text_column: str, label_column: str | None) -> Iterator[RawExample]:
+    """The rows of a csv.reader after its header row, as raw examples."""
     try:
         header = next(rows)
     except StopIteration:
         raise DataError(f"{path}: empty file (expected a header row)") from None
+    if not any(cell.strip() for cell in header):
+        raise DataError(f"{path}:1: the first line is blank (expected a header row naming the columns)")
     for col in (text_column, label_column):
         if col is not None and col not in header:
             raise DataError(f"{path}:1: no column '{col}' in header {header}; set data.text_column / data.label_column")
@@ -78,7 +106,8 @@ def read_delimited(path: Path, text_column: str, label_column: str | None, delim
             continue
         if len(row) != len(header):
             raise DataError(f"{path}:{number}: expected {len(header)} fields, found {len(row)}")
-        yield RawExample(row[ti], row[li] if li is not None else None, f"{path}:{number}")
+        text = _checked_text(row[ti], f"{path}:{number}: field '{text_column}'")
+        yield RawExample(text, row[li] if li is not None else None, f"{path}:{number}")
 
 
 def read_jsonl(path: Path, text_column: str, label_column: str | None) -> Iterator[RawExample]:
@@ -98,6 +127,7 @@ def read_jsonl(path: Path, text_column: str, label_column: str | None) -> Iterat
         text = obj[text_column]
         if not isinstance(text, str):
             raise DataError(f"{path}:{number}: field '{text_column}' must be a string")
+        _checked_text(text, f"{path}:{number}: field '{text_column}'")
         yield RawExample(text, obj[label_column] if label_column else None, f"{path}:{number}")
 
 
@@ -105,7 +135,7 @@ def read_plain_text(path: Path) -> Iterator[RawExample]:
     """One unlabeled example per non-blank line."""
     for number, line in _lines(path):
         if line.strip():
-            yield RawExample(line, None, f"{path}:{number}")
+            yield RawExample(_checked_text(line, f"{path}:{number}"), None, f"{path}:{number}")
 
 
 def read_conllu(path: Path, label_key: str = "label") -> Iterator[RawExample]:
@@ -163,6 +193,8 @@ def read_file(path: str | Path, fmt: str | None = None, text_column: str = "text
     p = Path(path)
     if not p.exists():
         raise DataError(f"{p}: no such file")
+    if p.is_dir():
+        raise DataError(f"{p}: is a folder; expected a data file ({', '.join(FORMATS)})")
     fmt = fmt or detect_format(p)
     if fmt == "csv":
         out = list(read_delimited(p, text_column, label_column, ","))

@@ -2,13 +2,16 @@
 
 Drives the co-training of one recipe with Lightning. A run directory holds the resolved
 ``config.yaml``, ``checkpoints/best.ckpt`` (best validation metric) and ``checkpoints/last.ckpt``
-(resume point), ``logs/metrics.csv`` (training curves) and ``metrics.json`` (dev and test scores of the
-best checkpoint, with the training time). Works on CPU by default and under Lightning DDP unchanged.
+(resume point: rewritten at every validation and about four times per epoch in between, so a run killed
+mid-epoch resumes there and ends exactly as an uninterrupted one), ``logs/metrics.csv`` (training
+curves) and ``metrics.json`` (dev and test scores of the best checkpoint, with the training time).
+Works on CPU by default and under Lightning DDP unchanged.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -32,6 +35,29 @@ def _pretrained_state(path: str, predictor_layer: int) -> tuple[dict, object]:
     keep = ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.", "predictor.")
     keep += tuple(f"encoder.layers.{i}." for i in range(predictor_layer))
     return {k: v for k, v in trained.model.state_dict().items() if k.startswith(keep)}, trained.vocab
+
+
+class MidEpochCheckpoint(ModelCheckpoint):
+    """Writes ``last.ckpt`` every ``every_n_train_steps`` steps inside an epoch. The epoch's last batch is
+    left to the validation checkpoint, so every resume point is either mid-epoch or after validation."""
+
+    def __init__(self, dirpath: Path, every_n_train_steps: int) -> None:
+        super().__init__(dirpath=dirpath, save_top_k=0, save_last=True, every_n_train_steps=every_n_train_steps,
+                         enable_version_counter=False)
+
+    def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs, batch,
+                           batch_idx: int) -> None:
+        if batch_idx + 1 < trainer.num_training_batches:
+            super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)
+
+
+def mid_epoch_interval(n_examples: int, batch_size: int, devices: int, limit_train_batches: float) -> int:
+    """Training steps between mid-epoch saves: a quarter of an epoch, at most 500 steps (≈ 0.1 s per save
+    of a default-size model, ≈ 1% of the training time)."""
+    batches = math.ceil(math.ceil(n_examples / batch_size) / devices)
+    if limit_train_batches < 1:
+        batches = int(batches * limit_train_batches)
+    return max(1, min(500, batches // 4))
 
 
 def write_json(path: Path, data: dict) -> None:
@@ -72,6 +98,8 @@ def train(
     t = config.training
     checkpoints = run_dir / "checkpoints"
     best = ModelCheckpoint(dirpath=checkpoints, filename="best", monitor="val/metric", mode="max", save_last=True, enable_version_counter=False)
+    every = mid_epoch_interval(len(data.splits["train"]), t.batch_size, t.devices, t.limit_train_batches)
+    mid_epoch = MidEpochCheckpoint(checkpoints, every)
     stop = EarlyStopping(monitor="val/metric", mode="max", patience=t.early_stopping_patience, strict=False)
     trainer = L.Trainer(
         default_root_dir=run_dir,
@@ -83,7 +111,7 @@ def train(
         gradient_clip_val=t.grad_clip or None,
         val_check_interval=t.val_check_interval,
         limit_train_batches=t.limit_train_batches,
-        callbacks=[best, stop, *(callbacks or [])],
+        callbacks=[best, mid_epoch, stop, *(callbacks or [])],
         logger=CSVLogger(run_dir, name="logs", version=""),
         enable_progress_bar=progress,
         enable_model_summary=False,

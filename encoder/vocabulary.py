@@ -6,7 +6,8 @@ of `SyntaxEncoder`. Word ids come from a frequency-cut vocabulary (``<pad>`` = 0
 words by falling count, ties broken alphabetically, so a rebuild gives the same ids). Every word also
 gets F = 3 features — lowercase prefix of 3, lowercase suffix of 3 and the word shape (``Xxxx``, ``dd``)
 — hashed with CRC32 into ``n_feature_buckets`` buckets (0 is reserved for padding), so two unknown words
-still get different vectors. The vocabulary is saved as a versioned JSON file.
+still get different vectors. Each word type is featurised once and remembered (a bounded per-vocabulary
+cache), so batches cost a dictionary look-up per word. The vocabulary is saved as a versioned JSON file.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ PAD_ID, UNK_ID = 0, 1
 FEATURES = ("prefix3", "suffix3", "shape")
 FORMAT = "parserfree-vocabulary"
 VERSION = 1
+CACHE_SIZE = 200_000  # word types whose ids are remembered; the cache starts over when full
 
 
 def word_shape(word: str) -> str:
@@ -75,6 +77,7 @@ class Vocabulary:
         self._index = {w: i for i, w in enumerate(self.words) if i > UNK_ID}
         if len(self._index) != len(words) or PAD in self._index or UNK in self._index:
             raise ValueError("vocabulary words must be unique and must not include <pad> or <unk>")
+        self._ids: dict[str, tuple[int, ...]] = {}  # word → (word id, F feature ids)
 
     @classmethod
     def build(
@@ -112,9 +115,19 @@ class Vocabulary:
         """The F hashed feature ids of one word (each in 1..n_feature_buckets−1)."""
         return [hash_feature(f, self.n_feature_buckets) for f in feature_strings(word)]
 
+    def ids(self, word: str) -> tuple[int, ...]:
+        """(word id, F feature ids) of one word, computed once per word type (bounded cache)."""
+        entry = self._ids.get(word)
+        if entry is None:
+            if len(self._ids) >= CACHE_SIZE:
+                self._ids.clear()
+            entry = self._ids[word] = (self.word_id(word), *self.features(word))
+        return entry
+
     def encode(self, words: Sequence[str]) -> tuple[list[int], list[list[int]]]:
         """One sentence → (word ids, per-word feature ids), unpadded."""
-        return [self.word_id(w) for w in words], [self.features(w) for w in words]
+        entries = [self.ids(w) for w in words]
+        return [e[0] for e in entries], [list(e[1:]) for e in entries]
 
     def encode_batch(
         self, batch: Sequence[Sequence[str]], max_len: int
@@ -135,17 +148,13 @@ class Vocabulary:
                 stacklevel=2,
             )
         width = max(1, min(max_len, max(lengths, default=0)))
-        word_ids = np.zeros((len(batch), width), dtype=np.int64)
-        feature_ids = np.zeros((len(batch), width, self.n_features), dtype=np.int64)
-        mask = np.zeros((len(batch), width), dtype=bool)
-        for row, words in enumerate(batch):
-            ids, feats = self.encode(list(words)[:max_len])
-            n = len(ids)
-            if n:
-                word_ids[row, :n] = ids
-                feature_ids[row, :n] = feats
-                mask[row, :n] = True
-        return word_ids, feature_ids, mask
+        kept = np.minimum(lengths, max_len) if lengths else np.zeros(0, dtype=np.int64)
+        mask = np.arange(width) < np.asarray(kept).reshape(-1, 1)  # B×T
+        entries = [self.ids(w) for words in batch for w in list(words)[:max_len]]
+        ids = np.zeros((len(batch), width, 1 + self.n_features), dtype=np.int64)  # B×T×(1+F)
+        if entries:
+            ids[mask] = entries  # row-major order of the mask = the words in order
+        return np.ascontiguousarray(ids[..., 0]), np.ascontiguousarray(ids[..., 1:]), mask
 
     def to_dict(self) -> dict:
         return {

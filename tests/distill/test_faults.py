@@ -1,0 +1,107 @@
+"""Faults: a training run or a parse killed with SIGKILL resumes to exactly what an uninterrupted one gives;
+two runs with the same seed agree exactly."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from distill import parse_cache
+from distill.config import load_config
+from distill.parse_cache import parse_cached
+from distill.train import train
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A real training process that kills itself (SIGKILL: no clean-up runs) at the end of one training step.
+KILLED_TRAINING = """
+import os, signal, sys
+import lightning as L
+from distill.config import load_config
+from distill.train import train
+
+class KillAt(L.Callback):
+    def on_train_batch_end(self, trainer, *args):
+        if trainer.global_step == int(sys.argv[2]):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+train(load_config("configs/smoke.yaml", sys.argv[3:]), sys.argv[1], progress=False, callbacks=[KillAt()])
+"""
+
+
+def test_training_killed_mid_epoch_resumes_to_the_same_metrics(smoke_run, smoke_overrides, tmp_path):
+    reference_dir, reference = smoke_run  # the same config and seed, never interrupted
+    per_epoch = reference["steps"] // reference["epochs"]
+    kill_at = per_epoch + per_epoch // 2 + 1  # half-way through the second epoch
+    done = subprocess.run([sys.executable, "-c", KILLED_TRAINING, str(tmp_path), str(kill_at), *smoke_overrides],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
+    assert not (tmp_path / "metrics.json").exists()
+
+    saved = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)
+    step = saved["global_step"]
+    assert per_epoch < step < kill_at  # the resume point lies inside the second epoch
+    assert saved["loops"]["fit_loop"]["state_dict"]["combined_loader"] == [{"epoch": 1, "batches": step - per_epoch}]
+
+    resumed = train(load_config("configs/smoke.yaml", smoke_overrides), tmp_path, resume=True, progress=False)
+    assert (resumed["steps"], resumed["epochs"]) == (reference["steps"], reference["epochs"])
+    assert resumed["dev"] == reference["dev"] and resumed["test"] == reference["test"]
+    final = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)["state_dict"]
+    straight = torch.load(reference_dir / "checkpoints" / "last.ckpt", weights_only=False)["state_dict"]
+    assert all(torch.equal(final[k], straight[k]) for k in straight)
+
+
+def test_two_runs_with_the_same_seed_give_identical_metrics(smoke_overrides, tmp_path):
+    short = [*smoke_overrides, "training.max_epochs=1", "training.limit_train_batches=0.3"]
+    first = train(load_config("configs/smoke.yaml", short), tmp_path / "a", progress=False)
+    second = train(load_config("configs/smoke.yaml", short), tmp_path / "b", progress=False)
+    assert first["steps"] == second["steps"] > 0
+    assert first["dev"] == second["dev"] and first["test"] == second["test"]
+
+
+# A real parse process, chunks of 4 texts, that dies with SIGKILL half-way through writing chunk 2.
+KILLED_PARSE = """
+import importlib.util, os, signal, sys
+import numpy as np
+from distill import parse_cache
+
+spec = importlib.util.spec_from_file_location("fixtures", sys.argv[2])
+fixtures = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fixtures)
+parse_cache.CHUNK_SIZE = 4
+real_savez = np.savez
+
+def half_written_chunk_2(path, **arrays):
+    real_savez(path, **arrays)
+    if int(arrays["index"]) == 2:
+        data = open(path, "rb").read()
+        open(path, "wb").write(data[: len(data) // 2])
+        os.kill(os.getpid(), signal.SIGKILL)
+
+parse_cache.np.savez = half_written_chunk_2
+texts = [f"word{i} and more words ." for i in range(18)]
+parse_cache.parse_cached(texts, fixtures.ChainTeacher(), sys.argv[1], progress=False)
+"""
+
+
+def test_parse_killed_while_writing_resumes_and_cleans_up(tmp_path, chain_teacher, monkeypatch):
+    monkeypatch.setattr(parse_cache, "CHUNK_SIZE", 4)
+    texts = [f"word{i} and more words ." for i in range(18)]  # 5 chunks
+    done = subprocess.run([sys.executable, "-c", KILLED_PARSE, str(tmp_path), str(ROOT / "tests" / "conftest.py")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
+    (folder,) = (tmp_path / "parses").iterdir()
+    assert sorted(p.name for p in folder.glob("chunk-*")) == ["chunk-00000.npz", "chunk-00001.npz"]
+    assert len(list(folder.glob(".chunk-00002.*.tmp.npz"))) == 1  # the killed writer's half file
+
+    parses, stats = parse_cached(texts, chain_teacher, tmp_path, progress=False)
+    assert (stats["reused"], stats["parsed"]) == (2, 3) and chain_teacher.parsed == 10
+    assert not list(folder.glob(".*tmp*"))
+    again, _ = parse_cached(texts, type(chain_teacher)(), tmp_path / "fresh", progress=False)
+    assert [p.words for p in parses] == [p.words for p in again]
+    assert all(np.array_equal(a.heads, b.heads) for a, b in zip(parses, again))
