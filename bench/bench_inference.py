@@ -31,7 +31,7 @@ from timing import batches, describe_machine, format_table, machine, time_calls,
 from distill.checkpoints import TrainedModel, load_trained
 from distill.datasets import DataConfig, load_dataset, normalise_text
 from distill.teacher import SpacyTeacher
-from export.compare import ModelSource, _torch_outputs, parser_fed_pipeline, resolve_model, tokenizer_pipeline
+from export.compare import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
 from export.runtime import ParserFreeModel
 
 DEFAULT_RUN = Path("runs/default")
@@ -51,7 +51,7 @@ def parser_free_torch(trained: TrainedModel, tokenize: Callable[[Sequence[str]],
 
     def run(texts):
         words = tokenize(texts)
-        return _torch_outputs(trained, words, None, "predicted"), words, None, None
+        return torch_outputs(trained, words, None, "predicted"), words, None, None
 
     return run
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .config import BiasConfig
@@ -100,18 +101,21 @@ class SyntaxBias(nn.Module):
         return torch.where(b <= L, b, log_anchor)
 
     # --- the bias itself ------------------------------------------------------------------------
+    def _scaled_table(self) -> Tensor:
+        """Table values with the global scale applied once per call: n_buckets×C (not per pair)."""
+        return self.table.weight if self.scale is None else self.table.weight * self.scale
+
     def _learned(self, distances: Tensor) -> Tensor:
         """B×T×T → B×T×T×C table values (looked up or interpolated)."""
+        table = self._scaled_table()
         if distances.is_floating_point():
             p = self.position(distances)
             low = p.floor().clamp(max=self.n_buckets - 2)
             frac = (p - low).unsqueeze(-1)  # B×T×T×1
-            below = self.table(low.long())
-            above = self.table(low.long() + 1)
-            values = below + (above - below) * frac
-        else:
-            values = self.table(self.bucket(distances))
-        return values if self.scale is None else values * self.scale
+            below = F.embedding(low.long(), table)
+            above = F.embedding(low.long() + 1, table)
+            return below + (above - below) * frac
+        return F.embedding(self.bucket(distances), table)
 
     def _dtype(self, distances: Tensor) -> torch.dtype:
         if self.table is not None:
@@ -148,7 +152,7 @@ class SyntaxBias(nn.Module):
         Plot it against `bucket_distances()`. Modes without a table give their fixed function.
         """
         if self.table is not None:
-            values = self.table.weight if self.scale is None else self.table.weight * self.scale
+            values = self._scaled_table()
             return values.squeeze(-1) if self.n_columns == 1 else values
         d = self.bucket_distances()
         if self.mode == "fixed_decay":

@@ -207,6 +207,8 @@ def export_bundle(
         raise ExportError(f"{checkpoint}: recipe {trained.recipe!r} has no task graph to export "
                           f"(exportable: {', '.join(KIND_OF_RECIPE)})")
     out.parent.mkdir(parents=True, exist_ok=True)
+    for stale in out.parent.glob(f".{out.name}.partial-*"):  # left by an export that was killed
+        shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
         manifest = _write_bundle(trained, kind, tmp, optimize, quantize, threads)

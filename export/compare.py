@@ -69,7 +69,9 @@ def resolve_model(path: str | Path, threads: int) -> ModelSource:
     raise FileNotFoundError(f"{p}: no such bundle, run folder or checkpoint")
 
 
-def _torch_outputs(trained: TrainedModel, words: list[list[str]], distances: np.ndarray | None, source: str) -> np.ndarray:
+def torch_outputs(trained: TrainedModel, words: list[list[str]], distances: np.ndarray | None, source: str) -> np.ndarray:
+    """Task outputs of a trained PyTorch model on a batch of word lists, with the given distance source
+    ("parser" needs ``distances`` B×T×T; "predicted" uses the model's own D̂; "none" no bias)."""
     max_len = trained.encoder_config.max_len
     word_ids, feature_ids, mask = trained.vocab.encode_batch(words, max_len)
     d = torch.from_numpy(distances[:, : word_ids.shape[1], : word_ids.shape[1]]) if distances is not None else None
@@ -88,14 +90,15 @@ def parser_fed_pipeline(model: ModelSource, teacher: SpacyTeacher) -> Pipeline:
         if model.bundle is not None:
             out, _ = model.bundle.run_words(words, distances)
         else:
-            out = _torch_outputs(model.trained, words, distances, "parser")
+            out = torch_outputs(model.trained, words, distances, "parser")
         return out, words, None, parses
 
     return run
 
 
 def tokenizer_pipeline(model: ModelSource, tokenize: Callable[[Sequence[str]], list[list[str]]]) -> Pipeline:
-    """Tokenizer only → model: the parser-free graph (outputs D̂ too) or the no-syntax baseline."""
+    """Tokenizer only → model: the parser-free graph (outputs D̂ too) or the no-syntax baseline (a
+    bundle, or a no_syntax checkpoint run in PyTorch)."""
 
     def run(texts):
         words = tokenize(texts)
@@ -103,7 +106,7 @@ def tokenizer_pipeline(model: ModelSource, tokenize: Callable[[Sequence[str]], l
             out, dist = model.bundle.run_words(words)
             lengths = [min(len(w), model.bundle.max_len) for w in words]
             return out, words, ([dist[b, :n, :n] for b, n in enumerate(lengths)] if dist is not None else None), None
-        return _torch_outputs(model.trained, words, None, "none"), words, None, None
+        return torch_outputs(model.trained, words, None, "none"), words, None, None
 
     return run
 
@@ -243,7 +246,7 @@ def compare(
             report["speedup_end_to_end"] = report["models"]["parser_free_onnx"]["sentences_per_s"] / report["models"]["parser_fed"]["sentences_per_s"]
             if free.trained is not None:
                 with_parser = np.concatenate([
-                    _torch_outputs(free.trained, parsed["words"][i : i + batch_size], batch_tree_distances([p.heads for p in parsed["parses"][i : i + batch_size]]), "parser")
+                    torch_outputs(free.trained, parsed["words"][i : i + batch_size], batch_tree_distances([p.heads for p in parsed["parses"][i : i + batch_size]]), "parser")
                     for i in range(0, len(texts), batch_size)
                 ])
                 report["parser_free_with_parser_distances"] = task_metrics(task, predictions(task, with_parser), gold)

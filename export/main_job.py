@@ -58,7 +58,7 @@ def _export_stage(checkpoint: Path, bundle: Path) -> None:
         _log(f"export: {bundle} exists, skipping")
         return
     _log(f"export: {checkpoint} → {bundle}")
-    export_bundle(checkpoint, bundle, overwrite=True)
+    export_bundle(checkpoint, bundle, optimize=True, quantize="int8", overwrite=True)
 
 
 def run_main_job(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | None = None, progress: bool = True) -> dict:

@@ -38,3 +38,14 @@ def test_killed_export_leaves_nothing_that_loads(smoke_checkpoint, tmp_path):
     (partial,) = tmp_path.iterdir()
     assert partial.name.startswith(".bundle.partial-") and (partial / "model.onnx").exists()
     assert not (partial / "manifest.json").exists()  # the manifest is the last file a bundle gets
+
+
+def test_next_export_clears_a_killed_exports_leftovers(smoke_checkpoint, tmp_path):
+    from export import export_bundle
+
+    leftover = tmp_path / ".bundle.partial-killed"
+    leftover.mkdir()
+    (leftover / "model.onnx").write_bytes(b"half")
+    export_bundle(smoke_checkpoint, tmp_path / "bundle", threads=1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bundle"]
+    ParserFreeModel.load(tmp_path / "bundle")
