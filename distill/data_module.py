@@ -177,8 +177,9 @@ class SyntaxDataModule(L.LightningDataModule):
         return splits
 
     def prepare_data(self) -> None:
-        """Fetch the data and parse it into the cache (runs on one process)."""
-        self._parsed()
+        """Fetch the data and parse it into the cache (runs on one process; nothing to do once set up)."""
+        if not self.splits:
+            self._parsed()
 
     def setup(self, stage: str | None = None) -> None:
         """Read the cached parses, build the vocabulary from the training words, encode every split."""

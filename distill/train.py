@@ -87,8 +87,7 @@ def train(
     if config.training.init_from:
         init_state, vocab = _pretrained_state(config.training.init_from, int(config.encoder.get("predictor_layer", 0)))
     data = SyntaxDataModule(config, cache_dir, vocab, progress)
-    data.prepare_data()
-    data.setup()
+    data.setup()  # parses through the cache once; Lightning's own prepare_data/setup calls then find it done
     enc_cfg = config.encoder_config(len(data.vocab), data.vocab.n_features)
     module = CoTrainingModule(config, enc_cfg, config.predictor_config(), data.vocab, data.label_names)
     if init_state is not None:
