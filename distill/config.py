@@ -10,7 +10,6 @@ overrides a loaded file; the resolved config is saved into every run directory.
 from __future__ import annotations
 
 import dataclasses
-import os
 import types
 import typing
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from typing import Any
 import yaml
 
 from distill.datasets import DataConfig
+from distill.files import write_text_atomic
 from distill.parsing import ParseConfig
 
 RECIPES = ("no_syntax", "parser_fed", "parser_free", "pretrain_predictor")
@@ -307,6 +307,4 @@ def save_config(config: ExperimentConfig, path: str | Path) -> None:
     """Write the resolved config as YAML, atomically."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(".tmp")
-    tmp.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))
-    os.replace(tmp, p)
+    write_text_atomic(p, yaml.safe_dump(config.to_dict(), sort_keys=False))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from distill.files import write_json
 from distill.teacher import Parse, SpacyTeacher
 
 FORMAT_VERSION = 1
@@ -149,9 +150,7 @@ def parse_cached(
     meta = {"format": FORMAT_VERSION, "parser": teacher.fingerprint, "n_texts": len(texts), "chunk_size": CHUNK_SIZE}
     meta_path = folder / "meta.json"
     if not meta_path.exists():
-        tmp = meta_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(meta, indent=1))
-        os.replace(tmp, meta_path)
+        write_json(meta_path, meta)
     i_shard, n_shards = shard
     n_chunks = (len(texts) + CHUNK_SIZE - 1) // CHUNK_SIZE
     stats = {"key": key, "folder": str(folder), "chunks": n_chunks, "reused": 0, "parsed": 0}

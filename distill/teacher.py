@@ -72,7 +72,3 @@ class SpacyTeacher:
         """Parse texts in order (``nlp.pipe`` with the configured batch size and processes)."""
         for doc in self.nlp.pipe(texts, batch_size=self.batch_size, n_process=self.n_process):
             yield doc_to_parse(doc)
-
-    def tokenize(self, text: str) -> list[str]:
-        """Words of a text as the parser sees them (tokenizer only)."""
-        return [t.text for t in self.nlp.tokenizer(text)]

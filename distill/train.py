@@ -10,9 +10,7 @@ Works on CPU by default and under Lightning DDP unchanged.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import time
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from distill.co_training import CoTrainingModule, distance_source
 from distill.config import ExperimentConfig, save_config
 from distill.data_module import SyntaxDataModule
 from distill.evaluate import evaluate
+from distill.files import write_json
 
 
 def _pretrained_state(path: str, predictor_layer: int) -> tuple[dict, object]:
@@ -58,13 +57,6 @@ def mid_epoch_interval(n_examples: int, batch_size: int, devices: int, limit_tra
     if limit_train_batches < 1:
         batches = int(batches * limit_train_batches)
     return max(1, min(500, batches // 4))
-
-
-def write_json(path: Path, data: dict) -> None:
-    """Write JSON atomically."""
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
 
 
 def train(

@@ -9,7 +9,6 @@ are extracted into the cache directory.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import io
 import os
@@ -21,6 +20,7 @@ import tempfile
 import venv
 from pathlib import Path
 
+from distill.files import sha256_file
 from distill.readers import DataError, RawExample, _lines
 
 ARCHIVE_NAME = "vaderSentiment-3.3.2.tar.gz"
@@ -41,15 +41,6 @@ CITATION = (
 def default_cache_dir() -> Path:
     """``$PARSERFREE_CACHE`` if set, else ``~/.cache/parserfree``."""
     return Path(os.environ.get("PARSERFREE_CACHE", Path.home() / ".cache" / "parserfree"))
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _pip_download(dest: Path) -> Path:

@@ -10,11 +10,10 @@ version, a missing file or a file whose sha256 differs (the message names the fi
 from __future__ import annotations
 
 import json
-import os
 from importlib import metadata
 from pathlib import Path
 
-from distill.vader import sha256_file
+from distill.files import sha256_file, write_json
 from export.errors import BundleError
 
 FORMAT = "parserfree-bundle"
@@ -39,14 +38,6 @@ def package_versions() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
-
-
-def write_json(path: Path, data: dict | list) -> None:
-    """Write UTF-8 JSON (indented, non-ASCII kept) and flush it to disk."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1, ensure_ascii=False)
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def write_manifest(folder: Path, manifest: dict) -> dict:

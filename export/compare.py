@@ -11,6 +11,7 @@ end-to-end speed-up, and the parser-free checkpoint fed with parser distances (w
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import time
@@ -26,9 +27,11 @@ from distill.datasets import DataConfig, load_dataset, normalise_text
 from distill.task_metrics import task_metrics
 from distill.teacher import Parse, SpacyTeacher
 from distill.trees import batch_tree_distances
-from export.bundle import package_versions, write_json
+from distill.files import write_json
+from export.bundle import package_versions
 from export.report import plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves, write_markdown
 from export.runtime import ParserFreeModel
+from export.tokenizer import words_of
 from predictor import DistanceMetrics, chain_baseline
 
 # a pipeline maps raw texts to (task outputs, words, D̂ per text or None, parses or None)
@@ -211,7 +214,7 @@ def compare(
         "parser_free_onnx": tokenizer_pipeline(free, free.bundle.tokenize),
     }
     if base is not None:
-        tok = base.bundle.tokenize if base.bundle else (lambda ts: [[t.text for t in teacher.nlp.tokenizer(normalise_text(x))] for x in ts])
+        tok = base.bundle.tokenize if base.bundle else functools.partial(words_of, teacher.nlp.tokenizer)
         pipelines["no_syntax"] = tokenizer_pipeline(base, tok)
 
     report: dict = {"threads": threads, "split": split, "batch_size": batch_size, "machine": f"{platform.machine()}, {os.cpu_count()} cores", "models": {}, "domains": {}}

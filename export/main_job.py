@@ -16,6 +16,7 @@ from pathlib import Path
 
 from distill.config import ExperimentConfig, save_config
 from distill.datasets import DataConfig, load_dataset, normalise_text
+from distill.files import write_text_atomic
 
 
 def _log(message: str) -> None:
@@ -33,9 +34,7 @@ def pretrain_text(config: ExperimentConfig, path: Path) -> Path:
         data = DataConfig(dataset=name, task="none", cache_dir=config.data.cache_dir, archive=config.data.archive, split=config.data.split)
         splits = load_dataset(data).splits
         lines += [normalise_text(e.text) for e in splits["train"] + splits["dev"]]
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, "\n".join(lines) + "\n")
     return path
 
 

@@ -9,7 +9,6 @@ cross-tree pairs are not scored.
 
 from __future__ import annotations
 
-import torch
 import torch.nn.functional as F
 from torch import Tensor
 

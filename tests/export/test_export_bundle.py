@@ -10,7 +10,7 @@ import torch
 from distill.checkpoints import load_trained
 from distill.datasets import normalise_text
 from export import ExportError, ParserFreeModel, export_bundle
-from export.bundle import sha256_file
+from distill.files import sha256_file
 
 
 def test_manifest_describes_the_bundle(smoke_bundle):
