@@ -23,7 +23,7 @@ from distill.checkpoints import CHECKPOINT_FORMAT
 from distill.config import ExperimentConfig
 from distill.evaluate import update_distance_metrics
 from distill.schedules import inverse_sqrt_factor, teacher_forcing_probability
-from distill.task_metrics import task_metrics
+from distill.task_metrics import predictions, task_metrics
 from encoder import EncoderConfig, Vocabulary
 from predictor import DistanceMetrics, PredictorConfig
 from predictor.syntax_model import SyntaxModel
@@ -107,7 +107,7 @@ class CoTrainingModule(L.LightningModule):
         bs = batch["mask"].shape[0]
         if out.task is not None:
             self.log("val/task_loss", self._task_loss(out.task, batch["labels"]), batch_size=bs, sync_dist=True)
-            pred = out.task.argmax(-1) if self.task != "regression" else out.task
+            pred = predictions(self.task, out.task)
             self._val_pred.append(pred.detach().cpu().numpy())
             self._val_gold.append(batch["labels"].cpu().numpy())
         if out.predicted is not None:

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from distill.task_metrics import task_metrics
+from distill.task_metrics import predictions, task_metrics
 from predictor import DistanceMetrics
 from predictor.syntax_model import SyntaxModel
 
@@ -36,7 +36,7 @@ def predict_loader(model: SyntaxModel, loader: DataLoader, source: str, distance
     for batch in loader:
         out = model(batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"], source=source, task=model.head is not None)
         if out.task is not None:
-            preds.append((out.task.argmax(-1) if out.task.dim() == 2 else out.task).numpy())
+            preds.append(predictions(model.head.task, out.task).numpy())
             gold.append(batch["labels"].numpy())
         if distance_metrics is not None and out.predicted is not None:
             update_distance_metrics(distance_metrics, out.predicted, batch)

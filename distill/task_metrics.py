@@ -9,6 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 
+def predictions(task: str, outputs):
+    """Task outputs → predictions: class ids (argmax of B×C logits) or the B scores of a regression.
+    Works on numpy arrays and torch tensors alike."""
+    return outputs if task == "regression" else outputs.argmax(-1)
+
+
 def macro_f1(pred: np.ndarray, gold: np.ndarray, n_classes: int) -> float:
     """Unweighted mean of per-class F1 (a class absent from both pred and gold is skipped)."""
     scores = []

@@ -24,7 +24,7 @@ import torch
 
 from distill.checkpoints import TrainedModel, load_trained
 from distill.datasets import DataConfig, load_dataset, normalise_text
-from distill.task_metrics import task_metrics
+from distill.task_metrics import predictions, task_metrics
 from distill.teacher import Parse, SpacyTeacher
 from distill.trees import batch_tree_distances
 from distill.files import write_json
@@ -137,11 +137,6 @@ def latency_ms(pipeline: Pipeline, texts: list[str]) -> tuple[float, float]:
         pipeline([t])
         times.append(1e3 * (time.perf_counter() - start))
     return float(np.percentile(times, 50)), float(np.percentile(times, 95))
-
-
-def predictions(task: str, outputs: np.ndarray) -> np.ndarray:
-    """Class ids (argmax of logits) or scores."""
-    return outputs if task == "regression" else outputs.argmax(-1)
 
 
 def agreement(task: str, a: np.ndarray, b: np.ndarray) -> float:
