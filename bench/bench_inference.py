@@ -28,11 +28,11 @@ from pathlib import Path
 import torch
 from timing import batches, describe_machine, format_table, machine, time_calls, write_result
 
-from distill.checkpoints import TrainedModel, load_trained
-from distill.datasets import DataConfig, load_dataset, normalise_text
-from distill.teacher import SpacyTeacher
-from export.compare import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
-from export.runtime import ParserFreeModel
+from parserfree.distill.checkpoints import TrainedModel, load_trained
+from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.teacher import SpacyTeacher
+from parserfree.compare import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
+from parserfree.export.runtime import ParserFreeModel
 
 DEFAULT_RUN = Path("runs/default")
 REFERENCE = "parser-fed end-to-end"

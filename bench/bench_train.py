@@ -32,8 +32,8 @@ ROWS = {
 
 def load_data(args: argparse.Namespace, overrides: list[str]):
     """The experiment config (config file + --set + the row's overrides) and its set-up DataModule."""
-    from distill.config import load_config
-    from distill.data_module import SyntaxDataModule
+    from parserfree.distill.config import load_config
+    from parserfree.distill.data_module import SyntaxDataModule
 
     config = load_config(args.config, [*(args.set or []), *overrides])
     data = SyntaxDataModule(config, args.cache_dir, progress=False)
@@ -47,7 +47,7 @@ def train_row(args: argparse.Namespace, overrides: list[str]) -> dict:
     import lightning as L
     import torch
 
-    from distill.co_training import CoTrainingModule
+    from parserfree.distill.co_training import CoTrainingModule
 
     class StepTimes(L.Callback):
         """Wall time of each training step, and between consecutive step ends (data loading included)."""
@@ -90,8 +90,8 @@ def collate_row(args: argparse.Namespace) -> dict:
     """The collate of the training batches alone, and its two parts."""
     import torch
 
-    from distill.data_module import collate
-    from distill.trees import batch_tree_distances
+    from parserfree.distill.data_module import collate
+    from parserfree.distill.trees import batch_tree_distances
 
     torch.set_num_threads(args.threads)
     config, data = load_data(args, ["recipe=parser_fed"])

@@ -12,7 +12,7 @@ import argparse
 import numpy as np
 from timing import describe_machine, format_table, machine, seconds_per_call, write_result
 
-from distill.trees import brute_force_distances, tree_distances
+from parserfree.distill.trees import brute_force_distances, tree_distances
 
 
 def random_tree(n: int, rng: np.random.Generator) -> np.ndarray:

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from distill.config import load_config
-from distill.datasets import load_dataset
-from distill.task_metrics import task_metrics
+from parserfree.distill.config import load_config
+from parserfree.distill.datasets import load_dataset
+from parserfree.distill.task_metrics import task_metrics
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import torch
 
-from encoder import EncoderConfig, Vocabulary
-from predictor import PredictorConfig
-from predictor.syntax_model import SyntaxModel
+from parserfree.encoder import EncoderConfig, Vocabulary
+from parserfree.predictor import PredictorConfig
+from parserfree.predictor.syntax_model import SyntaxModel
 
 CHECKPOINT_FORMAT = 1
 

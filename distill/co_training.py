@@ -19,14 +19,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from distill.checkpoints import CHECKPOINT_FORMAT
-from distill.config import ExperimentConfig
-from distill.evaluate import update_distance_metrics
-from distill.schedules import inverse_sqrt_factor, teacher_forcing_probability
-from distill.task_metrics import predictions, task_metrics
-from encoder import EncoderConfig, Vocabulary
-from predictor import DistanceMetrics, PredictorConfig
-from predictor.syntax_model import SyntaxModel
+from parserfree.distill.checkpoints import CHECKPOINT_FORMAT
+from parserfree.distill.config import ExperimentConfig
+from parserfree.distill.evaluate import update_distance_metrics
+from parserfree.distill.schedules import inverse_sqrt_factor, teacher_forcing_probability
+from parserfree.distill.task_metrics import predictions, task_metrics
+from parserfree.encoder import EncoderConfig, Vocabulary
+from parserfree.predictor import DistanceMetrics, PredictorConfig
+from parserfree.predictor.syntax_model import SyntaxModel
 
 
 

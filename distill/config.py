@@ -18,9 +18,9 @@ from typing import Any
 
 import yaml
 
-from distill.datasets import DataConfig
-from distill.files import write_text_atomic
-from distill.parsing import ParseConfig
+from parserfree.distill.datasets import DataConfig
+from parserfree.distill.files import write_text_atomic
+from parserfree.distill.parsing import ParseConfig
 
 RECIPES = ("no_syntax", "parser_fed", "parser_free", "pretrain_predictor")
 
@@ -132,7 +132,7 @@ class ExperimentConfig:
 
     def validate(self) -> None:
         """Validate every section, the encoder and predictor through their own config classes."""
-        from predictor import PredictorConfig
+        from parserfree.predictor import PredictorConfig
 
         if self.recipe not in RECIPES:
             raise ConfigError(f"recipe='{self.recipe}' must be one of {RECIPES}")
@@ -153,7 +153,7 @@ class ExperimentConfig:
 
     def encoder_config(self, vocab_size: int, n_features: int = 3):
         """The EncoderConfig of this recipe: no_syntax turns the bias off, parser_fed biases all layers."""
-        from encoder import EncoderConfig
+        from parserfree.encoder import EncoderConfig
 
         enc = {k: v for k, v in self.encoder.items()}
         enc["vocab_size"] = vocab_size
@@ -168,7 +168,7 @@ class ExperimentConfig:
 
     def predictor_config(self):
         """The PredictorConfig, or None for recipes without a predictor."""
-        from predictor import PredictorConfig
+        from parserfree.predictor import PredictorConfig
 
         if self.recipe in ("no_syntax", "parser_fed"):
             return None

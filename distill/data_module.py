@@ -18,12 +18,12 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Sampler
 
-from distill.config import ExperimentConfig
-from distill.datasets import SPLITS, load_dataset
-from distill.parsing import ParsedExample, parse_dataset
-from distill.trees import PAD_DISTANCE, batch_tree_distances
-from distill.vader import default_cache_dir
-from encoder import Vocabulary
+from parserfree.distill.config import ExperimentConfig
+from parserfree.distill.datasets import SPLITS, load_dataset
+from parserfree.distill.parsing import ParsedExample, parse_dataset
+from parserfree.distill.trees import PAD_DISTANCE, batch_tree_distances
+from parserfree.distill.vader import default_cache_dir
+from parserfree.encoder import Vocabulary
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from distill.readers import DataError, RawExample, read_file
-from distill.vader import CORPORA, load_builtin
+from parserfree.distill.readers import DataError, RawExample, read_file
+from parserfree.distill.vader import CORPORA, load_builtin
 
 TASKS = ("binary", "regression", "classification", "none")
 SPLITS = ("train", "dev", "test")

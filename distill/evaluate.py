@@ -11,9 +11,9 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from distill.task_metrics import predictions, task_metrics
-from predictor import DistanceMetrics
-from predictor.syntax_model import SyntaxModel
+from parserfree.distill.task_metrics import predictions, task_metrics
+from parserfree.predictor import DistanceMetrics
+from parserfree.predictor.syntax_model import SyntaxModel
 
 
 def update_distance_metrics(metrics: DistanceMetrics, predicted, batch: dict) -> None:

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from distill.files import write_json
-from distill.teacher import Parse, SpacyTeacher
+from parserfree.distill.files import write_json
+from parserfree.distill.teacher import Parse, SpacyTeacher
 
 FORMAT_VERSION = 1
 CHUNK_SIZE = 1024

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from distill.datasets import SPLITS, Dataset, normalise_text
-from distill.parse_cache import parse_cached
-from distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
+from parserfree.distill.datasets import SPLITS, Dataset, normalise_text
+from parserfree.distill.parse_cache import parse_cached
+from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
 
 
 @dataclass

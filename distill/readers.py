@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from distill.trees import TreeError, heads_from_one_based, validate_heads
+from parserfree.distill.trees import TreeError, heads_from_one_based, validate_heads
 
 FORMATS = ("csv", "tsv", "jsonl", "txt", "conllu")
 MAX_TEXT_CHARS = 1_000_000  # spaCy's default nlp.max_length: the parser refuses longer texts

@@ -19,12 +19,12 @@ import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.loggers import CSVLogger
 
-from distill.checkpoints import load_trained
-from distill.co_training import CoTrainingModule, distance_source
-from distill.config import ExperimentConfig, save_config
-from distill.data_module import SyntaxDataModule
-from distill.evaluate import evaluate
-from distill.files import write_json
+from parserfree.distill.checkpoints import load_trained
+from parserfree.distill.co_training import CoTrainingModule, distance_source
+from parserfree.distill.config import ExperimentConfig, save_config
+from parserfree.distill.data_module import SyntaxDataModule
+from parserfree.distill.evaluate import evaluate
+from parserfree.distill.files import write_json
 
 
 def _pretrained_state(path: str, predictor_layer: int) -> tuple[dict, object]:

@@ -20,8 +20,8 @@ import tempfile
 import venv
 from pathlib import Path
 
-from distill.files import sha256_file
-from distill.readers import DataError, RawExample, _lines
+from parserfree.distill.files import sha256_file
+from parserfree.distill.readers import DataError, RawExample, _lines
 
 ARCHIVE_NAME = "vaderSentiment-3.3.2.tar.gz"
 ARCHIVE_SHA256 = "5d7c06e027fc8b99238edb0d53d970cf97066ef97654009890b83703849632f9"

@@ -8,9 +8,9 @@ PyTorch model. ONNX and onnxruntime are used only inside this package. The ``par
 ``parserfree predict`` commands are registered by ``export.commands.add_export_commands``.
 """
 
-from export.bundle import FORMAT_VERSION, verify_bundle
-from export.builder import export_bundle
-from export.errors import BundleError, ExportError
-from export.runtime import ParserFreeModel
+from parserfree.export.bundle import FORMAT_VERSION, verify_bundle
+from parserfree.export.builder import export_bundle
+from parserfree.export.errors import BundleError, ExportError
+from parserfree.export.runtime import ParserFreeModel
 
 __all__ = ["FORMAT_VERSION", "BundleError", "ExportError", "ParserFreeModel", "export_bundle", "verify_bundle"]

@@ -20,19 +20,19 @@ from pathlib import Path
 import torch
 import yaml
 
-from distill.checkpoints import TrainedModel, load_trained
-from distill.datasets import normalise_text
-from distill.teacher import doc_to_parse, load_pipeline
-from distill.trees import batch_tree_distances
-from distill.files import sha256_file, write_json
-from export.bundle import MANIFEST, MODEL_FILES, write_manifest
-from export.errors import ExportError
-from export.graph_inputs import KIND_OF_RECIPE, graph_inputs, io_spec, output_names
-from export.onnx_graph import OPSET, export_onnx, graph_module, run_graph_module
-from export.parity import ParitySet, build_parity_set, compare_outputs, parity_texts, require_parity
-from export.session import make_session
-from export.tokenizer import load_tokenizer, save_tokenizer, words_of
-from export.variants import QUANTIZE_CHOICES, optimize_model, quantize_model
+from parserfree.distill.checkpoints import TrainedModel, load_trained
+from parserfree.distill.datasets import normalise_text
+from parserfree.distill.teacher import doc_to_parse, load_pipeline
+from parserfree.distill.trees import batch_tree_distances
+from parserfree.distill.files import sha256_file, write_json
+from parserfree.export.bundle import MANIFEST, MODEL_FILES, write_manifest
+from parserfree.export.errors import ExportError
+from parserfree.export.graph_inputs import KIND_OF_RECIPE, graph_inputs, io_spec, output_names
+from parserfree.export.onnx_graph import OPSET, export_onnx, graph_module, run_graph_module
+from parserfree.export.parity import ParitySet, build_parity_set, compare_outputs, parity_texts, require_parity
+from parserfree.export.session import make_session
+from parserfree.export.tokenizer import load_tokenizer, save_tokenizer, words_of
+from parserfree.export.variants import QUANTIZE_CHOICES, optimize_model, quantize_model
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,8 @@ import json
 from importlib import metadata
 from pathlib import Path
 
-from distill.files import sha256_file, write_json
-from export.errors import BundleError
+from parserfree.distill.files import sha256_file, write_json
+from parserfree.export.errors import BundleError
 
 FORMAT = "parserfree-bundle"
 FORMAT_VERSION = 1

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from encoder.vocabulary import Vocabulary
+from parserfree.encoder.vocabulary import Vocabulary
 
 KINDS = ("parser_free", "parser_fed", "no_syntax")
 KIND_OF_RECIPE = {"parser_free": "parser_free", "parser_fed": "parser_fed", "no_syntax": "no_syntax"}

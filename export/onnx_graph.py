@@ -17,8 +17,8 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from export.graph_inputs import check_kind, input_names, output_names
-from predictor.syntax_model import SyntaxModel
+from parserfree.export.graph_inputs import check_kind, input_names, output_names
+from parserfree.predictor.syntax_model import SyntaxModel
 
 OPSET = 17
 

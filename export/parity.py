@@ -21,12 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from distill.datasets import DataConfig, load_dataset, normalise_text
-from distill.trees import batch_tree_distances
-from distill.vader import ARCHIVE_NAME, CORPORA, default_cache_dir
-from encoder.vocabulary import Vocabulary
-from export.errors import ExportError
-from export.graph_inputs import graph_inputs
+from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.trees import batch_tree_distances
+from parserfree.distill.vader import ARCHIVE_NAME, CORPORA, default_cache_dir
+from parserfree.encoder.vocabulary import Vocabulary
+from parserfree.export.errors import ExportError
+from parserfree.export.graph_inputs import graph_inputs
 
 TOLERANCE = 1e-4
 MAX_TEXTS = 64

@@ -27,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from encoder.vocabulary import Vocabulary
-from export.bundle import verify_bundle
-from export.errors import BundleError
-from export.graph_inputs import graph_inputs, input_names, output_names
-from export.session import make_session
-from export.tokenizer import load_tokenizer, words_of
+from parserfree.encoder.vocabulary import Vocabulary
+from parserfree.export.bundle import verify_bundle
+from parserfree.export.errors import BundleError
+from parserfree.export.graph_inputs import graph_inputs, input_names, output_names
+from parserfree.export.session import make_session
+from parserfree.export.tokenizer import load_tokenizer, words_of
 
 EMPTY = {"error": "empty text"}
 
@@ -46,7 +46,7 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 def tree_edges(distances: np.ndarray) -> list[list[int]]:
     """n×n D̂ → the sorted undirected edges [i, j] (i < j) of its minimum spanning tree."""
-    from predictor.decoding import mst_edges
+    from parserfree.predictor.decoding import mst_edges
 
     return sorted(sorted(edge) for edge in mst_edges(distances))
 

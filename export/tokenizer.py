@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from distill.datasets import normalise_text
+from parserfree.distill.datasets import normalise_text
 
 
 def save_tokenizer(nlp, path: str | Path) -> dict:

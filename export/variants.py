@@ -12,7 +12,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from export.session import make_session
+from parserfree.export.session import make_session
 
 QUANTIZE_CHOICES = ("int8",)
 

@@ -5,12 +5,12 @@ learns the parser's tree distances D during training (DESIGN §1). Plain PyTorch
 (config, arc_scorer, tree_ops, probe, head, loss) and numpy/scipy for evaluation (decoding, metrics).
 """
 
-from predictor.arc_scorer import ArcScorer
-from predictor.config import PredictorConfig
-from predictor.decoding import mst_edges
-from predictor.head import DistancePredictor, PredictorOutput
-from predictor.loss import arc_loss, probe_loss
-from predictor.metrics import (
+from parserfree.predictor.arc_scorer import ArcScorer
+from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.decoding import mst_edges
+from parserfree.predictor.head import DistancePredictor, PredictorOutput
+from parserfree.predictor.loss import arc_loss, probe_loss
+from parserfree.predictor.metrics import (
     DistanceMetrics,
     chain_baseline,
     dspr,
@@ -21,8 +21,8 @@ from predictor.metrics import (
     sentence_dspr,
     uuas,
 )
-from predictor.probe import StructuralProbe
-from predictor.tree_ops import (
+from parserfree.predictor.probe import StructuralProbe
+from parserfree.predictor.tree_ops import (
     CROSS_TREE_DISTANCE,
     PAD_DISTANCE,
     ancestor_matrix,

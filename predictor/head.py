@@ -21,11 +21,11 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
-from predictor.arc_scorer import ArcScorer
-from predictor.config import PredictorConfig
-from predictor.loss import arc_loss, probe_loss
-from predictor.probe import StructuralProbe
-from predictor.tree_ops import PAD_DISTANCE, distances_from_parents, parents_from_heads, steps_for_length
+from parserfree.predictor.arc_scorer import ArcScorer
+from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.loss import arc_loss, probe_loss
+from parserfree.predictor.probe import StructuralProbe
+from parserfree.predictor.tree_ops import PAD_DISTANCE, distances_from_parents, parents_from_heads, steps_for_length
 
 
 @dataclass

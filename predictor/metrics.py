@@ -28,8 +28,8 @@ import numpy as np
 import torch
 from scipy.stats import rankdata
 
-from predictor.decoding import mst_edges
-from predictor.tree_ops import CROSS_TREE_DISTANCE, distances_from_heads, steps_for_length
+from parserfree.predictor.decoding import mst_edges
+from parserfree.predictor.tree_ops import CROSS_TREE_DISTANCE, distances_from_heads, steps_for_length
 
 
 def chain_baseline(n: int) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from predictor.tree_ops import PAD_DISTANCE, pair_mask
+from parserfree.predictor.tree_ops import PAD_DISTANCE, pair_mask
 
 
 class StructuralProbe(nn.Module):

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from torch import Tensor, nn
 
-from encoder import EncoderConfig, SyntaxEncoder, TaskHead
-from predictor.config import PredictorConfig
-from predictor.head import DistancePredictor, PredictorOutput
+from parserfree.encoder import EncoderConfig, SyntaxEncoder, TaskHead
+from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.head import DistancePredictor, PredictorOutput
 
 
 @dataclass

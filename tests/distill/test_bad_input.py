@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from distill.cli import main
-from distill.readers import MAX_TEXT_CHARS, DataError, read_file
+from parserfree.cli import main
+from parserfree.distill.readers import MAX_TEXT_CHARS, DataError, read_file
 
 BIG = 1 << 20  # a 1 MiB field or line
 
@@ -92,7 +92,7 @@ def test_cli_train_with_a_mistyped_key_exits_2_naming_it(tmp_path, capsys):
 def test_cli_process_prints_no_traceback(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"text": "fine", "label": 1}\n{"text": "broken", "label": \n', encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "distill.cli", "data", "--dataset", str(path)],
+    done = subprocess.run([sys.executable, "-m", "parserfree.cli", "data", "--dataset", str(path)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [f"parserfree: error: {path}:2: invalid JSON (Expecting value at column 29)"]

@@ -1,6 +1,6 @@
 import pytest
 
-from distill.config import ConfigError, load_config, save_config
+from parserfree.distill.config import ConfigError, load_config, save_config
 
 
 def test_every_shipped_config_loads():

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from distill import parse_cache
-from distill.config import load_config
-from distill.parse_cache import parse_cached
-from distill.train import train
+from parserfree.distill import parse_cache
+from parserfree.distill.config import load_config
+from parserfree.distill.parse_cache import parse_cached
+from parserfree.distill.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 KILLED_TRAINING = """
 import os, signal, sys
 import lightning as L
-from distill.config import load_config
-from distill.train import train
+from parserfree.distill.config import load_config
+from parserfree.distill.train import train
 
 class KillAt(L.Callback):
     def on_train_batch_end(self, trainer, *args):
@@ -68,7 +68,7 @@ def test_two_runs_with_the_same_seed_give_identical_metrics(smoke_overrides, tmp
 KILLED_PARSE = """
 import importlib.util, os, signal, sys
 import numpy as np
-from distill import parse_cache
+from parserfree.distill import parse_cache
 
 spec = importlib.util.spec_from_file_location("fixtures", sys.argv[2])
 fixtures = importlib.util.module_from_spec(spec)

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from distill import parse_cache
-from distill.parse_cache import merge_caches, parse_cached
+from parserfree.distill import parse_cache
+from parserfree.distill.parse_cache import merge_caches, parse_cached
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from distill.schedules import inverse_sqrt_factor, teacher_forcing_probability
+from parserfree.distill.schedules import inverse_sqrt_factor, teacher_forcing_probability
 
 
 def test_teacher_forcing_decays_linearly_then_stays_zero():

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from distill.teacher import SpacyTeacher, TeacherError, load_pipeline
-from distill.trees import tree_distances
+from parserfree.distill.teacher import SpacyTeacher, TeacherError, load_pipeline
+from parserfree.distill.trees import tree_distances
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ import sys
 import pytest
 import torch
 
-from distill.checkpoints import load_trained
-from distill.config import load_config
-from distill.train import train
+from parserfree.distill.checkpoints import load_trained
+from parserfree.distill.config import load_config
+from parserfree.distill.train import train
 
 
 def _train(overrides, out, extra=()):
@@ -61,7 +61,7 @@ def test_pretrained_predictor_initialises_a_parser_free_run(smoke_overrides, tmp
 
 
 def test_two_process_ddp_run_completes(smoke_overrides, tmp_path):
-    cmd = [sys.executable, "-m", "distill.cli", "train", "--config", "configs/smoke.yaml", "--out", str(tmp_path),
+    cmd = [sys.executable, "-m", "parserfree.cli", "train", "--config", "configs/smoke.yaml", "--out", str(tmp_path),
            "--devices", "2", "--strategy", "ddp", "--quiet", "--set", "training.max_epochs=1"]
     for o in smoke_overrides:
         cmd += ["--set", o]

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from distill.trees import (
+from parserfree.distill.trees import (
     CROSS_TREE_DISTANCE,
     PAD_DISTANCE,
     TreeError,

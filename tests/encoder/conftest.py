@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from encoder import BiasConfig, EncoderConfig
+from parserfree.encoder import BiasConfig, EncoderConfig
 
 VOCAB, BUCKETS = 30, 64
 

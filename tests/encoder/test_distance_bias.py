@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from encoder import BIAS_MODES, MASK_VALUE, BiasConfig, SyntaxBias
+from parserfree.encoder import BIAS_MODES, MASK_VALUE, BiasConfig, SyntaxBias
 
 CROSS_TREE = 1000  # distill.trees.CROSS_TREE_DISTANCE: pairs in different sentences
 

@@ -1,6 +1,6 @@
 import pytest
 
-from encoder import BiasConfig, EncoderConfig
+from parserfree.encoder import BiasConfig, EncoderConfig
 
 
 def test_defaults_validate_and_round_trip():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from encoder import SyntaxEncoder
+from parserfree.encoder import SyntaxEncoder
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from encoder import BIAS_MODES, SyntaxEncoder
+from parserfree.encoder import BIAS_MODES, SyntaxEncoder
 
 
 def twin(model: SyntaxEncoder, config) -> SyntaxEncoder:

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from encoder import TaskHead, masked_mean
+from parserfree.encoder import TaskHead, masked_mean
 
 
 def test_classification_and_regression_shapes():

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from encoder import PAD_ID, UNK_ID, Vocabulary, word_shape
-from encoder.vocabulary import VERSION, hash_feature
+from parserfree.encoder import PAD_ID, UNK_ID, Vocabulary, word_shape
+from parserfree.encoder.vocabulary import VERSION, hash_feature
 
 SENTENCES = [["the", "cat", "sat"], ["the", "dog", "sat"], ["a", "cat", "ran"], ["The", "bird"]]
 

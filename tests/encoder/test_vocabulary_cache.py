@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from encoder import vocabulary
-from encoder.vocabulary import Vocabulary
+from parserfree.encoder import vocabulary
+from parserfree.encoder.vocabulary import Vocabulary
 
 
 def test_cached_batches_match_the_definition_after_the_cache_starts_over(monkeypatch):

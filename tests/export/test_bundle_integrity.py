@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from export import BundleError, ParserFreeModel
+from parserfree.export import BundleError, ParserFreeModel
 
 
 @pytest.mark.parametrize("name", ["model.onnx", "vocab.json", "tokenizer", "labels.json"])

@@ -7,10 +7,10 @@ import onnxruntime as ort
 import pytest
 import torch
 
-from distill.checkpoints import load_trained
-from distill.datasets import normalise_text
-from export import ExportError, ParserFreeModel, export_bundle
-from distill.files import sha256_file
+from parserfree.distill.checkpoints import load_trained
+from parserfree.distill.datasets import normalise_text
+from parserfree.export import ExportError, ParserFreeModel, export_bundle
+from parserfree.distill.files import sha256_file
 
 
 def test_manifest_describes_the_bundle(smoke_bundle):
@@ -55,7 +55,7 @@ def test_graph_matches_pytorch_at_other_batch_sizes_and_lengths(smoke_bundle, sm
 def test_bundled_tokenizer_splits_like_the_training_parser(smoke_bundle, sentiment_file):
     import json
 
-    from distill.teacher import load_pipeline
+    from parserfree.distill.teacher import load_pipeline
 
     texts = [json.loads(line)["text"] for line in sentiment_file.read_text().splitlines()[:40]]
     texts += ["Don't stop... U.S.A. e.g. can't!", "  😀 很好\x07 ok  ", "email me: a@b.com, http://x.org/y?z=1"]
@@ -65,7 +65,7 @@ def test_bundled_tokenizer_splits_like_the_training_parser(smoke_bundle, sentime
 
 
 def test_failed_parity_check_leaves_no_bundle(smoke_checkpoint, tmp_path, monkeypatch):
-    import export.builder as builder
+    import parserfree.export.builder as builder
 
     real = builder.run_graph_module
 
@@ -82,7 +82,7 @@ def test_failed_parity_check_leaves_no_bundle(smoke_checkpoint, tmp_path, monkey
 
 
 def test_interrupted_export_leaves_no_bundle(smoke_checkpoint, tmp_path, monkeypatch):
-    import export.builder as builder
+    import parserfree.export.builder as builder
 
     def interrupted(module, kind, feeds, path):
         path.write_bytes(b"half a graph")
@@ -107,7 +107,7 @@ def test_existing_folder_is_not_replaced_without_overwrite(smoke_checkpoint, tmp
 
 
 def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tmp_path):
-    from distill.trees import batch_tree_distances
+    from parserfree.distill.trees import batch_tree_distances
 
     checkpoint = recipe_checkpoint("parser_fed")
     manifest = export_bundle(checkpoint, tmp_path / "fed")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from export import BundleError, ParserFreeModel
+from parserfree.export import BundleError, ParserFreeModel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # i.e. after model.onnx, the tokenizer and the parity check are already on disk.
 KILLED_EXPORT = """
 import os, signal, sys
-import export.builder as builder
+import parserfree.export.builder as builder
 
 def killed(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
@@ -41,7 +41,7 @@ def test_killed_export_leaves_nothing_that_loads(smoke_checkpoint, tmp_path):
 
 
 def test_next_export_clears_a_killed_exports_leftovers(smoke_checkpoint, tmp_path):
-    from export import export_bundle
+    from parserfree.export import export_bundle
 
     leftover = tmp_path / ".bundle.partial-killed"
     leftover.mkdir()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from distill.checkpoints import load_trained
-from export import ParserFreeModel
-from export.parity import FALLBACK_TEXTS, build_parity_set, parity_texts
+from parserfree.distill.checkpoints import load_trained
+from parserfree.export import ParserFreeModel
+from parserfree.export.parity import FALLBACK_TEXTS, build_parity_set, parity_texts
 
 
 def test_unreadable_data_falls_back_to_built_in_sentences(tmp_path):

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from export import ParserFreeModel
+from parserfree.export import ParserFreeModel
 
 EDGE_TEXTS = [
     "",
@@ -95,7 +95,7 @@ def test_variants_load_predict_and_report_agreement(smoke_bundle, variant):
 def test_runtime_never_loads_the_parser_model(smoke_bundle, tmp_path):
     code = (
         "import sys, json\n"
-        "from export import ParserFreeModel\n"
+        "from parserfree.export import ParserFreeModel\n"
         "model = ParserFreeModel.load(sys.argv[1])\n"
         "out = model.predict(['A great film.', ''], with_tree=True)\n"
         "assert 'label' in out[0], out\n"

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from distill.trees import CROSS_TREE_DISTANCE, tree_distances
-from predictor.decoding import mst_edges
-from predictor.metrics import (
+from parserfree.distill.trees import CROSS_TREE_DISTANCE, tree_distances
+from parserfree.predictor.decoding import mst_edges
+from parserfree.predictor.metrics import (
     DistanceMetrics,
     chain_baseline,
     dspr,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from distill.trees import batch_tree_distances
-from predictor.config import PredictorConfig
-from predictor.head import DistancePredictor, PredictorOutput
-from predictor.tree_ops import CROSS_TREE_DISTANCE, PAD_DISTANCE, distances_from_heads, steps_for_length
+from parserfree.distill.trees import batch_tree_distances
+from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.head import DistancePredictor, PredictorOutput
+from parserfree.predictor.tree_ops import CROSS_TREE_DISTANCE, PAD_DISTANCE, distances_from_heads, steps_for_length
 
 D_MODEL = 16
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from predictor.config import PredictorConfig
+from parserfree.predictor.config import PredictorConfig
 
 
 def test_defaults_are_valid_and_round_trip():

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from distill.trees import batch_tree_distances
-from predictor.config import PredictorConfig
-from predictor.head import DistancePredictor
-from predictor.metrics import DistanceMetrics
+from parserfree.distill.trees import batch_tree_distances
+from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.head import DistancePredictor
+from parserfree.predictor.metrics import DistanceMetrics
 
 D_MODEL = 32
 

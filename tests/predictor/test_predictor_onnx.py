@@ -9,10 +9,10 @@ import pytest
 import torch
 from torch import nn
 
-from distill.trees import batch_tree_distances
-from predictor.config import PredictorConfig
-from predictor.head import DistancePredictor
-from predictor.tree_ops import distances_from_heads, steps_for_length
+from parserfree.distill.trees import batch_tree_distances
+from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.head import DistancePredictor
+from parserfree.predictor.tree_ops import distances_from_heads, steps_for_length
 
 MAX_LEN = 64
 AXES = {"h": {0: "batch", 1: "length"}, "heads": {0: "batch", 1: "length"}, "mask": {0: "batch", 1: "length"},

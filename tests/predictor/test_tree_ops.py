@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import torch
 
-from distill.trees import CROSS_TREE_DISTANCE as TEACHER_CROSS
-from distill.trees import PAD_DISTANCE as TEACHER_PAD
-from distill.trees import batch_tree_distances, tree_distances
-from predictor.tree_ops import (
+from parserfree.distill.trees import CROSS_TREE_DISTANCE as TEACHER_CROSS
+from parserfree.distill.trees import PAD_DISTANCE as TEACHER_PAD
+from parserfree.distill.trees import batch_tree_distances, tree_distances
+from parserfree.predictor.tree_ops import (
     CROSS_TREE_DISTANCE,
     PAD_DISTANCE,
     distances_from_heads,

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from distill.cli import main
-from export import ParserFreeModel
+from parserfree.cli import main
+from parserfree.export import ParserFreeModel
 
 LINES = ["A great film.", "", "   ", "Wonderful", "😀 很好", " ".join(["dull"] * 2000), "\x07\x1b", "Bad.\r"]
 

@@ -66,7 +66,7 @@ def _format_report(variant: str, report: dict) -> str:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a checkpoint and print the parity of every model variant."""
-    from export.builder import export_bundle
+    from parserfree.export.builder import export_bundle
 
     manifest = export_bundle(args.checkpoint, args.out, optimize=args.optimize, quantize=args.quantize,
                              threads=args.threads, overwrite=args.overwrite)
@@ -103,7 +103,7 @@ def _chunks(lines: list[str]) -> Iterator[list[str]]:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     """Text lines in → JSON lines out, same count and order."""
-    from export.runtime import ParserFreeModel
+    from parserfree.export.runtime import ParserFreeModel
 
     model = ParserFreeModel.load(args.model, threads=args.threads, variant=args.variant)
     if args.input:

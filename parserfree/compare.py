@@ -22,17 +22,17 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from distill.checkpoints import TrainedModel, load_trained
-from distill.datasets import DataConfig, load_dataset, normalise_text
-from distill.task_metrics import predictions, task_metrics
-from distill.teacher import Parse, SpacyTeacher
-from distill.trees import batch_tree_distances
-from distill.files import write_json
-from export.bundle import package_versions
-from export.report import plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves, write_markdown
-from export.runtime import ParserFreeModel
-from export.tokenizer import words_of
-from predictor import DistanceMetrics, chain_baseline
+from parserfree.distill.checkpoints import TrainedModel, load_trained
+from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.task_metrics import predictions, task_metrics
+from parserfree.distill.teacher import Parse, SpacyTeacher
+from parserfree.distill.trees import batch_tree_distances
+from parserfree.distill.files import write_json
+from parserfree.export.bundle import package_versions
+from parserfree.report import plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves, write_markdown
+from parserfree.export.runtime import ParserFreeModel
+from parserfree.export.tokenizer import words_of
+from parserfree.predictor import DistanceMetrics, chain_baseline
 
 # a pipeline maps raw texts to (task outputs, words, D̂ per text or None, parses or None)
 Pipeline = Callable[[Sequence[str]], tuple[np.ndarray, list[list[str]], list[np.ndarray] | None, list[Parse] | None]]

@@ -14,9 +14,9 @@ import json
 import time
 from pathlib import Path
 
-from distill.config import ExperimentConfig, save_config
-from distill.datasets import DataConfig, load_dataset, normalise_text
-from distill.files import write_text_atomic
+from parserfree.distill.config import ExperimentConfig, save_config
+from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.files import write_text_atomic
 
 
 def _log(message: str) -> None:
@@ -39,7 +39,7 @@ def pretrain_text(config: ExperimentConfig, path: Path) -> Path:
 
 
 def _train_stage(config: ExperimentConfig, run_dir: Path, cache_dir: str | None, progress: bool) -> dict:
-    from distill.train import train
+    from parserfree.distill.train import train
 
     done = run_dir / "metrics.json"
     if done.exists():
@@ -51,7 +51,7 @@ def _train_stage(config: ExperimentConfig, run_dir: Path, cache_dir: str | None,
 
 
 def _export_stage(checkpoint: Path, bundle: Path) -> None:
-    from export.builder import export_bundle
+    from parserfree.export.builder import export_bundle
 
     if (bundle / "manifest.json").exists():
         _log(f"export: {bundle} exists, skipping")
@@ -62,7 +62,7 @@ def _export_stage(checkpoint: Path, bundle: Path) -> None:
 
 def run_main_job(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | None = None, progress: bool = True) -> dict:
     """Run (or resume) every stage; returns the comparison report."""
-    from export.compare import compare
+    from parserfree.compare import compare
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

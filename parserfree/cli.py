@@ -12,8 +12,8 @@ import json
 import sys
 from pathlib import Path
 
-from distill.datasets import SPLITS, DataConfig, describe, load_dataset
-from distill.vader import CITATION, default_cache_dir
+from parserfree.distill.datasets import SPLITS, DataConfig, describe, load_dataset
+from parserfree.distill.vader import CITATION, default_cache_dir
 
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
@@ -69,8 +69,8 @@ def _shard(value: str) -> tuple[int, int]:
 
 def cmd_parse(args: argparse.Namespace) -> int:
     """Parse a dataset with the spaCy teacher through the cache (resumable, shardable, mergeable)."""
-    from distill.parse_cache import merge_caches
-    from distill.parsing import ParseConfig, parse_dataset
+    from parserfree.distill.parse_cache import merge_caches
+    from parserfree.distill.parsing import ParseConfig, parse_dataset
 
     cache = _cache_dir(args)
     if args.merge:
@@ -94,8 +94,8 @@ def cmd_parse(args: argparse.Namespace) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train one recipe from a YAML config into a run directory."""
-    from distill.config import load_config
-    from distill.train import train
+    from parserfree.distill.config import load_config
+    from parserfree.distill.train import train
 
     overrides = list(args.set or [])
     if args.devices is not None:
@@ -114,8 +114,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare a parser-free bundle with a parser-fed model and write the report."""
-    from export.compare import compare
-    from export.report import headline_table
+    from parserfree.compare import compare
+    from parserfree.report import headline_table
 
     report = compare(
         args.parser_free, args.parser_fed, [d.strip() for d in args.dataset.split(",") if d.strip()], args.out,
@@ -129,9 +129,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job."""
-    from distill.config import load_config
-    from export.main_job import run_main_job
-    from export.report import headline_table
+    from parserfree.distill.config import load_config
+    from parserfree.main_job import run_main_job
+    from parserfree.report import headline_table
 
     config = load_config(args.config, args.set or [])
     out = Path(args.out or Path("runs") / Path(args.config).stem)
@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
-    from export.commands import add_export_commands
+    from parserfree.commands import add_export_commands
 
     add_export_commands(sub)
 
@@ -204,8 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``parserfree`` console script."""
-    from distill.parse_cache import CacheError
-    from distill.teacher import TeacherError
+    from parserfree.distill.parse_cache import CacheError
+    from parserfree.distill.teacher import TeacherError
 
     user_errors = (ValueError, TeacherError, CacheError, OSError)  # DataError, TreeError, config errors are ValueErrors
     args = build_parser().parse_args(argv)

@@ -6,8 +6,8 @@ import math
 import pytest
 from PIL import Image
 
-from distill.config import load_config
-from export.main_job import run_main_job
+from parserfree.distill.config import load_config
+from parserfree.main_job import run_main_job
 
 REQUIRED_MODEL_KEYS = ("metric_name", "metric", "sentences_per_s", "words_per_s", "latency_ms_p50", "latency_ms_p95")
 
