@@ -31,7 +31,7 @@ from timing import batches, describe_machine, format_table, machine, time_calls,
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.distill.teacher import SpacyTeacher
-from parserfree.compare import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
+from parserfree.export.pipelines import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
 from parserfree.export.runtime import ParserFreeModel
 
 DEFAULT_RUN = Path("runs/default")

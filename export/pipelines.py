@@ -1,0 +1,129 @@
+"""Inference pipelines: raw text → model outputs, as a user of each kind of model would run them.
+
+A pipeline maps a batch of raw texts to (task outputs, words, D̂ per text or None, parses or None). The
+parser-fed pipeline parses with spaCy, builds tree distances and runs the model (onnxruntime when a
+parser-fed bundle is given, else PyTorch); the tokenizer pipeline runs the parser-free graph or the
+no-syntax baseline on tokenised words only. ``resolve_model`` turns a bundle, run folder or checkpoint
+path into a ``ModelSource``; ``run_timed`` and ``latency_ms`` time a pipeline. Used by ``parserfree
+compare`` and by the inference benchmark.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from parserfree.distill.checkpoints import TrainedModel, load_trained
+from parserfree.distill.datasets import normalise_text
+from parserfree.distill.teacher import Parse, SpacyTeacher
+from parserfree.distill.trees import batch_tree_distances
+from parserfree.export.runtime import ParserFreeModel
+
+# a pipeline maps raw texts to (task outputs, words, D̂ per text or None, parses or None)
+Pipeline = Callable[[Sequence[str]], tuple[np.ndarray, list[list[str]], list[np.ndarray] | None, list[Parse] | None]]
+
+
+@dataclass
+class ModelSource:
+    """A model to compare: a bundle (ONNX) and/or a trained checkpoint (PyTorch)."""
+
+    bundle: ParserFreeModel | None
+    trained: TrainedModel | None
+    run_dir: Path | None
+
+    @property
+    def kind(self) -> str:
+        """parser_free, parser_fed or no_syntax."""
+        if self.bundle is not None:
+            return self.bundle.kind
+        return {"pretrain_predictor": "parser_free"}.get(self.trained.recipe, self.trained.recipe)
+
+
+def resolve_model(path: str | Path, threads: int) -> ModelSource:
+    """A bundle folder, a run folder (checkpoints/best.ckpt) or a .ckpt file → ModelSource."""
+    p = Path(path)
+    if (p / "manifest.json").exists():
+        bundle = ParserFreeModel.load(p, threads=threads)
+        ckpt = Path(bundle.manifest.get("checkpoint", {}).get("path", ""))
+        trained = load_trained(ckpt) if ckpt.is_file() else None
+        return ModelSource(bundle, trained, ckpt.parent.parent if trained else None)
+    if p.is_dir():
+        ckpt = p / "checkpoints" / "best.ckpt"
+        if not ckpt.exists():
+            raise FileNotFoundError(f"{p}: neither a bundle (manifest.json) nor a run folder (checkpoints/best.ckpt)")
+        return ModelSource(None, load_trained(ckpt), p)
+    if p.suffix == ".ckpt" and p.exists():
+        return ModelSource(None, load_trained(p), p.parent.parent)
+    raise FileNotFoundError(f"{p}: no such bundle, run folder or checkpoint")
+
+
+def torch_outputs(trained: TrainedModel, words: list[list[str]], distances: np.ndarray | None, source: str) -> np.ndarray:
+    """Task outputs of a trained PyTorch model on a batch of word lists, with the given distance source
+    ("parser" needs ``distances`` B×T×T; "predicted" uses the model's own D̂; "none" no bias)."""
+    max_len = trained.encoder_config.max_len
+    word_ids, feature_ids, mask = trained.vocab.encode_batch(words, max_len)
+    d = torch.from_numpy(distances[:, : word_ids.shape[1], : word_ids.shape[1]]) if distances is not None else None
+    with torch.no_grad():
+        out = trained.model(torch.from_numpy(word_ids), torch.from_numpy(feature_ids), torch.from_numpy(mask), d, source=source)
+    return out.task.numpy()
+
+
+def parser_fed_pipeline(model: ModelSource, teacher: SpacyTeacher) -> Pipeline:
+    """spaCy parse → tree distances → model (ORT when a parser-fed bundle is given, else PyTorch)."""
+
+    def run(texts):
+        parses = list(teacher.parse([normalise_text(t) for t in texts]))
+        words = [list(p.words) for p in parses]
+        distances = batch_tree_distances([p.heads for p in parses])
+        if model.bundle is not None:
+            out, _ = model.bundle.run_words(words, distances)
+        else:
+            out = torch_outputs(model.trained, words, distances, "parser")
+        return out, words, None, parses
+
+    return run
+
+
+def tokenizer_pipeline(model: ModelSource, tokenize: Callable[[Sequence[str]], list[list[str]]]) -> Pipeline:
+    """Tokenizer only → model: the parser-free graph (outputs D̂ too) or the no-syntax baseline (a
+    bundle, or a no_syntax checkpoint run in PyTorch)."""
+
+    def run(texts):
+        words = tokenize(texts)
+        if model.bundle is not None:
+            out, dist = model.bundle.run_words(words)
+            lengths = [min(len(w), model.bundle.max_len) for w in words]
+            return out, words, ([dist[b, :n, :n] for b, n in enumerate(lengths)] if dist is not None else None), None
+        return torch_outputs(model.trained, words, None, "none"), words, None, None
+
+    return run
+
+
+def run_timed(pipeline: Pipeline, texts: list[str], batch_size: int) -> dict:
+    """All texts in batches (after one warm-up batch): outputs, words, D̂, parses and the wall time."""
+    pipeline(texts[:batch_size])
+    outputs, words, dists, parses = [], [], [], []
+    start = time.perf_counter()
+    for i in range(0, len(texts), batch_size):
+        out, w, d, h = pipeline(texts[i : i + batch_size])
+        outputs.append(out)
+        words += w
+        dists += d or []
+        parses += h or []
+    seconds = time.perf_counter() - start
+    return {"outputs": np.concatenate(outputs), "words": words, "distances": dists or None, "parses": parses or None, "seconds": seconds}
+
+
+def latency_ms(pipeline: Pipeline, texts: list[str]) -> tuple[float, float]:
+    """p50 and p95 milliseconds of single-text calls."""
+    times = []
+    for t in texts:
+        start = time.perf_counter()
+        pipeline([t])
+        times.append(1e3 * (time.perf_counter() - start))
+    return float(np.percentile(times, 50)), float(np.percentile(times, 95))
