@@ -20,7 +20,9 @@ import sys
 import time
 
 import numpy as np
-from timing import describe_machine, format_table, machine, peak_rss_mb, time_calls, write_result
+from timing import format_table, write_result
+
+from parserfree.export.timing import describe_machine, machine, peak_rss_mb, time_calls
 
 ROWS = {
     "no_syntax": ["recipe=no_syntax"],
@@ -35,7 +37,7 @@ def load_data(args: argparse.Namespace, overrides: list[str]):
     from parserfree.distill.config import load_config
     from parserfree.distill.data_module import SyntaxDataModule
 
-    config = load_config(args.config, [*(args.set or []), *overrides])
+    config = load_config(args.config, [*(args.set or []), *overrides]).resolved()
     data = SyntaxDataModule(config, args.cache_dir, progress=False)
     data.prepare_data()
     data.setup()
@@ -69,8 +71,8 @@ def train_row(args: argparse.Namespace, overrides: list[str]) -> dict:
     torch.set_num_threads(args.threads)
     L.seed_everything(0, verbose=False)
     config, data = load_data(args, overrides)
-    module = CoTrainingModule(config, config.encoder_config(len(data.vocab), data.vocab.n_features),
-                              config.predictor_config(), data.vocab, data.label_names)
+    encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
+    module = CoTrainingModule(config, encoder, config.predictor_config(), data.vocab, data.label_names)
     times = StepTimes()
     trainer = L.Trainer(max_steps=args.warmup + args.steps, max_epochs=-1, limit_val_batches=0, logger=False,
                         enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,

@@ -1,13 +1,11 @@
 """Co-training (LightningModule): task loss + λ·distance loss, moving the biased layers from D to D̂.
 
-The training logic of every recipe, one code path:
-- ``no_syntax``: bias off, task loss only;
-- ``parser_fed``: the published method — parser distances D at train and test, every layer biased;
-- ``parser_free``: the predictor learns D from h_k (arc cross-entropy or probe L1) while the biased
-  layers see D with probability p(step) (teacher forcing, decaying 1 → 0) and D̂ otherwise;
-- ``pretrain_predictor``: layers 1..k + predictor on (unlabeled) parsed text, distance loss only.
-Validation scores the model as it will be used: parser-free models with D̂ only, parser-fed with D.
-The model itself is plain PyTorch (``predictor.syntax_model.SyntaxModel``).
+The training logic of every recipe, one code path driven by the recipe's row (``distill.recipes``):
+the row says where the biased layers take distances from during training (``train_source``; the
+``scheduled`` rule feeds D with probability p(step), decaying 1 → 0, else D̂) and at validation
+(``eval_source``, as the model will be used), whether a predictor learns D from h_k (arc cross-entropy
+or probe L1) and whether there is a task loss. The model itself is plain PyTorch
+(``predictor.syntax_model.SyntaxModel``).
 """
 
 from __future__ import annotations
@@ -27,12 +25,7 @@ from parserfree.distill.task_metrics import predictions, task_metrics
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.predictor import DistanceMetrics, PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
-
-
-
-def distance_source(recipe: str) -> str:
-    """Where the biased layers take distances from at inference, per recipe."""
-    return {"no_syntax": "none", "parser_fed": "parser", "parser_free": "predicted", "pretrain_predictor": "predicted"}[recipe]
+from parserfree.distill.recipes import get_recipe
 
 
 class CoTrainingModule(L.LightningModule):
@@ -49,7 +42,8 @@ class CoTrainingModule(L.LightningModule):
         super().__init__()
         self.config = config
         self.recipe = config.recipe
-        self.task = config.data.task if config.recipe != "pretrain_predictor" else "none"
+        self.row = get_recipe(config.recipe)
+        self.task = config.data.task if self.row.task else "none"
         self.vocab = vocab
         self.label_names = label_names
         self.encoder_config = encoder_config
@@ -67,11 +61,19 @@ class CoTrainingModule(L.LightningModule):
         return F.cross_entropy(output, labels)
 
     def teacher_forcing_p(self) -> float:
-        """Current probability of feeding parser distances to the biased layers (parser_free only)."""
-        if self.recipe != "parser_free":
-            return 1.0 if self.recipe == "parser_fed" else 0.0
+        """Current probability of feeding parser distances to the biased layers during training."""
+        if self.row.train_source != "scheduled":
+            return 1.0 if self.row.train_source == "parser" else 0.0
         total = max(1, int(self.trainer.estimated_stepping_batches)) if self._trainer is not None else 1
         return teacher_forcing_probability(self.global_step, total, self.config.training.teacher_forcing_fraction)
+
+    def training_source(self, p: float) -> str:
+        """The distance source of this training step. ``scheduled``: parser distances with probability p,
+        drawn from (seed, step) only, so a resumed run makes the same choices; else the row's source."""
+        if self.row.train_source != "scheduled":
+            return self.row.train_source
+        draw = np.random.default_rng((self.config.seed, self.global_step)).random()
+        return "parser" if draw < p else "predicted"
 
     def _forward(self, batch: dict, source: str):
         return self.model(
@@ -80,13 +82,8 @@ class CoTrainingModule(L.LightningModule):
         )
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
-        source = distance_source(self.recipe)
         p = self.teacher_forcing_p()
-        if self.recipe == "parser_free":
-            # a draw that depends only on (seed, step), so a resumed run makes the same choices
-            draw = np.random.default_rng((self.config.seed, self.global_step)).random()
-            source = "parser" if draw < p else "predicted"
-        out = self._forward(batch, source)
+        out = self._forward(batch, self.training_source(p))
         loss = torch.zeros((), device=batch["mask"].device)
         bs = batch["mask"].shape[0]
         if out.task is not None:
@@ -103,7 +100,7 @@ class CoTrainingModule(L.LightningModule):
         return loss
 
     def validation_step(self, batch: dict, batch_idx: int) -> None:
-        out = self._forward(batch, distance_source(self.recipe))
+        out = self._forward(batch, self.row.eval_source)
         bs = batch["mask"].shape[0]
         if out.task is not None:
             self.log("val/task_loss", self._task_loss(out.task, batch["labels"]), batch_size=bs, sync_dist=True)
@@ -126,7 +123,7 @@ class CoTrainingModule(L.LightningModule):
             self.log("val/uuas", d["uuas"], prog_bar=True, sync_dist=True)
             self.log("val/dspr", d["dspr"], sync_dist=True)
             self.log("val/l1", d["l1"], sync_dist=True)
-            if self.recipe == "pretrain_predictor":
+            if not self.row.task:  # predictor pre-training: the model is chosen on UUAS
                 self.log("val/metric", d["uuas"], sync_dist=True)
         self._val_pred, self._val_gold = [], []
         self.distance_metrics.reset()

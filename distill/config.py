@@ -1,8 +1,8 @@
 """Experiment configuration: one YAML file fully describes one run.
 
-The top of the data flow. A config names the recipe (``no_syntax``, ``parser_fed``, ``parser_free``,
-``pretrain_predictor``), the data, the parser, the vocabulary, the encoder, the distance predictor and
-the training settings. Loading validates every key: unknown or mistyped keys and impossible values stop
+A config names the recipe (a row of ``distill.recipes``), the data, the parser, the vocabulary, the
+encoder, the distance predictor, the training and the main job; every section is a typed dataclass of
+the one schema (``encoder.schema``). Loading validates every key: unknown or mistyped keys and impossible values stop
 with an error naming the key (``training.lr='fast' must be a number``). ``--set section.key=value``
 overrides a loaded file; the resolved config is saved into every run directory.
 """
@@ -10,23 +10,27 @@ overrides a loaded file; the resolved config is saved into every run directory.
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from parserfree.distill.datasets import DataConfig
-from parserfree.distill.files import write_text_atomic
+from parserfree.encoder.files import write_text_atomic
 from parserfree.distill.parsing import ParseConfig
+from parserfree.distill.recipes import RECIPES, Recipe, exportable_recipes, get_recipe
+from parserfree.encoder.config import EncoderConfig
+from parserfree.encoder.schema import (
+    ConfigError,
+    build_dataclass,
+    check_choice,
+    check_int,
+    check_number,
+    to_settings,
+)
+from parserfree.predictor.config import PredictorConfig
 
-RECIPES = ("no_syntax", "parser_fed", "parser_free", "pretrain_predictor")
-
-
-class ConfigError(ValueError):
-    """An invalid experiment config; the message names the key."""
+__all__ = ["ConfigError", "ExperimentConfig", "RunConfig", "TrainingConfig", "VocabConfig", "load_config", "save_config"]
 
 
 @dataclass
@@ -37,14 +41,12 @@ class VocabConfig:
     max_size: int | None = 30000
     n_feature_buckets: int = 4096
 
-    def validate(self) -> None:
-        """Raise ValueError naming the first impossible field."""
-        if self.min_freq < 1:
-            raise ValueError(f"vocab.min_freq={self.min_freq} must be ≥ 1")
-        if self.max_size is not None and self.max_size < 2:
-            raise ValueError(f"vocab.max_size={self.max_size} must be ≥ 2")
-        if self.n_feature_buckets < 2:
-            raise ValueError(f"vocab.n_feature_buckets={self.n_feature_buckets} must be ≥ 2")
+    def validate(self, section: str = "vocab") -> None:
+        """Raise ConfigError naming the first impossible field."""
+        check_int(f"{section}.min_freq", self.min_freq, 1)
+        if self.max_size is not None:
+            check_int(f"{section}.max_size", self.max_size, 2)
+        check_int(f"{section}.n_feature_buckets", self.n_feature_buckets, 2)
 
 
 @dataclass
@@ -66,25 +68,20 @@ class TrainingConfig:
     val_check_interval: float = 1.0
     limit_train_batches: float = 1.0
     num_workers: int = 0
-    threads: int | None = None  # PyTorch intra-op threads (None: PyTorch's default, one per core)
     accelerator: str = "cpu"
     devices: int = 1
     strategy: str = "auto"
     init_from: str | None = None  # a pretrain_predictor checkpoint to start a parser_free run from
 
-    def validate(self) -> None:
-        """Raise ValueError naming the first impossible field."""
-        positive = {"max_epochs": self.max_epochs, "batch_size": self.batch_size, "devices": self.devices}
-        for name, value in positive.items():
-            if value < 1:
-                raise ValueError(f"training.{name}={value} must be ≥ 1")
+    def validate(self, section: str = "training") -> None:
+        """Raise ConfigError naming the first impossible field."""
+        for name in ("max_epochs", "batch_size", "devices"):
+            check_int(f"{section}.{name}", getattr(self, name), 1)
         if self.lr <= 0:
-            raise ValueError(f"training.lr={self.lr} must be > 0")
+            raise ConfigError(f"{section}.lr={self.lr} must be > 0")
         for name in ("weight_decay", "bias_lr_multiplier", "grad_clip", "distance_loss_weight", "warmup_steps"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"training.{name}={getattr(self, name)} must be ≥ 0")
-        if not 0 <= self.teacher_forcing_fraction <= 1:
-            raise ValueError(f"training.teacher_forcing_fraction={self.teacher_forcing_fraction} must be in [0, 1]")
+            check_number(f"{section}.{name}", getattr(self, name), low=0)
+        check_number(f"{section}.teacher_forcing_fraction", self.teacher_forcing_fraction, low=0, high=1)
 
 
 @dataclass
@@ -97,156 +94,115 @@ class RunConfig:
     pretrain_epochs: int = 0
     compare_datasets: list[str] = field(default_factory=lambda: ["vader-movies"])
     compare_max_examples: int | None = None  # per dataset, for quick runs
-    threads: int = 2
     latency_examples: int = 200
     export_parser_fed: bool = True
 
-    def validate(self) -> None:
-        """Raise ValueError naming the first impossible field."""
-        for r in self.recipes:
-            if r not in RECIPES[:3]:
-                raise ValueError(f"run.recipes: '{r}' must be one of {RECIPES[:3]}")
+    def validate(self, section: str = "run") -> None:
+        """Raise ConfigError naming the first impossible field."""
+        for i, name in enumerate(self.recipes):
+            check_choice(f"{section}.recipes[{i}]", name, exportable_recipes())
         if "parser_free" not in self.recipes or "parser_fed" not in self.recipes:
-            raise ValueError("run.recipes must include parser_free and parser_fed (the comparison needs both)")
-        if self.pretrain_epochs < 0 or self.threads < 1 or self.latency_examples < 1:
-            raise ValueError("run.pretrain_epochs must be ≥ 0, run.threads and run.latency_examples ≥ 1")
+            raise ConfigError(f"{section}.recipes must include parser_free and parser_fed (the comparison needs both)")
+        check_int(f"{section}.pretrain_epochs", self.pretrain_epochs, 0)
+        check_int(f"{section}.latency_examples", self.latency_examples, 1)
         if not self.compare_datasets:
-            raise ValueError("run.compare_datasets must name at least one dataset")
+            raise ConfigError(f"{section}.compare_datasets must name at least one dataset")
 
 
 @dataclass
 class ExperimentConfig:
-    """One experiment: recipe + the sections above. ``encoder`` and ``predictor`` stay dicts here and are
-    validated by ``encoder.EncoderConfig`` / ``predictor.PredictorConfig`` (the vocabulary size is known
-    only once the vocabulary is built)."""
+    """One experiment: the recipe (a row of ``distill.recipes.RECIPES``) and every section of settings.
+
+    ``resolved()`` applies what the recipe fixes (its row's ``fixed`` settings); ``model_encoder_config``
+    adds the sizes that come from the vocabulary. Both are saved with a run, so its config.yaml says
+    exactly what ran.
+    """
 
     recipe: str = "parser_free"
     seed: int = 0
+    threads: int | None = None  # PyTorch and onnxruntime intra-op threads of every stage (None: one per core)
     data: DataConfig = field(default_factory=DataConfig)
     parse: ParseConfig = field(default_factory=ParseConfig)
     vocab: VocabConfig = field(default_factory=VocabConfig)
-    encoder: dict = field(default_factory=dict)
-    predictor: dict = field(default_factory=dict)
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    predictor: PredictorConfig = field(default_factory=PredictorConfig)
     training: TrainingConfig = field(default_factory=TrainingConfig)
     run: RunConfig = field(default_factory=RunConfig)
 
-    def validate(self) -> None:
-        """Validate every section, the encoder and predictor through their own config classes."""
-        from parserfree.predictor import PredictorConfig
+    @property
+    def recipe_row(self) -> Recipe:
+        """The recipe's row of the recipe table."""
+        return get_recipe(self.recipe)
 
-        if self.recipe not in RECIPES:
-            raise ConfigError(f"recipe='{self.recipe}' must be one of {RECIPES}")
-        for section in (self.data, self.parse, self.vocab, self.training, self.run):
+    def validate(self) -> None:
+        """Validate every section; each error names its key."""
+        check_choice("recipe", self.recipe, RECIPES)
+        if self.threads is not None:
+            check_int("threads", self.threads, 1)
+        for name in ("data", "parse"):  # sections whose classes live with their data code
             try:
-                section.validate()
+                getattr(self, name).validate()
+            except ConfigError:
+                raise
             except ValueError as e:
                 raise ConfigError(str(e)) from None
-        try:
-            self.encoder_config(vocab_size=2)
-            PredictorConfig.from_dict(dict(self.predictor))
-        except ValueError as e:
-            raise ConfigError(str(e)) from None
-        if self.recipe == "parser_free" and self.encoder.get("predictor_layer", 0) < 1:
-            raise ConfigError("encoder.predictor_layer must be ≥ 1 for recipe parser_free (the predictor reads h_k)")
-        if self.recipe == "pretrain_predictor" and self.encoder.get("predictor_layer", 0) < 1:
-            raise ConfigError("encoder.predictor_layer must be ≥ 1 for recipe pretrain_predictor")
+        for name in ("vocab", "encoder", "predictor", "training", "run"):
+            getattr(self, name).validate(name)
+        if self.encoder.n_feature_buckets != self.vocab.n_feature_buckets:
+            raise ConfigError(f"encoder.n_feature_buckets={self.encoder.n_feature_buckets} must equal "
+                              f"vocab.n_feature_buckets={self.vocab.n_feature_buckets} (the vocabulary hashes into them)")
+        row = self.resolved().recipe_row
+        if row.needs_predictor_layer and self.resolved().encoder.predictor_layer < 1:
+            raise ConfigError(f"encoder.predictor_layer must be ≥ 1 for recipe {self.recipe} (the predictor reads h_k)")
 
-    def encoder_config(self, vocab_size: int, n_features: int = 3):
-        """The EncoderConfig of this recipe: no_syntax turns the bias off, parser_fed biases all layers."""
-        from parserfree.encoder import EncoderConfig
+    def resolved(self) -> ExperimentConfig:
+        """A copy with the settings the recipe fixes (its row's ``fixed``) applied."""
+        data = self.to_dict()
+        for key, value in self.recipe_row.fixed.items():
+            set_key(data, key, value)
+        return build_dataclass(ExperimentConfig, data)
 
-        enc = {k: v for k, v in self.encoder.items()}
-        enc["vocab_size"] = vocab_size
-        enc["n_features"] = n_features
-        enc["n_feature_buckets"] = self.vocab.n_feature_buckets
-        if self.recipe == "no_syntax":
-            enc["bias"] = {**enc.get("bias", {}), "mode": "none"}
-            enc["predictor_layer"] = 0
-        elif self.recipe == "parser_fed":
-            enc["predictor_layer"] = 0
-        return EncoderConfig.from_dict(enc)
+    def fixed_changes(self) -> list[str]:
+        """The settings the recipe fixes that differ in this config, as "key: config → recipe" lines."""
+        mine, fixed = self.to_dict(), self.resolved().to_dict()
+        out = []
+        for key in self.recipe_row.fixed:
+            a, b = mine, fixed
+            for part in key.split("."):
+                a, b = a[part], b[part]
+            if a != b:
+                out.append(f"{key}: {a!r} → {b!r} (fixed by recipe {self.recipe})")
+        return out
 
-    def predictor_config(self):
+    def model_encoder_config(self, vocab_size: int, n_features: int) -> EncoderConfig:
+        """The encoder section with the vocabulary's sizes; a size set in the config must match."""
+        for name, got in (("vocab_size", vocab_size), ("n_features", n_features)):
+            mine = getattr(self.encoder, name)
+            if name == "vocab_size" and mine not in (0, got):
+                raise ConfigError(f"encoder.vocab_size={mine} but the vocabulary built from the data has {got} "
+                                  "entries (set 0 to take it from the vocabulary)")
+            if name == "n_features" and mine != got:
+                raise ConfigError(f"encoder.n_features={mine} but the vocabulary gives {got} features per word")
+        return dataclasses.replace(self.encoder, vocab_size=vocab_size, n_features=n_features)
+
+    def predictor_config(self) -> PredictorConfig | None:
         """The PredictorConfig, or None for recipes without a predictor."""
-        from parserfree.predictor import PredictorConfig
-
-        if self.recipe in ("no_syntax", "parser_fed"):
-            return None
-        return PredictorConfig.from_dict(dict(self.predictor))
+        return self.predictor if self.recipe_row.predictor else None
 
     def to_dict(self) -> dict:
         """Plain nested dict (what is saved as the resolved config)."""
-        return dataclasses.asdict(self)
+        return to_settings(self)
 
 
-def _check_type(key: str, value: Any, hint: Any) -> Any:
-    """Check (and gently coerce: int → float, numeric string → float) a value against a type hint."""
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        options = typing.get_args(hint)
-        if value is None and type(None) in options:
-            return None
-        errors = []
-        for option in options:
-            if option is type(None):
-                continue
-            try:
-                return _check_type(key, value, option)
-            except ConfigError as e:
-                errors.append(str(e))
-        raise ConfigError(errors[0] if errors else f"{key}={value!r} has the wrong type")
-    if origin is list:
-        if not isinstance(value, list):
-            raise ConfigError(f"{key}={value!r} must be a list")
-        (inner,) = typing.get_args(hint)
-        return [_check_type(f"{key}[{i}]", v, inner) for i, v in enumerate(value)]
-    if hint is dict:
-        if not isinstance(value, dict):
-            raise ConfigError(f"{key} must be a mapping of settings")
-        return value
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{key}={value!r} must be true or false")
-        return value
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{key}={value!r} must be an integer")
-        return value
-    if hint is float:
-        if isinstance(value, str):
-            try:
-                value = float(value)
-            except ValueError:
-                raise ConfigError(f"{key}={value!r} must be a number") from None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{key}={value!r} must be a number")
-        return float(value)
-    if hint is str:
-        if not isinstance(value, str):
-            raise ConfigError(f"{key}={value!r} must be a string")
-        return value
-    return value
-
-
-def build_dataclass(cls: type, data: dict, prefix: str = "") -> Any:
-    """Instantiate a (nested) config dataclass from a dict; unknown keys and wrong types name the key."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{prefix or 'config'} must be a mapping of settings, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        where = f"{prefix}." if prefix else ""
-        raise ConfigError(f"unknown key '{where}{unknown[0]}' (known keys here: {', '.join(sorted(names))})")
-    kwargs = {}
-    for name, value in data.items():
-        key = f"{prefix}.{name}" if prefix else name
-        hint = hints[name]
-        if dataclasses.is_dataclass(hint):
-            kwargs[name] = build_dataclass(hint, value or {}, key)
-        else:
-            kwargs[name] = _check_type(key, value, hint)
-    return cls(**kwargs)
+def set_key(data: dict, key: str, value) -> None:
+    """Set ``section.key`` (dotted) in a nested dict, creating sections as needed."""
+    node = data
+    parts = key.split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"{key}: '{part}' is not a section")
+    node[parts[-1]] = value
 
 
 def apply_overrides(data: dict, overrides: list[str]) -> dict:
@@ -255,13 +211,10 @@ def apply_overrides(data: dict, overrides: list[str]) -> dict:
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set '{item}' must look like section.key=value")
-        node = data
-        parts = key.split(".")
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                raise ConfigError(f"--set '{item}': '{part}' is not a section")
-        node[parts[-1]] = yaml.safe_load(raw)
+        try:
+            set_key(data, key, yaml.safe_load(raw))
+        except ConfigError as e:
+            raise ConfigError(f"--set '{item}': {e}") from None
     return data
 
 

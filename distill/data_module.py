@@ -21,8 +21,9 @@ from torch.utils.data import DataLoader, Sampler
 from parserfree.distill.config import ExperimentConfig
 from parserfree.distill.datasets import SPLITS, load_dataset
 from parserfree.distill.parsing import ParsedExample, parse_dataset
-from parserfree.distill.trees import PAD_DISTANCE, batch_tree_distances
+from parserfree.distill.trees import batch_tree_distances
 from parserfree.distill.vader import default_cache_dir
+from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder import Vocabulary
 
 
@@ -166,7 +167,7 @@ class SyntaxDataModule(L.LightningDataModule):
         self.cache_dir = Path(cache_dir or config.data.cache_dir or default_cache_dir())
         self.vocab = vocab
         self.progress = progress
-        self.max_len = int(config.encoder.get("max_len", 256))
+        self.max_len = config.encoder.max_len
         self.splits: dict[str, list[EncodedExample]] = {}
         self.label_names: list[str] = []
 

@@ -19,21 +19,12 @@ import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.loggers import CSVLogger
 
-from parserfree.distill.checkpoints import load_trained
-from parserfree.distill.co_training import CoTrainingModule, distance_source
+from parserfree.distill.checkpoints import check_resumable, load_pretrained, load_trained
+from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.data_module import SyntaxDataModule
 from parserfree.distill.evaluate import evaluate
-from parserfree.distill.files import write_json
-
-
-def _pretrained_state(path: str, predictor_layer: int) -> tuple[dict, object]:
-    """Weights of a pre-trained predictor run that a parser_free run starts from: the embeddings, the
-    unbiased layers 1..k and the predictor (the upper layers and task head start fresh)."""
-    trained = load_trained(path)
-    keep = ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.", "predictor.")
-    keep += tuple(f"encoder.layers.{i}." for i in range(predictor_layer))
-    return {k: v for k, v in trained.model.state_dict().items() if k.startswith(keep)}, trained.vocab
+from parserfree.encoder.files import write_json
 
 
 class MidEpochCheckpoint(ModelCheckpoint):
@@ -67,24 +58,33 @@ def train(
     progress: bool = True,
     callbacks: list | None = None,
 ) -> dict:
-    """Train one recipe into ``out_dir``; returns the run's metrics (also written to metrics.json)."""
+    """Train one recipe into ``out_dir``; returns the run's metrics (also written to metrics.json).
+
+    The run folder's config.yaml is the config as it ran: the recipe's fixed settings applied and the
+    encoder's sizes taken from the vocabulary."""
     run_dir = Path(out_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    save_config(config, run_dir / "config.yaml")
+    for change in config.fixed_changes():
+        print(f"[parserfree train] {change}", flush=True)
+    config = config.resolved()
+    last = run_dir / "checkpoints" / "last.ckpt"
+    if resume and last.exists():
+        check_resumable(last, config.to_dict())  # never continue a run of other settings
     L.seed_everything(config.seed, workers=True, verbose=False)
-    if config.training.threads:
-        torch.set_num_threads(config.training.threads)
+    if config.threads:
+        torch.set_num_threads(config.threads)
 
-    vocab, init_state = None, None
+    vocab, init = None, None
     if config.training.init_from:
-        init_state, vocab = _pretrained_state(config.training.init_from, int(config.encoder.get("predictor_layer", 0)))
+        init = load_trained(config.training.init_from)
+        vocab = init.vocab
     data = SyntaxDataModule(config, cache_dir, vocab, progress)
     data.setup()  # parses through the cache once; Lightning's own prepare_data/setup calls then find it done
-    enc_cfg = config.encoder_config(len(data.vocab), data.vocab.n_features)
-    module = CoTrainingModule(config, enc_cfg, config.predictor_config(), data.vocab, data.label_names)
-    if init_state is not None:
-        missing = module.model.load_state_dict(init_state, strict=False)
-        assert not missing.unexpected_keys, missing.unexpected_keys
+    config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
+    save_config(config, run_dir / "config.yaml")
+    module = CoTrainingModule(config, config.encoder, config.predictor_config(), data.vocab, data.label_names)
+    if init is not None:
+        load_pretrained(module.model, config.training.init_from, init)
 
     t = config.training
     checkpoints = run_dir / "checkpoints"
@@ -110,7 +110,6 @@ def train(
         log_every_n_steps=10,
         deterministic="warn",
     )
-    last = checkpoints / "last.ckpt"
     start = time.perf_counter()
     trainer.fit(module, datamodule=data, ckpt_path=str(last) if resume and last.exists() else None)
     seconds = time.perf_counter() - start
@@ -118,7 +117,7 @@ def train(
         return {}
     best_path = Path(best.best_model_path) if best.best_model_path else last
     trained = load_trained(best_path)
-    source = distance_source(config.recipe)
+    source = config.recipe_row.eval_source
     n_classes = max(2, len(data.label_names))
     result = {
         "recipe": config.recipe,

@@ -1,47 +1,20 @@
 """Encoder configuration: the named, validated settings of the syntax-biased Transformer.
 
-In the data flow this is the record that fixes every shape and option of `encoder/`: the vocabulary
-sizes the embeddings are built from, the layer stack, where the distance predictor taps the stack
-(`predictor_layer`) and how tree distances become an attention bias (`BiasConfig`). Configs are plain
-dataclasses; `from_dict`/`to_dict` move them to and from the experiment files under `configs/`, and
-`validate()` rejects impossible values with an error that names the offending field
-(``encoder.n_heads=3 must divide encoder.d_model=128``).
+The record that fixes every shape and option of `encoder/`: the vocabulary sizes the embeddings are
+built from, the layer stack, where the distance predictor taps the stack (`predictor_layer`) and how tree
+distances become an attention bias (`BiasConfig`). Both are sections of the one config schema
+(`encoder.schema`): `from_dict`/`to_dict` move them to and from YAML and checkpoints, and `validate()`
+rejects impossible values naming the key (``encoder.n_heads=3 must divide encoder.d_model=128``).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from .schema import ConfigError, check_choice, check_int, check_number, from_settings, to_settings
+
 BIAS_MODES = ("learned", "fixed_decay", "hard_mask", "none")
-
-
-def _check_int(section: str, name: str, value: Any, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{section}.{name}={value!r} must be an integer")
-    if value < minimum:
-        raise ValueError(f"{section}.{name}={value} must be ≥ {minimum}")
-
-
-def _check_bool(section: str, name: str, value: Any) -> None:
-    if not isinstance(value, bool):
-        raise ValueError(f"{section}.{name}={value!r} must be true or false")
-
-
-def _check_number(section: str, name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{section}.{name}={value!r} must be a finite number")
-
-
-def _reject_unknown(section: str, cls: type, data: dict[str, Any]) -> None:
-    known = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(
-            f"unknown key(s) in {section}: {', '.join(unknown)}; expected some of {', '.join(sorted(known))}"
-        )
 
 
 @dataclass
@@ -68,34 +41,29 @@ class BiasConfig:
     zero_init: bool = True
 
     def validate(self, section: str = "encoder.bias") -> None:
-        """Raise ValueError naming the first impossible field."""
-        if self.mode not in BIAS_MODES:
-            raise ValueError(f"{section}.mode={self.mode!r} must be one of {', '.join(BIAS_MODES)}")
-        _check_int(section, "max_distance", self.max_distance, 1)
+        """Raise ConfigError naming the first impossible field."""
+        check_choice(f"{section}.mode", self.mode, BIAS_MODES)
+        check_int(f"{section}.max_distance", self.max_distance, 1)
         for name in ("per_head", "learned_scale", "learn_alpha", "zero_init"):
-            _check_bool(section, name, getattr(self, name))
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{section}.{name}={getattr(self, name)!r} must be true or false")
         if self.log_buckets_from is not None:
-            _check_int(section, "log_buckets_from", self.log_buckets_from, 1)
+            check_int(f"{section}.log_buckets_from", self.log_buckets_from, 1)
             if self.log_buckets_from >= self.max_distance:
-                raise ValueError(
+                raise ConfigError(
                     f"{section}.log_buckets_from={self.log_buckets_from} must be below "
                     f"{section}.max_distance={self.max_distance}"
                 )
-        _check_number(section, "decay_alpha", self.decay_alpha)
-        if self.decay_alpha < 0:
-            raise ValueError(f"{section}.decay_alpha={self.decay_alpha} must be ≥ 0")
-        _check_int(section, "hard_mask_k", self.hard_mask_k, 0)
+        check_number(f"{section}.decay_alpha", self.decay_alpha, low=0)
+        check_int(f"{section}.hard_mask_k", self.hard_mask_k, 0)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], section: str = "encoder.bias") -> BiasConfig:
-        """Build from a plain dict (unknown keys rejected by name) and validate."""
-        _reject_unknown(section, cls, data)
-        config = cls(**data)
-        config.validate(section)
-        return config
+        """Build from a plain dict (unknown keys and wrong types named) and validate."""
+        return from_settings(cls, data, section)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return to_settings(self)
 
 
 @dataclass
@@ -106,7 +74,7 @@ class EncoderConfig:
     layers predictor_layer+1..n_layers receive the syntax bias. predictor_layer = 0 biases every layer.
     """
 
-    vocab_size: int
+    vocab_size: int = 0  # 0: taken from the vocabulary when the model is built
     n_features: int = 3
     n_feature_buckets: int = 4096
     d_model: int = 128
@@ -119,45 +87,36 @@ class EncoderConfig:
     bias: BiasConfig = field(default_factory=BiasConfig)
 
     def validate(self, section: str = "encoder") -> None:
-        """Raise ValueError naming the first impossible field."""
-        _check_int(section, "vocab_size", self.vocab_size, 2)
-        _check_int(section, "n_features", self.n_features, 0)
-        _check_int(section, "n_feature_buckets", self.n_feature_buckets, 2)
-        _check_int(section, "d_model", self.d_model, 1)
-        _check_int(section, "n_heads", self.n_heads, 1)
+        """Raise ConfigError naming the first impossible field (vocab_size 0 means "not known yet")."""
+        check_int(f"{section}.vocab_size", self.vocab_size, 0)
+        if self.vocab_size == 1:
+            raise ConfigError(f"{section}.vocab_size=1 must be 0 (from the vocabulary) or ≥ 2")
+        check_int(f"{section}.n_features", self.n_features, 0)
+        check_int(f"{section}.n_feature_buckets", self.n_feature_buckets, 2)
+        check_int(f"{section}.d_model", self.d_model, 1)
+        check_int(f"{section}.n_heads", self.n_heads, 1)
         if self.d_model % self.n_heads:
-            raise ValueError(
+            raise ConfigError(
                 f"{section}.n_heads={self.n_heads} must divide {section}.d_model={self.d_model}"
             )
-        _check_int(section, "n_layers", self.n_layers, 1)
-        _check_int(section, "d_ff", self.d_ff, 1)
-        _check_number(section, "dropout", self.dropout)
-        if not 0 <= self.dropout < 1:
-            raise ValueError(f"{section}.dropout={self.dropout} must be in [0, 1)")
-        _check_int(section, "max_len", self.max_len, 1)
-        _check_int(section, "predictor_layer", self.predictor_layer, 0)
+        check_int(f"{section}.n_layers", self.n_layers, 1)
+        check_int(f"{section}.d_ff", self.d_ff, 1)
+        check_number(f"{section}.dropout", self.dropout, low=0, high=1, high_open=True)
+        check_int(f"{section}.max_len", self.max_len, 1)
+        check_int(f"{section}.predictor_layer", self.predictor_layer, 0)
         if self.predictor_layer >= self.n_layers:
-            raise ValueError(
+            raise ConfigError(
                 f"{section}.predictor_layer={self.predictor_layer} must be below "
                 f"{section}.n_layers={self.n_layers} (at least one layer must receive the bias)"
             )
         if not isinstance(self.bias, BiasConfig):
-            raise ValueError(f"{section}.bias must be a BiasConfig, got {type(self.bias).__name__}")
+            raise ConfigError(f"{section}.bias must be a BiasConfig, got {type(self.bias).__name__}")
         self.bias.validate(f"{section}.bias")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], section: str = "encoder") -> EncoderConfig:
-        """Build from a plain (possibly nested) dict, rejecting unknown keys by name, and validate."""
-        _reject_unknown(section, cls, data)
-        values = dict(data)
-        bias = values.get("bias", {})
-        if isinstance(bias, dict):
-            values["bias"] = BiasConfig.from_dict(bias, f"{section}.bias")
-        if "vocab_size" not in values:
-            raise ValueError(f"{section}.vocab_size is required")
-        config = cls(**values)
-        config.validate(section)
-        return config
+        """Build from a plain (possibly nested) dict (unknown keys and wrong types named) and validate."""
+        return from_settings(cls, data, section)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return to_settings(self)

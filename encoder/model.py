@@ -16,6 +16,7 @@ from torch import Tensor, nn
 from .config import EncoderConfig
 from .distance_bias import SyntaxBias, key_padding_bias
 from .layer import EncoderLayer
+from .schema import ConfigError
 
 
 class SyntaxEncoder(nn.Module):
@@ -25,6 +26,8 @@ class SyntaxEncoder(nn.Module):
     def __init__(self, config: EncoderConfig) -> None:
         super().__init__()
         config.validate()
+        if config.vocab_size < 2:
+            raise ConfigError(f"encoder.vocab_size={config.vocab_size}: the model needs the vocabulary's size (≥ 2)")
         self.config = config
         self.word_embedding = nn.Embedding(config.vocab_size, config.d_model, padding_idx=0)
         self.feature_embedding = nn.Embedding(config.n_feature_buckets, config.d_model, padding_idx=0)

@@ -24,10 +24,11 @@ from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import normalise_text
 from parserfree.distill.teacher import doc_to_parse, load_pipeline
 from parserfree.distill.trees import batch_tree_distances
-from parserfree.distill.files import sha256_file, write_json
+from parserfree.encoder.files import sha256_file, write_json
 from parserfree.export.bundle import MANIFEST, MODEL_FILES, write_manifest
 from parserfree.export.errors import ExportError
-from parserfree.export.graph_inputs import KIND_OF_RECIPE, graph_inputs, io_spec, output_names
+from parserfree.distill.recipes import exportable_recipes
+from parserfree.export.graph_inputs import graph_inputs, graph_recipe, io_spec, output_names
 from parserfree.export.onnx_graph import OPSET, export_onnx, graph_module, run_graph_module
 from parserfree.export.parity import ParitySet, build_parity_set, compare_outputs, parity_texts, require_parity
 from parserfree.export.session import make_session
@@ -79,7 +80,7 @@ def _move_into_place(tmp: Path, out: Path) -> None:
 
 def _analyser(nlp, tokenizer, kind: str):
     """texts → [(words, heads or None)]: the parser for a parser-fed graph, else the bundled tokenizer."""
-    if kind == "parser_fed":
+    if graph_recipe(kind).graph_takes_distances:
         def analyse(texts):
             return [(list(p.words), p.heads) for p in map(doc_to_parse, nlp.pipe(normalise_text(t) for t in texts))]
     else:
@@ -100,7 +101,8 @@ def _export_graph(trained: TrainedModel, kind: str, path: Path) -> tuple[torch.n
     max_len = trained.encoder_config.max_len
     module = graph_module(trained.model, kind)
     words = [list(w)[:max_len] for w in TRACE_WORDS]
-    distances = batch_tree_distances(TRACE_HEADS, length=max(map(len, words))) if kind == "parser_fed" else None
+    takes = graph_recipe(kind).graph_takes_distances
+    distances = batch_tree_distances(TRACE_HEADS, length=max(map(len, words))) if takes else None
     trace = graph_inputs(trained.vocab, words, max_len, distances)
     export_onnx(module, kind, trace, path)
     import onnx
@@ -164,7 +166,7 @@ def _write_bundle(trained: TrainedModel, kind: str, tmp: Path, optimize: bool, q
         "kind": kind,
         "recipe": trained.recipe,
         "task": task,
-        "predictor_form": predictor.form if predictor is not None and kind == "parser_free" else None,
+        "predictor_form": predictor.form if predictor is not None and graph_recipe(kind).graph_returns_distances else None,
         "max_len": max_len,
         "n_features": vocab.n_features,
         "opset": OPSET,
@@ -202,10 +204,10 @@ def export_bundle(
     out = Path(out_dir)
     _prepare_target(out, overwrite)
     trained = load_trained(checkpoint)
-    kind = KIND_OF_RECIPE.get(trained.recipe)
-    if kind is None:
+    kind = trained.recipe
+    if kind not in exportable_recipes():
         raise ExportError(f"{checkpoint}: recipe {trained.recipe!r} has no task graph to export "
-                          f"(exportable: {', '.join(KIND_OF_RECIPE)})")
+                          f"(exportable: {', '.join(exportable_recipes())})")
     out.parent.mkdir(parents=True, exist_ok=True)
     for stale in out.parent.glob(f".{out.name}.partial-*"):  # left by an export that was killed
         shutil.rmtree(stale, ignore_errors=True)

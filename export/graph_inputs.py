@@ -1,14 +1,15 @@
 """The exported graph's contract: words (+ parser distances) → the named numpy arrays it takes and gives.
 
 Shared by the export (trace and parity inputs) and the runtime (every prediction), so both feed the graph
-exactly alike. Three graph kinds, one per recipe:
+exactly alike. A graph's kind is the recipe it was trained with, and the recipe's row
+(``distill.recipes``) decides its contract:
 
-- ``parser_free``: inputs ``word_ids`` (B×T int64), ``feature_ids`` (B×T×F int64), ``mask`` (B×T bool,
-  True = real word); outputs ``task_output`` (B×C logits, or B scores for regression) and ``distances``
-  (B×T×T float D̂ from the predictor; −1 on pairs touching padding, 1000 across sentences).
-- ``parser_fed``: the same inputs plus ``distances`` (B×T×T int64 parser distances, −1 pad, 1000 across
-  sentences); output ``task_output`` only. Needs a parser at inference (the comparison row).
-- ``no_syntax``: the same three inputs; output ``task_output`` only.
+- every graph takes ``word_ids`` (B×T int64), ``feature_ids`` (B×T×F int64) and ``mask`` (B×T bool,
+  True = real word) and returns ``task_output`` (B×C logits, or B scores for regression);
+- a recipe whose inference source is the parser (``parser_fed``) also takes ``distances`` (B×T×T int64
+  parser distances, −1 pad, 1000 across sentences): it needs a parser at inference (the comparison row);
+- a recipe whose inference source is the predictor (``parser_free``) also returns ``distances`` (B×T×T
+  float D̂; −1 on pairs touching padding, 1000 across sentences).
 
 The mask is bool because that is what the model computes with (``torch.where``); int64 would add a cast.
 Batch and length are dynamic; T is the longest sentence of the batch, at most the model's ``max_len``.
@@ -20,31 +21,33 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from parserfree.encoder.conventions import PAD_DISTANCE
+from parserfree.distill.recipes import RECIPES, Recipe, exportable_recipes
 from parserfree.encoder.vocabulary import Vocabulary
-
-KINDS = ("parser_free", "parser_fed", "no_syntax")
-KIND_OF_RECIPE = {"parser_free": "parser_free", "parser_fed": "parser_fed", "no_syntax": "no_syntax"}
-PAD_DISTANCE = -1  # same convention as distill.trees and predictor.tree_ops
 
 WORD_INPUTS = ("word_ids", "feature_ids", "mask")
 
 
+def graph_recipe(kind: str) -> Recipe:
+    """The recipe row of a graph kind; ValueError unless it is an exportable recipe."""
+    if kind not in exportable_recipes():
+        raise ValueError(f"graph kind {kind!r} must be one of {', '.join(exportable_recipes())}")
+    return RECIPES[kind]
+
+
+def check_kind(kind: str) -> None:
+    """Raise ValueError unless ``kind`` is an exportable recipe."""
+    graph_recipe(kind)
+
+
 def input_names(kind: str) -> tuple[str, ...]:
     """Graph input names of a kind, in the order the graph takes them."""
-    check_kind(kind)
-    return WORD_INPUTS + (("distances",) if kind == "parser_fed" else ())
+    return WORD_INPUTS + (("distances",) if graph_recipe(kind).graph_takes_distances else ())
 
 
 def output_names(kind: str) -> tuple[str, ...]:
     """Graph output names of a kind."""
-    check_kind(kind)
-    return ("task_output", "distances") if kind == "parser_free" else ("task_output",)
-
-
-def check_kind(kind: str) -> None:
-    """Raise ValueError unless ``kind`` is one of KINDS."""
-    if kind not in KINDS:
-        raise ValueError(f"graph kind {kind!r} must be one of {', '.join(KINDS)}")
+    return ("task_output",) + (("distances",) if graph_recipe(kind).graph_returns_distances else ())
 
 
 def io_spec(kind: str, task: str, n_features: int) -> dict[str, list[dict]]:
@@ -55,11 +58,12 @@ def io_spec(kind: str, task: str, n_features: int) -> dict[str, list[dict]]:
         "mask": ("bool", ["batch", "length"]),
         "task_output": ("float32", ["batch"] if task == "regression" else ["batch", "classes"]),
     }
+    row = graph_recipe(kind)
     inputs = [{"name": n, "dtype": shapes[n][0], "shape": shapes[n][1]} for n in WORD_INPUTS]
-    if kind == "parser_fed":
+    if row.graph_takes_distances:
         inputs.append({"name": "distances", "dtype": "int64", "shape": ["batch", "length", "length"]})
     outputs = [{"name": "task_output", "dtype": shapes["task_output"][0], "shape": shapes["task_output"][1]}]
-    if kind == "parser_free":
+    if row.graph_returns_distances:
         outputs.append({"name": "distances", "dtype": "float32", "shape": ["batch", "length", "length"]})
     return {"inputs": inputs, "outputs": outputs}
 

@@ -1,9 +1,9 @@
 """Trained ``SyntaxModel`` → one ONNX graph (TorchScript exporter, opset 17, dynamic batch and length).
 
-The first step of the export in the data flow: a thin wrapper per graph kind fixes the model's distance
-source and returns plain tensors in the order of ``graph_inputs.output_names`` — ``ParserFreeGraph``
-(D̂ from the predictor, the parser-free model), ``ParserFedGraph`` (parser distances as an input) and
-``NoSyntaxGraph`` (bias off). The same wrappers give the PyTorch reference of the parity check, so the
+The first step of the export: ``RecipeGraph`` fixes the model's distance source to the recipe's
+inference source and returns plain tensors in the order of ``graph_inputs.output_names`` (D̂ from the
+predictor for the parser-free model, parser distances as an input for the parser-fed one, no bias for
+the baseline). The same wrappers give the PyTorch reference of the parity check, so the
 graph and its reference can never disagree on what is computed. The dynamo exporter fails on this model
 (DESIGN §2), hence ``dynamo=False``.
 """
@@ -17,57 +17,39 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from parserfree.export.graph_inputs import check_kind, input_names, output_names
+from parserfree.distill.recipes import Recipe
+from parserfree.export.graph_inputs import graph_recipe, input_names, output_names
 from parserfree.predictor.syntax_model import SyntaxModel
 
 OPSET = 17
 
 
-class ParserFreeGraph(nn.Module):
-    """(word_ids, feature_ids, mask) → (task_output, D̂): the predictor's distances bias layers k+1..N."""
+class RecipeGraph(nn.Module):
+    """What the exported graph of a recipe computes: (word_ids, feature_ids, mask[, distances]) →
+    task_output[, D̂], with the biased layers fed from the recipe's inference source (its row's
+    ``eval_source``: the predictor's D̂, the parser's distances given as an input, or no bias)."""
 
-    def __init__(self, model: SyntaxModel) -> None:
+    def __init__(self, model: SyntaxModel, row: Recipe) -> None:
         super().__init__()
         self.model = model
+        self.source = row.eval_source
+        self.returns_distances = row.graph_returns_distances
 
-    def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
-        out = self.model(word_ids, feature_ids, mask, source="predicted")
-        return out.task, out.predicted.distances  # B×C (or B), B×T×T
-
-
-class ParserFedGraph(nn.Module):
-    """(word_ids, feature_ids, mask, distances) → task_output: parser distances bias every layer."""
-
-    def __init__(self, model: SyntaxModel) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor) -> Tensor:
-        return self.model(word_ids, feature_ids, mask, distances=distances, source="parser").task
-
-
-class NoSyntaxGraph(nn.Module):
-    """(word_ids, feature_ids, mask) → task_output: padding mask only, no syntax bias."""
-
-    def __init__(self, model: SyntaxModel) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
-        return self.model(word_ids, feature_ids, mask, source="none").task
-
-
-GRAPHS = {"parser_free": ParserFreeGraph, "parser_fed": ParserFedGraph, "no_syntax": NoSyntaxGraph}
+    def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None):
+        out = self.model(word_ids, feature_ids, mask, distances=distances, source=self.source)
+        if self.returns_distances:
+            return out.task, out.predicted.distances  # B×C (or B), B×T×T
+        return out.task
 
 
 def graph_module(model: SyntaxModel, kind: str) -> nn.Module:
-    """The export wrapper of one kind around a trained model (eval mode)."""
-    check_kind(kind)
-    if kind == "parser_free" and model.predictor is None:
-        raise ValueError("a parser_free graph needs a model with a distance predictor")
+    """The export wrapper of one kind (a recipe) around a trained model (eval mode)."""
+    row = graph_recipe(kind)
+    if row.eval_source == "predicted" and model.predictor is None:
+        raise ValueError(f"a {kind} graph needs a model with a distance predictor")
     if model.head is None:
         raise ValueError("the model has no task head (a pretrain_predictor run); nothing to export")
-    return GRAPHS[kind](model).eval()
+    return RecipeGraph(model, row).eval()
 
 
 def run_graph_module(module: nn.Module, kind: str, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -19,6 +19,7 @@ tree. An empty or whitespace-only text gives ``{"error": "empty text"}``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import warnings
@@ -28,9 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from parserfree.encoder.vocabulary import Vocabulary
-from parserfree.export.bundle import verify_bundle
+from parserfree.export.bundle import bundle_digest, verify_bundle
 from parserfree.export.errors import BundleError
-from parserfree.export.graph_inputs import graph_inputs, input_names, output_names
+from parserfree.export.graph_inputs import graph_inputs, graph_recipe, input_names, output_names
 from parserfree.export.session import make_session
 from parserfree.export.tokenizer import load_tokenizer, words_of
 
@@ -51,6 +52,18 @@ def tree_edges(distances: np.ndarray) -> list[list[int]]:
     return sorted(sorted(edge) for edge in mst_edges(distances))
 
 
+@contextlib.contextmanager
+def _naming(path: Path):
+    """Turn any failure to read a bundle file into a one-line BundleError naming it."""
+    try:
+        yield
+    except BundleError:
+        raise
+    except Exception as e:  # noqa: BLE001 — a file that passed its sha256 check but cannot be read
+        line = (str(e).strip().splitlines() or [type(e).__name__])[0][:160]
+        raise BundleError(f"{path}: unreadable ({line})") from None
+
+
 class ParserFreeModel:
     """A verified bundle with its onnxruntime session, vocabulary and tokenizer. Build with ``load``."""
 
@@ -66,28 +79,38 @@ class ParserFreeModel:
         self.task: str = labels["task"]
         self.label_names: list[str] = list(labels["label_names"])
         self.max_len: int = int(manifest["max_len"])
+        self.digest: str | None = None  # the bundle digest (its seal), set by ``load``
 
     @classmethod
-    def load(cls, bundle: str | os.PathLike, threads: int | None = None, variant: str = "default") -> ParserFreeModel:
-        """Verify ``bundle`` (sha256 of every file, format version) and open ``variant``'s model:
-        ``"default"`` (model.onnx), ``"optimized"`` or ``"int8"`` when the export wrote them.
-        ``threads``: onnxruntime intra-op threads (None: its default)."""
+    def load(cls, bundle: str | os.PathLike, threads: int | None = None, variant: str = "default",
+             digest: str | None = None) -> ParserFreeModel:
+        """Verify ``bundle`` (seal, sha256 of every file, format version; ``digest``: the bundle digest to
+        insist on) and open ``variant``'s model: ``"default"`` (model.onnx), ``"optimized"`` or ``"int8"``
+        when the export wrote them. ``threads``: onnxruntime intra-op threads (None: its default)."""
         folder = Path(bundle)
-        manifest = verify_bundle(folder)
-        models = manifest.get("models", {})
+        manifest = verify_bundle(folder, digest)
+        models = manifest["models"]
         if variant not in models:
             raise BundleError(f"{folder}: no {variant!r} model in this bundle (it has: {', '.join(models)})")
-        session = make_session(folder / models[variant], threads)
+        with _naming(folder / models[variant]):
+            session = make_session(folder / models[variant], threads)
         expected = list(input_names(manifest["kind"]))
         got = [i.name for i in session.get_inputs()]
         if got != expected:
             raise BundleError(f"{folder / models[variant]}: graph inputs {got} differ from the {manifest['kind']} "
                               f"contract {expected}")
-        vocab = Vocabulary.load(folder / manifest["vocab"])
-        labels = json.loads((folder / manifest["labels"]).read_text(encoding="utf-8"))
+        with _naming(folder / manifest["vocab"]):
+            vocab = Vocabulary.load(folder / manifest["vocab"])
+        with _naming(folder / manifest["labels"]):
+            labels = json.loads((folder / manifest["labels"]).read_text(encoding="utf-8"))
+            if not isinstance(labels.get("task"), str) or not isinstance(labels.get("label_names"), list):
+                raise ValueError("expected {'task': ..., 'label_names': [...]}")
         tok = manifest["tokenizer"]
-        tokenizer = load_tokenizer(folder / tok["path"], tok["lang"])
-        return cls(folder, manifest, session, vocab, tokenizer, labels, variant)
+        with _naming(folder / tok["path"]):
+            tokenizer = load_tokenizer(folder / tok["path"], tok["lang"])
+        model = cls(folder, manifest, session, vocab, tokenizer, labels, variant)
+        model.digest = bundle_digest(folder)
+        return model
 
     def __repr__(self) -> str:
         return f"ParserFreeModel({str(self.folder)!r}, kind={self.kind!r}, task={self.task!r}, variant={self.variant!r})"
@@ -106,9 +129,10 @@ class ParserFreeModel:
         matrix per example (−1 pad, 1000 across sentences); other bundles take none. Words beyond
         ``max_len`` are dropped with a warning; T = min(longest, max_len).
         """
-        if self.kind == "parser_fed" and distances is None:
-            raise ValueError("this parser-fed bundle needs parser distances: run_words(words, distances=...)")
-        if self.kind != "parser_fed" and distances is not None:
+        takes = graph_recipe(self.kind).graph_takes_distances
+        if takes and distances is None:
+            raise ValueError(f"this {self.kind} bundle needs parser distances: run_words(words, distances=...)")
+        if not takes and distances is not None:
             raise ValueError(f"a {self.kind} bundle takes no distances input")
         feeds = graph_inputs(self.vocab, words, self.max_len, distances)
         outputs = dict(zip(output_names(self.kind), self.session.run(None, feeds)))
@@ -119,11 +143,13 @@ class ParserFreeModel:
         self, texts: Sequence[str], batch_size: int = 32, with_distances: bool = False, with_tree: bool = False
     ) -> list[dict]:
         """One result dict per text, in input order (see the module docstring for the fields)."""
-        if self.kind == "parser_fed":
-            raise ValueError("this is a parser-fed bundle: it needs a parser's distances at inference; "
+        row = graph_recipe(self.kind)
+        if row.needs_parser_at_inference:
+            raise ValueError(f"this is a {self.kind} bundle: it needs a parser's distances at inference; "
                              "use run_words(words, distances=...) with parser distances")
-        if (with_distances or with_tree) and self.kind != "parser_free":
-            raise ValueError(f"a {self.kind} bundle predicts no distances (with_distances/with_tree need parser_free)")
+        if (with_distances or with_tree) and not row.graph_returns_distances:
+            raise ValueError(f"a {self.kind} bundle predicts no distances (with_distances/with_tree need a "
+                             "parser-free bundle)")
         if batch_size < 1:
             raise ValueError(f"batch_size={batch_size} must be ≥ 1")
         for i, text in enumerate(texts):

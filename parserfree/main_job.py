@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import time
 from pathlib import Path
 
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
-from parserfree.distill.files import write_text_atomic
+from parserfree.encoder.files import write_text_atomic
+
+
+def compare_threads(config: ExperimentConfig) -> int:
+    """Intra-op threads of the comparison: the config's ``threads``, else one per core."""
+    return config.threads or os.cpu_count() or 1
 
 
 def _log(message: str) -> None:
@@ -97,11 +103,11 @@ def run_main_job(config: ExperimentConfig, out_dir: str | Path, cache_dir: str |
         _log("compare: report exists, skipping")
         report = json.loads(report_file.read_text())
     else:
-        _log(f"compare on {', '.join(config.run.compare_datasets)} ({config.run.threads} threads)")
+        _log(f"compare on {', '.join(config.run.compare_datasets)} ({compare_threads(config)} threads)")
         report = compare(
             out / "bundle", fed, config.run.compare_datasets, out / "report",
             baseline=out / "no_syntax" if "no_syntax" in config.run.recipes else None,
-            threads=config.run.threads, latency_examples=config.run.latency_examples, max_examples=config.run.compare_max_examples,
+            threads=compare_threads(config), latency_examples=config.run.latency_examples, max_examples=config.run.compare_max_examples,
             cache_dir=cache_dir or config.data.cache_dir, progress=progress,
         )
     _log(f"done in {time.perf_counter() - start:.0f}s")

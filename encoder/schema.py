@@ -1,0 +1,126 @@
+"""Config schema: typed dataclasses built from plain dicts, with one message style naming the key.
+
+Every settings section of the project (the encoder's, the predictor's, and the experiment's sections
+in ``distill.config``) is a dataclass whose type hints are the schema. ``build_dataclass`` turns a dict
+(a YAML section) into one: unknown keys and wrong types stop with ``ConfigError`` naming the full key
+(``encoder.d_ff=2.5 must be an integer``); each class's ``validate(section)`` then checks ranges with
+the ``check_*`` helpers, which speak the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import types
+import typing
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """An invalid setting; the message names the key."""
+
+
+def check_int(key: str, value: Any, minimum: int | None = None) -> None:
+    """``value`` is an integer (not a bool), ≥ ``minimum`` when given."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{key}={value!r} must be an integer")
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{key}={value} must be ≥ {minimum}")
+
+
+def check_number(key: str, value: Any, low: float | None = None, high: float | None = None, high_open: bool = False) -> None:
+    """``value`` is a finite number in [low, high] (or [low, high) with ``high_open``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"{key}={value!r} must be a finite number")
+    if low is not None and value < low:
+        raise ConfigError(f"{key}={value} must be ≥ {low}")
+    if high is not None and (value >= high if high_open else value > high):
+        raise ConfigError(f"{key}={value} must be {'<' if high_open else '≤'} {high}")
+
+
+def check_choice(key: str, value: Any, choices: typing.Iterable[str]) -> None:
+    """``value`` is one of ``choices``."""
+    choices = tuple(choices)
+    if value not in choices:
+        raise ConfigError(f"{key}={value!r} must be one of {', '.join(choices)}")
+
+
+def _coerce(key: str, value: Any, hint: Any) -> Any:
+    """Check a value against a type hint (int → float and numeric strings → float are accepted)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = typing.get_args(hint)
+        if value is None and type(None) in options:
+            return None
+        errors = []
+        for option in options:
+            if option is type(None):
+                continue
+            try:
+                return _coerce(key, value, option)
+            except ConfigError as e:
+                errors.append(str(e))
+        raise ConfigError(errors[0] if errors else f"{key}={value!r} has the wrong type")
+    if dataclasses.is_dataclass(hint):
+        return value if isinstance(value, hint) else build_dataclass(hint, value or {}, key)
+    if origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}={value!r} must be a list")
+        (inner,) = typing.get_args(hint)
+        return [_coerce(f"{key}[{i}]", v, inner) for i, v in enumerate(value)]
+    if origin is dict or hint is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key} must be a mapping of settings")
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}={value!r} must be true or false")
+        return value
+    if hint is int:
+        check_int(key, value)
+        return value
+    if hint is float:
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                raise ConfigError(f"{key}={value!r} must be a number") from None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{key}={value!r} must be a number")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key}={value!r} must be a string")
+        return value
+    return value
+
+
+def build_dataclass(cls: type[T], data: Any, prefix: str = "") -> T:
+    """Instantiate a (nested) settings dataclass from a dict; unknown keys and wrong types name the key.
+
+    Range checks are the class's own ``validate``; call it on the result (``from_settings`` does both).
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix or 'config'} must be a mapping of settings, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
+    unknown = sorted(set(data) - set(names))
+    if unknown:
+        where = f"{prefix}." if prefix else ""
+        raise ConfigError(f"unknown key '{where}{unknown[0]}' (known keys here: {', '.join(sorted(names))})")
+    kwargs = {name: _coerce(f"{prefix}.{name}" if prefix else name, value, hints[name]) for name, value in data.items()}
+    return cls(**kwargs)
+
+
+def from_settings(cls: type[T], data: Any, section: str) -> T:
+    """``build_dataclass`` then the class's ``validate(section)``."""
+    config = build_dataclass(cls, data, section)
+    config.validate(section)
+    return config
+
+
+def to_settings(config: Any) -> dict[str, Any]:
+    """A settings dataclass as a plain nested dict (what YAML files and checkpoints hold)."""
+    return dataclasses.asdict(config)
