@@ -3,7 +3,8 @@
 Sits between the readers (built-in VADER corpora or user files) and the parser teacher. It fixes the
 text normalisation shared by training and inference (``normalise_text``), turns raw labels into the
 task's label view, and splits by a hash of the normalised text so that duplicate sentences never cross
-splits and the split never depends on file order.
+splits and the split never depends on file order (built-in datasets may split by a group instead — the
+review of a sentence — or fix the split themselves, e.g. a split stratified on a column).
 
 Label views: ``binary`` (numeric scores: > 0 positive, < 0 negative, exactly 0 dropped — a neutral
 sentence has no binary label; string labels: exactly two classes), ``regression`` (the real-valued
@@ -15,11 +16,13 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
+from parserfree.distill.agreement import ATTRACTOR_BUCKETS, DISTANCE_BUCKETS, attractor_bucket, distance_bucket
+from parserfree.distill.builtin import BUILTIN, load_raw
 from parserfree.distill.readers import DataError, RawExample, read_file
-from parserfree.distill.vader import CORPORA, load_builtin
 
 TASKS = ("binary", "regression", "classification", "none")
 SPLITS = ("train", "dev", "test")
@@ -37,7 +40,7 @@ class DataConfig:
     split: list[float] = field(default_factory=lambda: [0.8, 0.1, 0.1])
     max_examples: int | None = None  # keep only the first N examples (after labelling), for smoke runs
     cache_dir: str | None = None
-    archive: str | None = None  # local vaderSentiment-3.3.2.tar.gz for offline use
+    archive: str | None = None  # local source archive(s) of built-in data for offline use, comma-separated
 
     def validate(self) -> None:
         """Raise ValueError naming the first impossible field."""
@@ -51,7 +54,8 @@ class DataConfig:
 
 @dataclass(frozen=True)
 class Example:
-    """A labelled example; ``words``/``heads``/``punct`` are set only for gold-tree (CoNLL-U) input."""
+    """A labelled example; ``words``/``heads``/``punct`` are set only for gold-tree (CoNLL-U) input,
+    ``columns`` only for datasets with extra per-example columns (e.g. agreement: attractors, distance)."""
 
     text: str
     label: int | float | None
@@ -59,6 +63,7 @@ class Example:
     words: tuple[str, ...] | None = None
     heads: tuple[int, ...] | None = None
     punct: tuple[bool, ...] | None = None
+    columns: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)
 
 
 @dataclass
@@ -102,8 +107,8 @@ def _score(raw: RawExample, field_name: str) -> float:
     return value
 
 
-def _label_names(raws: list[RawExample], task: str) -> list[str]:
-    names = sorted({str(r.label) for r in raws if r.label is not None})
+def _label_names(raws: list[RawExample], task: str, fixed: Sequence[str] | None = None) -> list[str]:
+    names = list(fixed) if fixed else sorted({str(r.label) for r in raws if r.label is not None})
     if task == "binary" and len(names) != 2:
         raise DataError(f"binary task needs numeric scores or exactly two label values, found {names[:10]}")
     return names
@@ -113,13 +118,17 @@ def _is_numeric(raws: list[RawExample]) -> bool:
     return all(isinstance(r.label, (int, float)) for r in raws)
 
 
-def apply_labels(raws: list[RawExample], task: str, label_field: str, fractions: list[float]) -> tuple[dict[str, list[Example]], list[str]]:
-    """Label view + split. Class names come from the training split; a class seen only in dev/test is an error."""
+def apply_labels(
+    raws: list[RawExample], task: str, label_field: str, fractions: list[float], label_names: Sequence[str] | None = None,
+) -> tuple[dict[str, list[Example]], list[str]]:
+    """Label view + split. Class names come from the training split (or ``label_names``, in that order); a
+    class seen only in dev/test is an error. An example's split is its own fixed one, else that of its group
+    (or text) by hash."""
     split_raw: dict[str, list[RawExample]] = {s: [] for s in SPLITS}
     for raw in raws:
         if not normalise_text(raw.text):
             continue
-        split_raw[split_of(raw.text, fractions)].append(raw)
+        split_raw[raw.split or split_of(raw.group or raw.text, fractions)].append(raw)
     names: list[str] = []
     numeric_binary = task == "binary" and _is_numeric(raws)
     if task == "classification" or (task == "binary" and not numeric_binary):
@@ -127,7 +136,7 @@ def apply_labels(raws: list[RawExample], task: str, label_field: str, fractions:
             for r in split_raw[s]:
                 if r.label is None or str(r.label).strip() == "":
                     raise DataError(f"{r.source}: field '{label_field}' is empty")
-        names = _label_names(split_raw["train"] or raws, task)
+        names = _label_names(split_raw["train"] or raws, task, label_names)
         for s in ("dev", "test"):
             for r in split_raw[s]:
                 if str(r.label) not in names:
@@ -148,22 +157,23 @@ def apply_labels(raws: list[RawExample], task: str, label_field: str, fractions:
                 label = None
             else:
                 label = names.index(str(r.label))
-            out[s].append(Example(r.text, label, r.source, r.words, r.heads, r.punct))
+            out[s].append(Example(r.text, label, r.source, r.words, r.heads, r.punct, r.columns))
     return out, names
 
 
 def load_dataset(config: DataConfig) -> Dataset:
     """Read, label and split the configured dataset (a built-in name or a user file)."""
     config.validate()
-    if config.dataset in CORPORA:
-        raws = load_builtin(config.dataset, Path(config.cache_dir) if config.cache_dir else None, config.archive)
-        label_field = "score"
+    builtin = BUILTIN.get(config.dataset)
+    if builtin is not None:
+        raws = load_raw(config.dataset, config.cache_dir, config.archive, config.split)
+        label_field = builtin.label_field
     else:
         raws = read_file(config.dataset, config.format, config.text_column, config.label_column if config.task != "none" else None)
         label_field = config.label_column or "label"
     if config.task != "none" and all(r.label is None for r in raws):
         raise DataError(f"{config.dataset}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)")
-    splits, names = apply_labels(raws, config.task, label_field, config.split)
+    splits, names = apply_labels(raws, config.task, label_field, config.split, builtin.label_names if builtin else None)
     if config.max_examples is not None:
         # keep each split's share of N examples, evenly spaced through the file (files are often
         # sorted by label, so a prefix would be one-sided)
@@ -197,5 +207,11 @@ def describe(dataset: Dataset) -> dict:
         elif dataset.task == "regression":
             scores = np.array([e.label for e in exs] or [0.0])
             entry["label_mean"], entry["label_std"] = float(scores.mean()), float(scores.std())
+        columns = [e.columns for e in exs if e.columns and "attractors" in e.columns and "distance" in e.columns]
+        if columns:
+            attractors = Counter(attractor_bucket(c["attractors"]) for c in columns)
+            distances = Counter(distance_bucket(c["distance"]) for c in columns)
+            entry["attractors"] = {b: attractors.get(b, 0) for b in ATTRACTOR_BUCKETS}
+            entry["distance"] = {b: distances.get(b, 0) for b in DISTANCE_BUCKETS}
         report["splits"][s] = entry
     return report

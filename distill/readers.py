@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from parserfree.distill.trees import TreeError, heads_from_one_based, validate_heads
 
@@ -28,7 +29,8 @@ class DataError(ValueError):
 
 @dataclass(frozen=True)
 class RawExample:
-    """One example as read: text, an optional raw label, and (CoNLL-U only) gold words/heads/punct."""
+    """One example as read: text, an optional raw label, (CoNLL-U only) gold words/heads/punct, and for
+    built-in datasets a split group, a fixed split and extra per-example columns."""
 
     text: str
     label: str | float | None = None
@@ -36,6 +38,9 @@ class RawExample:
     words: tuple[str, ...] | None = None
     heads: tuple[int, ...] | None = None
     punct: tuple[bool, ...] | None = None
+    group: str | None = None  # examples of one group share a split (e.g. the sentences of one review)
+    split: str | None = None  # a split fixed by the dataset itself (e.g. a stratified split)
+    columns: Mapping[str, Any] | None = field(default=None, hash=False, compare=False)  # e.g. attractors, distance
 
 
 def detect_format(path: Path) -> str:

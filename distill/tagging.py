@@ -1,0 +1,120 @@
+"""Tagged sentences: texts → sentences with words, spacing, Penn tags, dependency labels and heads, cached.
+
+What the agreement dataset is built from. Unlike the teacher (tok2vec + parser only) this runs spaCy's
+tagger too (``attribute_ruler`` + ``tagger`` + ``parser``; no NER, no lemmatizer). It is slow (minutes for
+the built-in corpora on two cores), so results are stored in chunks of ``CHUNK_SIZE`` texts, one compact
+JSON file each, written atomically under a key made of the texts, the spaCy model name + version and
+``FORMAT_VERSION``: an interrupted run resumes at the first missing chunk, a damaged chunk is tagged again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from parserfree.encoder.files import write_text_atomic
+from parserfree.distill.parse_cache import data_hash
+from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
+
+FORMAT_VERSION = 1
+CHUNK_SIZE = 1024
+EXCLUDE = ["ner", "lemmatizer"]
+
+
+@dataclass(frozen=True)
+class TaggedSentence:
+    """One sentence: words, whether a space follows each, Penn tags, dependency labels, heads (0-based
+    within the sentence, the root pointing to itself)."""
+
+    words: tuple[str, ...]
+    spaces: tuple[bool, ...]
+    tags: tuple[str, ...]
+    deps: tuple[str, ...]
+    heads: tuple[int, ...]
+
+    def text(self, replace: dict[int, str] | None = None) -> str:
+        """The sentence's text with its own spacing, words at the given indices replaced."""
+        replace = replace or {}
+        return "".join(replace.get(i, w) + (" " if s else "") for i, (w, s) in enumerate(zip(self.words, self.spaces))).strip()
+
+    def to_json(self) -> list:
+        """Compact JSON form (lists, spaces as a '0'/'1' string)."""
+        return [list(self.words), "".join("1" if s else "0" for s in self.spaces), list(self.tags), list(self.deps), list(self.heads)]
+
+    @classmethod
+    def from_json(cls, data: list) -> TaggedSentence:
+        """Inverse of ``to_json``."""
+        words, spaces, tags, deps, heads = data
+        return cls(tuple(words), tuple(c == "1" for c in spaces), tuple(tags), tuple(deps), tuple(int(h) for h in heads))
+
+
+def sentences_of(doc) -> list[TaggedSentence]:
+    """A tagged and parsed spaCy Doc → its sentences."""
+    out = []
+    for sent in doc.sents:
+        toks = list(sent)
+        out.append(TaggedSentence(
+            tuple(t.text for t in toks), tuple(bool(t.whitespace_) for t in toks), tuple(t.tag_ for t in toks),
+            tuple(t.dep_ for t in toks), tuple(t.head.i - sent.start for t in toks),
+        ))
+    return out
+
+
+def fingerprint(model: str) -> dict:
+    """Model name, installed package version and spaCy version (no model loading)."""
+    import spacy
+
+    return {"model": model, "version": spacy.util.get_package_version(model) or "unknown", "spacy": spacy.__version__,
+            "exclude": EXCLUDE, "format": FORMAT_VERSION}
+
+
+def cache_key(texts: Sequence[str], model: str) -> str:
+    """Key of a tagged-sentence cache: the texts in order and the tagger's fingerprint."""
+    blob = json.dumps({"data": data_hash(texts), "tagger": fingerprint(model)}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def _read_chunk(path: Path, key: str, index: int, expected: int) -> list[list[TaggedSentence]] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data["key"] != key or data["index"] != index or len(data["docs"]) != expected:
+            return None
+        return [[TaggedSentence.from_json(s) for s in doc] for doc in data["docs"]]
+    except (OSError, ValueError, KeyError, TypeError):  # missing, truncated or damaged: tag it again
+        return None
+
+
+def tag_cached(
+    texts: Sequence[str],
+    cache_dir: Path,
+    model: str = DEFAULT_MODEL,
+    batch_size: int = 256,
+    n_process: int = 1,
+    progress: bool = True,
+) -> list[list[TaggedSentence]]:
+    """The sentences of every text, tagged through the cache (only missing chunks are tagged)."""
+    from tqdm.auto import tqdm
+
+    key = cache_key(texts, model)
+    folder = Path(cache_dir) / "tagged" / key
+    folder.mkdir(parents=True, exist_ok=True)
+    n_chunks = (len(texts) + CHUNK_SIZE - 1) // CHUNK_SIZE
+    spans = [texts[c * CHUNK_SIZE : (c + 1) * CHUNK_SIZE] for c in range(n_chunks)]
+    results = [_read_chunk(folder / f"chunk-{c:05d}.json", key, c, len(spans[c])) for c in range(n_chunks)]
+    todo = [c for c in range(n_chunks) if results[c] is None]
+    if todo:
+        nlp = load_pipeline(model, exclude=EXCLUDE)
+        bar = tqdm(total=sum(len(spans[c]) for c in todo), desc="tagging", unit="text", disable=not progress)
+        for c in todo:
+            docs = []
+            for doc in nlp.pipe(spans[c], batch_size=batch_size, n_process=n_process):
+                docs.append(sentences_of(doc))
+                bar.update(1)
+            payload = {"key": key, "index": c, "docs": [[s.to_json() for s in doc] for doc in docs]}
+            write_text_atomic(folder / f"chunk-{c:05d}.json", json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+            results[c] = docs
+        bar.close()
+    return [doc for chunk in results for doc in chunk]
