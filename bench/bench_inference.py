@@ -26,13 +26,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import torch
-from timing import batches, describe_machine, format_table, machine, time_calls, write_result
+from timing import format_table, write_result
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.distill.teacher import SpacyTeacher
 from parserfree.export.pipelines import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
 from parserfree.export.runtime import ParserFreeModel
+from parserfree.export.timing import batches, describe_machine, machine, time_calls
 
 DEFAULT_RUN = Path("runs/default")
 REFERENCE = "parser-fed end-to-end"

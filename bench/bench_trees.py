@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from timing import describe_machine, format_table, machine, seconds_per_call, write_result
+from timing import format_table, write_result
 
 from parserfree.distill.trees import brute_force_distances, tree_distances
+from parserfree.export.timing import describe_machine, machine, seconds_per_call
 
 
 def random_tree(n: int, rng: np.random.Generator) -> np.ndarray:

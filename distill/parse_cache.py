@@ -14,15 +14,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from parserfree.distill.files import write_json
 from parserfree.distill.teacher import Parse, SpacyTeacher
+from parserfree.encoder.files import atomic_path, copy_atomic, write_json
 
 FORMAT_VERSION = 1
 CHUNK_SIZE = 1024
@@ -95,9 +94,8 @@ def write_chunk(folder: Path, key: str, index: int, parses: Sequence[Parse]) -> 
         "heads": np.concatenate([p.heads for p in parses]).astype(np.int32) if parses else np.zeros(0, np.int32),
         "punct": np.concatenate([p.punct for p in parses]) if parses else np.zeros(0, bool),
     }
-    tmp = folder / _temp_name(index, os.getpid())
-    np.savez(tmp, key=np.array(key), index=np.array(index), digest=np.array(_digest(payload)), **payload)
-    os.replace(tmp, _chunk_path(folder, index))
+    with atomic_path(_chunk_path(folder, index), temp=folder / _temp_name(index, os.getpid())) as tmp:
+        np.savez(tmp, key=np.array(key), index=np.array(index), digest=np.array(_digest(payload)), **payload)
 
 
 def read_chunk(folder: Path, key: str, index: int, expected: int) -> list[Parse] | None:
@@ -194,8 +192,6 @@ def merge_caches(sources: Sequence[Path], cache_dir: Path) -> int:
         for f in sorted(src.glob("chunk-*.npz")) + [src / "meta.json"]:
             target = dest / f.name
             if not target.exists():
-                tmp = dest / f".{f.name}.part"
-                shutil.copyfile(f, tmp)
-                os.replace(tmp, target)
+                copy_atomic(f, target)
                 copied += 1
     return copied

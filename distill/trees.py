@@ -5,7 +5,7 @@ and this module turns those heads into the integer distance matrix D that the sy
 the distance predictor learns. Everything is vectorised with numpy (ancestor matrix by repeated
 squaring), so a batch of trees costs a handful of matrix products.
 
-Conventions (used everywhere in the project):
+Conventions (the constants live in ``parserfree.encoder.conventions``, used by every layer):
 - heads are 0-based indices into the example's words; a root points to itself;
 - an example may hold several sentences (a forest): pairs in different trees have no path and get
   ``CROSS_TREE_DISTANCE``, a constant larger than any in-tree path of a ``max_len ≤ 1000`` example; the
@@ -20,8 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-CROSS_TREE_DISTANCE = 1000
-PAD_DISTANCE = -1
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 
 
 class TreeError(ValueError):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import warnings
 import zlib
 from collections import Counter
@@ -22,6 +21,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from parserfree.encoder.files import write_json
 
 PAD, UNK = "<pad>", "<unk>"
 PAD_ID, UNK_ID = 0, 1
@@ -168,17 +169,10 @@ class Vocabulary:
         }
 
     def save(self, path: str | os.PathLike) -> None:
-        """Write the vocabulary as JSON atomically (temporary file in the same folder, then rename)."""
+        """Write the vocabulary as one-line JSON, atomically."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self.to_dict(), f, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json(path, self.to_dict(), indent=None)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Vocabulary:

@@ -13,7 +13,7 @@ import json
 from importlib import metadata
 from pathlib import Path
 
-from parserfree.distill.files import sha256_file, write_json
+from parserfree.encoder.files import sha256_file, write_json
 from parserfree.export.errors import BundleError
 
 FORMAT = "parserfree-bundle"

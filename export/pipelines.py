@@ -10,7 +10,6 @@ compare`` and by the inference benchmark.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from parserfree.distill.datasets import normalise_text
 from parserfree.distill.teacher import Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.export.runtime import ParserFreeModel
+from parserfree.export.timing import batches, time_calls
 
 # a pipeline maps raw texts to (task outputs, words, D̂ per text or None, parses or None)
 Pipeline = Callable[[Sequence[str]], tuple[np.ndarray, list[list[str]], list[np.ndarray] | None, list[Parse] | None]]
@@ -105,25 +105,19 @@ def tokenizer_pipeline(model: ModelSource, tokenize: Callable[[Sequence[str]], l
 
 
 def run_timed(pipeline: Pipeline, texts: list[str], batch_size: int) -> dict:
-    """All texts in batches (after one warm-up batch): outputs, words, D̂, parses and the wall time."""
-    pipeline(texts[:batch_size])
+    """All texts in batches (after one warm-up batch, ``time_calls``): outputs, words, D̂, parses and the
+    seconds spent in the timed calls."""
+    timed = time_calls(pipeline, batches(texts, batch_size), keep_results=True)
     outputs, words, dists, parses = [], [], [], []
-    start = time.perf_counter()
-    for i in range(0, len(texts), batch_size):
-        out, w, d, h = pipeline(texts[i : i + batch_size])
+    for out, w, d, h in timed["results"]:
         outputs.append(out)
         words += w
         dists += d or []
         parses += h or []
-    seconds = time.perf_counter() - start
-    return {"outputs": np.concatenate(outputs), "words": words, "distances": dists or None, "parses": parses or None, "seconds": seconds}
+    return {"outputs": np.concatenate(outputs), "words": words, "distances": dists or None, "parses": parses or None, "seconds": timed["seconds"]}
 
 
 def latency_ms(pipeline: Pipeline, texts: list[str]) -> tuple[float, float]:
-    """p50 and p95 milliseconds of single-text calls."""
-    times = []
-    for t in texts:
-        start = time.perf_counter()
-        pipeline([t])
-        times.append(1e3 * (time.perf_counter() - start))
-    return float(np.percentile(times, 50)), float(np.percentile(times, 95))
+    """p50 and p95 milliseconds of single-text calls (after one warm-up call, ``time_calls``)."""
+    timed = time_calls(lambda text: pipeline([text]), texts)
+    return timed["p50_ms"], timed["p95_ms"]

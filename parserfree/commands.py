@@ -1,6 +1,6 @@
 """The ``parserfree export`` and ``parserfree predict`` commands: thin argument parsing over export/.
 
-Registered on the main CLI by ``add_export_commands(subparsers)`` (distill/cli.py). ``export`` calls
+Registered on the main CLI by ``add_export_commands(subparsers)`` (parserfree/cli.py). ``export`` calls
 ``export_bundle`` and prints the parity of each model variant; ``predict`` reads UTF-8 text lines (a file
 or stdin), predicts with ``ParserFreeModel`` and writes one JSON line per input line in the same order
 (a file, written atomically, or stdout), with a progress bar on stderr when reading a file. Errors
@@ -10,12 +10,14 @@ or stdin), predicts with ``ParserFreeModel`` and writes one JSON line per input 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
+
+from parserfree.encoder.files import atomic_open
 
 CHUNK_LINES = 1024  # lines predicted per call (sorted by length within a chunk)
 
@@ -117,25 +119,16 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
         progress = tqdm(total=len(lines), unit="line", file=sys.stderr, desc="predict")
     target = Path(args.output) if args.output else None
-    tmp = target.with_name(f".{target.name}.tmp") if target else None
-    out = open(tmp, "wb") if tmp else sys.stdout.buffer
     try:
-        for chunk in _chunks(lines):
-            results = model.predict(chunk, batch_size=args.batch_size, with_distances=args.with_distances,
-                                    with_tree=args.with_tree)
-            out.write(b"".join((json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
-                               for r in results))
-            if progress is not None:
-                progress.update(len(chunk))
-        out.flush()
-        if tmp:
-            out.close()
-            os.replace(tmp, target)
-    except BaseException:
-        if tmp:
-            out.close()
-            tmp.unlink(missing_ok=True)
-        raise
+        with atomic_open(target, "wb") if target else contextlib.nullcontext(sys.stdout.buffer) as out:
+            for chunk in _chunks(lines):
+                results = model.predict(chunk, batch_size=args.batch_size, with_distances=args.with_distances,
+                                        with_tree=args.with_tree)
+                out.write(b"".join((json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+                                   for r in results))
+                if progress is not None:
+                    progress.update(len(chunk))
+            out.flush()
     finally:
         if progress is not None:
             progress.close()

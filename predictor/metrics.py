@@ -29,7 +29,8 @@ import torch
 from scipy.stats import rankdata
 
 from parserfree.predictor.decoding import mst_edges
-from parserfree.predictor.tree_ops import CROSS_TREE_DISTANCE, distances_from_heads, steps_for_length
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE
+from parserfree.predictor.tree_ops import distances_from_heads, steps_for_length
 
 
 def chain_baseline(n: int) -> np.ndarray:

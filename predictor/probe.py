@@ -11,7 +11,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from parserfree.predictor.tree_ops import PAD_DISTANCE, pair_mask
+from parserfree.encoder.conventions import PAD_DISTANCE
+from parserfree.predictor.tree_ops import pair_mask
 
 
 class StructuralProbe(nn.Module):

@@ -36,9 +36,7 @@ import math
 import torch
 from torch import Tensor
 
-# Same conventions as the teacher distances built from the parser (distill/trees.py).
-CROSS_TREE_DISTANCE = 1000
-PAD_DISTANCE = -1
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 
 
 def steps_for_length(max_len: int) -> int:

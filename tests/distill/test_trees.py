@@ -4,8 +4,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parserfree.distill.trees import (
-    CROSS_TREE_DISTANCE,
-    PAD_DISTANCE,
     TreeError,
     batch_tree_distances,
     brute_force_distances,
@@ -15,6 +13,7 @@ from parserfree.distill.trees import (
     tree_distances,
     validate_heads,
 )
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 
 
 @st.composite

@@ -2,8 +2,7 @@ import pytest
 import torch
 
 from parserfree.encoder import BIAS_MODES, MASK_VALUE, BiasConfig, SyntaxBias
-
-CROSS_TREE = 1000  # distill.trees.CROSS_TREE_DISTANCE: pairs in different sentences
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE as CROSS_TREE
 
 
 def filled(config: BiasConfig, n_heads: int = 2, dtype=torch.float32) -> SyntaxBias:

@@ -10,7 +10,7 @@ import torch
 from parserfree.distill.checkpoints import load_trained
 from parserfree.distill.datasets import normalise_text
 from parserfree.export import ExportError, ParserFreeModel, export_bundle
-from parserfree.distill.files import sha256_file
+from parserfree.encoder.files import sha256_file
 
 
 def test_manifest_describes_the_bundle(smoke_bundle):

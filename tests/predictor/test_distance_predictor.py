@@ -8,7 +8,8 @@ import torch
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor, PredictorOutput
-from parserfree.predictor.tree_ops import CROSS_TREE_DISTANCE, PAD_DISTANCE, distances_from_heads, steps_for_length
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
+from parserfree.predictor.tree_ops import distances_from_heads, steps_for_length
 
 D_MODEL = 16
 

@@ -6,12 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from parserfree.distill.trees import CROSS_TREE_DISTANCE as TEACHER_CROSS
-from parserfree.distill.trees import PAD_DISTANCE as TEACHER_PAD
 from parserfree.distill.trees import batch_tree_distances, tree_distances
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE
 from parserfree.predictor.tree_ops import (
-    CROSS_TREE_DISTANCE,
-    PAD_DISTANCE,
     distances_from_heads,
     distances_from_parents,
     parents_from_heads,
@@ -26,10 +23,6 @@ def _padded(batch: list[np.ndarray], t: int) -> tuple[torch.Tensor, torch.Tensor
     for b, h in enumerate(batch):
         heads[b, : h.size] = torch.from_numpy(h)
     return heads, heads >= 0
-
-
-def test_conventions_match_the_teacher():
-    assert (CROSS_TREE_DISTANCE, PAD_DISTANCE) == (TEACHER_CROSS, TEACHER_PAD)
 
 
 @pytest.mark.parametrize(("max_len", "steps"), [(1, 1), (2, 1), (3, 2), (64, 6), (65, 7), (256, 8)])

@@ -1,0 +1,12 @@
+"""Distance conventions: the two special values a distance matrix may hold, defined once for every layer.
+
+Distance matrices (the parser's D from ``distill.trees``, the predictor's D̂ from ``predictor.tree_ops``,
+the graph inputs of ``export``) are B×T×T with 0-based word positions. A pair that touches a padding
+position holds ``PAD_DISTANCE``; a pair of words in different sentences of one example (different trees
+of a forest) has no path and holds ``CROSS_TREE_DISTANCE``, larger than any in-tree path of an example
+of up to 1000 words. The syntax bias clamps it into its last bucket; the probe loss and the L1 metric
+skip such pairs. See docs/design.md (§3, distance conventions).
+"""
+
+PAD_DISTANCE = -1
+CROSS_TREE_DISTANCE = 1000
