@@ -1,23 +1,42 @@
-"""Trained checkpoints → plain PyTorch models, without Lightning.
+"""Trained checkpoints → plain PyTorch models, without Lightning; a damaged or foreign file → one clear error.
 
 The hand-off from training to export and comparison: a Lightning checkpoint of ``CoTrainingModule``
 carries, besides the weights, the resolved experiment, the encoder and predictor configs, the
 vocabulary and the label names (``checkpoint["parserfree"]``). ``load_trained`` rebuilds the
-``SyntaxModel`` from those alone.
+``SyntaxModel`` from those alone. Every file is read with ``torch.load(weights_only=True)`` (tensors and
+plain data only, never arbitrary pickled code) after a look at its first bytes, so an empty, truncated,
+random or foreign file stops with a ``CheckpointError`` naming the file and what is wrong with it.
+``load_pretrained`` checks that a pre-trained predictor fits the model it initialises
+("checkpoint of a d_model 64 model, config says 128"); ``check_resumable`` refuses to continue a
+``last.ckpt`` written under other settings.
 """
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
+from parserfree.distill.fingerprints import changes, summary, without
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
 CHECKPOINT_FORMAT = 1
+META_KEYS = ("experiment", "encoder", "predictor", "vocab", "label_names", "task", "recipe")
+# settings a resumed run may change: how long it trains and where things live, nothing it has learned from;
+# and the sizes taken from the vocabulary (known only after the data is read; the data settings are compared)
+RESUMABLE_CHANGES = ("training.max_epochs", "training.max_steps", "training.early_stopping_patience",
+                     "training.num_workers", "threads", "training.threads", "data.cache_dir", "data.archive",
+                     "encoder.vocab_size", "encoder.n_features")
+# encoder settings that fix what the embeddings and layers 1..k of a pre-trained predictor run compute
+INIT_ENCODER_FIELDS = ("d_model", "n_heads", "d_ff", "max_len", "n_feature_buckets", "n_features", "predictor_layer")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: missing, damaged, foreign, or not the model the config asks for."""
 
 
 @dataclass
@@ -35,22 +54,134 @@ class TrainedModel:
     path: Path
 
 
+def _looks_like(head: bytes) -> str:
+    """A guess at what a file that is not a PyTorch checkpoint is, from its first bytes."""
+    if head.startswith(b"\x1f\x8b"):
+        return "a gzip file"
+    if head.lstrip()[:1] in (b"{", b"["):
+        return "JSON text"
+    if head.startswith(b"\x08") and b"onnx" in head.lower():
+        return "an ONNX model"
+    try:
+        head.decode("utf-8")
+        return "a text file"
+    except UnicodeDecodeError:
+        return "unrecognised binary data"
+
+
+def _first_line(error: BaseException) -> str:
+    text = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return text if len(text) <= 120 else text[:117] + "…"
+
+
+def read_checkpoint(path: str | Path) -> dict:
+    """The contents of a parserfree checkpoint file, or CheckpointError saying what the file is instead."""
+    p = Path(path)
+    if not p.exists():
+        raise CheckpointError(f"{p}: no such checkpoint")
+    if p.is_dir():
+        raise CheckpointError(f"{p}: is a folder; expected a checkpoint file such as <run>/checkpoints/best.ckpt")
+    size = p.stat().st_size
+    if size == 0:
+        raise CheckpointError(f"{p}: empty file (0 bytes), not a parserfree checkpoint")
+    with open(p, "rb") as f:
+        head = f.read(256)
+    if head.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(p) as archive:
+                names = archive.namelist()
+        except (zipfile.BadZipFile, OSError):
+            raise CheckpointError(f"{p}: truncated or damaged checkpoint ({size:,} bytes; its zip archive is "
+                                  "incomplete)") from None
+        if not any(n.endswith("data.pkl") for n in names):
+            raise CheckpointError(f"{p}: a zip archive but not a PyTorch checkpoint")
+    elif not head.startswith(b"\x80"):  # neither torch's zip format nor its legacy pickle format
+        raise CheckpointError(f"{p}: not a parserfree checkpoint (looks like {_looks_like(head)})")
+    try:
+        ckpt = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 — every way torch fails to read the file means: damaged
+        raise CheckpointError(f"{p}: damaged or foreign checkpoint, unreadable by torch.load ({_first_line(e)})") from None
+    meta = ckpt.get("parserfree") if isinstance(ckpt, dict) else None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{p}: not a parserfree checkpoint (a PyTorch file without the 'parserfree' section)")
+    if not isinstance(meta.get("format"), int) or meta["format"] > CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{p}: checkpoint format {meta.get('format')!r} is not one this parserfree reads "
+                              f"(≤ {CHECKPOINT_FORMAT}); upgrade parserfree")
+    missing = [k for k in META_KEYS if k not in meta] + ([] if isinstance(ckpt.get("state_dict"), dict) else ["state_dict"])
+    if missing:
+        raise CheckpointError(f"{p}: damaged parserfree checkpoint (no {', '.join(missing)})")
+    return ckpt
+
+
 def load_trained(path: str | Path) -> TrainedModel:
     """Rebuild the model of a run's checkpoint (``best.ckpt``/``last.ckpt``) in eval mode on the CPU."""
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such checkpoint")
-    ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    meta = ckpt.get("parserfree") if isinstance(ckpt, dict) else None
-    if meta is None:
-        raise ValueError(f"{path}: not a parserfree checkpoint (no 'parserfree' section)")
-    if meta.get("format", 0) > CHECKPOINT_FORMAT:
-        raise ValueError(f"{path}: checkpoint format {meta['format']} is newer than this parserfree ({CHECKPOINT_FORMAT})")
-    enc = EncoderConfig.from_dict(meta["encoder"])
-    pred = PredictorConfig.from_dict(meta["predictor"]) if meta["predictor"] else None
-    n_classes = max(2, len(meta["label_names"]))
-    model = SyntaxModel(enc, pred, meta["task"], n_classes, meta["experiment"]["training"]["task_grad_to_predictor"])
+    ckpt = read_checkpoint(path)
+    meta = ckpt["parserfree"]
+    try:
+        enc = EncoderConfig.from_dict(meta["encoder"])
+        pred = PredictorConfig.from_dict(meta["predictor"]) if meta["predictor"] else None
+        vocab = Vocabulary.from_dict(meta["vocab"], source=f"{path} (vocabulary)")
+        n_classes = max(2, len(meta["label_names"]))
+        grad = bool(meta["experiment"].get("training", {}).get("task_grad_to_predictor", True))
+        model = SyntaxModel(enc, pred, meta["task"], n_classes, grad)
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise CheckpointError(f"{path}: damaged parserfree checkpoint (its settings do not build a model: "
+                              f"{_first_line(e)})") from None
     state = {k.removeprefix("model."): v for k, v in ckpt["state_dict"].items() if k.startswith("model.")}
-    model.load_state_dict(state)
+    try:
+        model.load_state_dict(state)
+    except RuntimeError as e:
+        raise CheckpointError(f"{path}: damaged parserfree checkpoint (its weights do not fit the model its "
+                              f"settings describe: {_first_line(e)})") from None
     model.eval()
-    return TrainedModel(model, Vocabulary.from_dict(meta["vocab"]), meta["experiment"], enc, pred, meta["label_names"], meta["task"], meta["recipe"], path)
+    return TrainedModel(model, vocab, meta["experiment"], enc, pred, meta["label_names"], meta["task"], meta["recipe"], path)
+
+
+def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: PredictorConfig | None) -> str | None:
+    """Why ``trained`` cannot initialise a model of these configs (one phrase), or None when it can."""
+    if trained.predictor_config is None:
+        return f"a {trained.recipe} checkpoint has no distance predictor to start from"
+    if predictor is None:
+        return "the recipe being trained has no distance predictor to initialise"
+    ours, theirs = trained.encoder_config.to_dict(), encoder.to_dict()
+    for name in INIT_ENCODER_FIELDS:
+        if ours.get(name) != theirs.get(name):
+            return f"checkpoint of a {name} {ours.get(name)} model, config says {theirs.get(name)}"
+    diff = changes(trained.predictor_config.to_dict(), predictor.to_dict())
+    if diff:
+        key, _, rest = diff[0].partition(" ")
+        old, _, new = rest.partition(" → ")
+        return f"checkpoint of a predictor.{key} {old} model, config says {new or '?'}"
+    return None
+
+
+def load_pretrained(model: SyntaxModel, path: str | Path, trained: TrainedModel | None = None) -> None:
+    """Initialise ``model`` from a pre-trained predictor run: the embeddings, the unbiased layers 1..k and
+    the predictor (the upper layers and task head keep their fresh weights). CheckpointError when the
+    checkpoint is not of the same shape and settings (``trained``: the checkpoint already loaded)."""
+    trained = trained or load_trained(path)
+    encoder = model.encoder.config
+    reason = init_mismatch(trained, encoder, model.predictor.config if model.predictor is not None else None)
+    if reason:
+        raise CheckpointError(f"{path}: cannot initialise from it: {reason} (training.init_from)")
+    keep = ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.", "predictor.")
+    keep += tuple(f"encoder.layers.{i}." for i in range(encoder.predictor_layer))
+    state = {k: v for k, v in trained.model.state_dict().items() if k.startswith(keep)}
+    target = model.state_dict()
+    for key, value in state.items():
+        if key not in target or target[key].shape != value.shape:
+            raise CheckpointError(f"{path}: cannot initialise from it: weight {key} has shape {tuple(value.shape)}, "
+                                  f"the model needs {tuple(target[key].shape) if key in target else 'none'}")
+    model.load_state_dict(state, strict=False)
+
+
+def check_resumable(path: str | Path, experiment: dict) -> None:
+    """Refuse to resume ``path`` (a run's last.ckpt) for a run whose resolved settings ``experiment`` differ
+    in anything but RESUMABLE_CHANGES; the message says what changed and how to start over."""
+    saved = read_checkpoint(path)["parserfree"]["experiment"]
+    diff = changes(without(saved, RESUMABLE_CHANGES), without(experiment, RESUMABLE_CHANGES))
+    if diff:
+        run_dir = Path(path).parent.parent
+        raise CheckpointError(f"{path}: written under other settings ({summary(diff)}); will not resume it — "
+                              f"delete {run_dir} or train without --resume to start over")

@@ -15,6 +15,15 @@ def predictions(task: str, outputs):
     return outputs if task == "regression" else outputs.argmax(-1)
 
 
+def agreement(task: str, a: np.ndarray, b: np.ndarray) -> float:
+    """How far two models' predictions agree: the share of identical class ids (classification) or the
+    Pearson r of their scores (regression); NaN when undefined."""
+    a, b = np.asarray(a), np.asarray(b)
+    if task == "regression":
+        return float(np.corrcoef(a, b)[0, 1]) if a.size > 1 and np.std(a) > 0 and np.std(b) > 0 else float("nan")
+    return float(np.mean(a == b)) if a.size else float("nan")
+
+
 def macro_f1(pred: np.ndarray, gold: np.ndarray, n_classes: int) -> float:
     """Unweighted mean of per-class F1 (a class absent from both pred and gold is skipped)."""
     scores = []

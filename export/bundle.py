@@ -1,10 +1,19 @@
-"""The bundle folder and its manifest: what an export writes and what the runtime checks before trusting it.
+"""The bundle folder, its manifest and the manifest's seal: what an export writes and what the runtime checks.
 
 The hand-off from export to inference. A bundle holds the ONNX model(s), ``vocab.json``, the serialised
-spaCy tokenizer, ``labels.json``, ``config.yaml`` (the resolved training experiment) and ``manifest.json``:
-format version, graph kind, input/output names, max_len, package versions and the sha256 of every other
-file (listed one by one, recursively). ``verify_bundle`` refuses a missing manifest, a newer format
-version, a missing file or a file whose sha256 differs (the message names the file).
+tokenizer, ``labels.json``, ``config.yaml`` (the resolved training experiment), ``manifest.json`` —
+format version, graph kind, input/output names, max_len, package versions, the evaluation of each model
+variant and the sha256 of every other file (listed one by one, recursively) — and ``manifest.sha256``,
+the seal: the sha256 of the manifest's bytes (in ``sha256sum`` format, so ``sha256sum -c manifest.sha256``
+checks it too). That digest covers every file through the manifest, so it is the bundle's identity.
+
+``verify_bundle`` refuses a missing or unreadable manifest, another or newer format version, a broken
+seal, a manifest without the fields the runtime needs (``kind``, ``models``, ...), a listed file that is
+missing or whose sha256 differs, and a file in the folder that the manifest does not list — each with one
+line naming the file. What this can honestly detect without a key: any corruption, and any edit of a
+file or of the manifest that is not followed by recomputing the digests and the seal. Someone who
+rewrites the seal too can forge a bundle; against that, pin the digest: ``verify_bundle(folder,
+digest=...)`` (``parserfree predict --digest``) refuses a bundle whose seal is not the expected one.
 """
 
 from __future__ import annotations
@@ -13,20 +22,30 @@ import json
 from importlib import metadata
 from pathlib import Path
 
-from parserfree.encoder.files import sha256_file, write_json
+from parserfree.distill.recipes import exportable_recipes
+from parserfree.encoder.files import sha256_file, write_json, write_text_atomic
 from parserfree.export.errors import BundleError
 
 FORMAT = "parserfree-bundle"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: manifest.sha256 seals the manifest
 MANIFEST = "manifest.json"
+SEAL = "manifest.sha256"
 MODEL_FILES = {"default": "model.onnx", "optimized": "model.optimized.onnx", "int8": "model.int8.onnx"}
 PACKAGES = ("torch", "onnx", "onnxruntime", "spacy", "numpy", "parserfree")
+# fields the runtime reads, with their types
+REQUIRED = {"kind": str, "task": str, "max_len": int, "n_features": int, "models": dict, "vocab": str,
+            "labels": str, "tokenizer": dict, "files": dict}
+
+
+def bundle_files(folder: Path) -> list[str]:
+    """Relative POSIX paths of the files a manifest lists: every file under ``folder`` but the manifest and its seal."""
+    names = (p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    return sorted(n for n in names if n not in (MANIFEST, SEAL))
 
 
 def file_digests(folder: Path) -> dict[str, str]:
-    """sha256 of every file under ``folder`` except the manifest, keyed by POSIX relative path, sorted."""
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
-    return {p.relative_to(folder).as_posix(): sha256_file(p) for p in files}
+    """sha256 of every file of ``bundle_files``, keyed by POSIX relative path."""
+    return {name: sha256_file(folder / name) for name in bundle_files(folder)}
 
 
 def package_versions() -> dict[str, str | None]:
@@ -41,15 +60,47 @@ def package_versions() -> dict[str, str | None]:
 
 
 def write_manifest(folder: Path, manifest: dict) -> dict:
-    """Complete ``manifest`` with the format, versions and file digests of ``folder``; write and return it."""
+    """Complete ``manifest`` with the format, versions and file digests of ``folder``; write it and its
+    seal; return it."""
     full = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest,
             "versions": package_versions(), "files": file_digests(folder)}
     write_json(folder / MANIFEST, full)
+    write_text_atomic(folder / SEAL, f"{sha256_file(folder / MANIFEST)}  {MANIFEST}\n")
     return full
 
 
-def read_manifest(folder: str | Path) -> dict:
-    """The manifest of a bundle folder, checked for format and version (not yet for file digests)."""
+def bundle_digest(folder: str | Path) -> str:
+    """The digest a bundle's seal records (sha256 of its manifest.json); BundleError without a readable seal."""
+    path = Path(folder) / SEAL
+    if not path.is_file():
+        raise BundleError(f"{path}: missing; the manifest is unsealed (an older or altered bundle — export it again)")
+    try:
+        digest = path.read_text(encoding="utf-8").split()[0]
+    except (UnicodeDecodeError, IndexError):
+        digest = ""
+    if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise BundleError(f"{path}: not a sha256 seal (expected '<64 hex digits>  {MANIFEST}')")
+    return digest
+
+
+def _check_fields(path: Path, manifest: dict) -> None:
+    """The fields the runtime reads are present and well-formed (one line naming the field otherwise)."""
+    for key, kind in REQUIRED.items():
+        if not isinstance(manifest.get(key), kind):
+            raise BundleError(f"{path}: manifest field {key!r} is missing or not a {kind.__name__}")
+    if manifest["kind"] not in exportable_recipes():
+        raise BundleError(f"{path}: manifest field 'kind' is {manifest['kind']!r}, expected one of "
+                          f"{', '.join(exportable_recipes())}")
+    models = manifest["models"]
+    if "default" not in models or not all(isinstance(v, str) for v in models.values()):
+        raise BundleError(f"{path}: manifest field 'models' must name a file for 'default'")
+    if not all(isinstance(manifest["tokenizer"].get(k), str) for k in ("path", "lang")):
+        raise BundleError(f"{path}: manifest field 'tokenizer' must give 'path' and 'lang'")
+
+
+def read_manifest(folder: str | Path, digest: str | None = None) -> dict:
+    """The manifest of a bundle folder, checked for format, version, seal (and the expected ``digest``
+    when given) and required fields — not yet for file digests."""
     folder = Path(folder)
     path = folder / MANIFEST
     if not folder.is_dir():
@@ -66,15 +117,24 @@ def read_manifest(folder: str | Path) -> dict:
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise BundleError(f"{path}: bundle format version {version!r} is newer than this parserfree reads "
                           f"({FORMAT_VERSION}); upgrade parserfree to load it")
-    if not isinstance(manifest.get("files"), dict):
-        raise BundleError(f"{path}: manifest lists no files")
+    if version < FORMAT_VERSION:
+        raise BundleError(f"{path}: bundle format version {version} predates the sealed manifest "
+                          f"(version {FORMAT_VERSION}); export the checkpoint again")
+    sealed = bundle_digest(folder)
+    if sha256_file(path) != sealed:
+        raise BundleError(f"{path}: does not match its seal {SEAL} (the manifest was edited or corrupted)")
+    if digest is not None and sealed != digest.lower().removeprefix("sha256:"):
+        raise BundleError(f"{folder}: bundle digest {sealed[:16]}… is not the expected {digest[:16]}… "
+                          "(another or a re-sealed bundle)")
+    _check_fields(path, manifest)
     return manifest
 
 
-def verify_bundle(folder: str | Path) -> dict:
-    """Check the manifest and the sha256 of every listed file; return the manifest or raise BundleError."""
+def verify_bundle(folder: str | Path, digest: str | None = None) -> dict:
+    """Check the manifest, its seal and the sha256 of every listed file, and that no unlisted file was
+    added; return the manifest or raise BundleError. ``digest``: the bundle digest to insist on."""
     folder = Path(folder)
-    manifest = read_manifest(folder)
+    manifest = read_manifest(folder, digest)
     for name, expected in manifest["files"].items():
         path = folder / name
         if ".." in Path(name).parts or Path(name).is_absolute():
@@ -83,4 +143,11 @@ def verify_bundle(folder: str | Path) -> dict:
             raise BundleError(f"{path}: file listed in the manifest is missing")
         if sha256_file(path) != expected:
             raise BundleError(f"{path}: sha256 does not match the manifest (the file was altered or corrupted)")
+    for name in bundle_files(folder):
+        if name not in manifest["files"]:
+            raise BundleError(f"{folder / name}: not listed in the manifest (a file was added to the bundle)")
+    used = [manifest["vocab"], manifest["labels"], manifest["tokenizer"]["path"], *manifest["models"].values()]
+    for name in used:
+        if name not in manifest["files"]:
+            raise BundleError(f"{folder / MANIFEST}: {name!r} is used but not among the hashed files")
     return manifest

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.datasets import DataConfig, Dataset, load_dataset, normalise_text
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.distill.vader import ARCHIVE_NAME, CORPORA, default_cache_dir
 from parserfree.encoder.vocabulary import Vocabulary
@@ -74,14 +74,21 @@ def _data_is_local(config: DataConfig) -> bool:
     return extracted.is_file() or (vader / ARCHIVE_NAME).is_file() or bool(config.archive and Path(config.archive).is_file())
 
 
+def local_dataset(experiment: dict) -> Dataset:
+    """The checkpoint's dataset (``experiment['data']``) when it loads without a download; FileNotFoundError
+    when it would need one, DataError when it cannot be read."""
+    config = DataConfig(**experiment["data"])
+    if not _data_is_local(config):
+        raise FileNotFoundError(f"{config.dataset} is not available locally")
+    return load_dataset(config)
+
+
 def parity_texts(experiment: dict, limit: int = MAX_TEXTS) -> tuple[list[str], str]:
     """Up to ``limit`` normalised dev-split texts of the checkpoint's data (test split if dev is empty),
     or the built-in FALLBACK_TEXTS when the data cannot be loaded without a download."""
     try:
         config = DataConfig(**experiment["data"])
-        if not _data_is_local(config):
-            raise FileNotFoundError(f"{config.dataset} is not available locally")
-        dataset = load_dataset(config)
+        dataset = local_dataset(experiment)
         split = "dev" if dataset.splits["dev"] else "test"
         texts = [normalise_text(e.text) for e in dataset.splits[split]]
         texts = [t for t in texts if t]

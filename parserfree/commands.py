@@ -53,6 +53,7 @@ def add_export_commands(subparsers) -> None:
     p.add_argument("--threads", type=_positive_int, help="onnxruntime intra-op threads (default: onnxruntime's)")
     p.add_argument("--variant", choices=["default", "optimized", "int8"], default="default",
                    help="which model of the bundle to run (default model.onnx)")
+    p.add_argument("--digest", help="refuse the bundle unless its digest (printed by export) is this one")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_predict)
 
@@ -66,9 +67,22 @@ def _format_report(variant: str, report: dict) -> str:
     return f"  {variant:<9} vs PyTorch: " + ", ".join(parts)
 
 
+def format_evaluation(evaluation: dict) -> list[str]:
+    """Lines of the test-split evaluation of every variant: metric, agreement with fp32, speed."""
+    if "skipped" in evaluation:
+        return [f"  no test-split evaluation of the variants: {evaluation['skipped']}"]
+    lines = [f"  {evaluation['source']}, {evaluation['n_examples']} sentences (speed: graph only, batch "
+             f"{evaluation['batch_size']}, {evaluation['threads'] or 'default'} threads):"]
+    for variant, v in evaluation["variants"].items():
+        lines.append(f"  {variant:<9} {v['metric_name']} {v['metric']:.2f}, agreement with fp32 "
+                     f"{v['agreement_with_fp32']:.1%}, {v['sentences_per_s'] or float('nan'):,.0f} sentences/s")
+    return lines
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a checkpoint and print the parity of every model variant."""
     from parserfree.export.builder import export_bundle
+    from parserfree.export.bundle import bundle_digest
 
     manifest = export_bundle(args.checkpoint, args.out, optimize=args.optimize, quantize=args.quantize,
                              threads=args.threads, overwrite=args.overwrite)
@@ -77,6 +91,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     print(f"  parity set: {parity['default']['source']}, batches (B, T) {parity['default']['batches']}")
     for variant, report in parity.items():
         print(_format_report(variant, report))
+    for line in format_evaluation(manifest["evaluation"]):
+        print(line)
+    words = manifest["tokenizer"]["training_words"]
+    print(f"  tokenizer reproduces the training words of {words['identical']}/{words['sentences']} sentences "
+          f"({words['reference']})")
+    print(f"  bundle digest: sha256:{bundle_digest(args.out)} (pin it with `parserfree predict --digest`)")
     return 0
 
 
@@ -107,7 +127,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     """Text lines in → JSON lines out, same count and order."""
     from parserfree.export.runtime import ParserFreeModel
 
-    model = ParserFreeModel.load(args.model, threads=args.threads, variant=args.variant)
+    model = ParserFreeModel.load(args.model, threads=args.threads, variant=args.variant, digest=args.digest)
     if args.input:
         with open(args.input, "rb") as f:
             lines = read_lines(f, args.input)

@@ -6,7 +6,17 @@ import json
 
 import pytest
 
+from parserfree.encoder.files import sha256_file
 from parserfree.export import BundleError, ParserFreeModel
+
+
+def rewrite_manifest(bundle, change) -> None:
+    """Edit the manifest with ``change(manifest)`` and re-seal it, as someone who knows the format would."""
+    path = bundle / "manifest.json"
+    manifest = json.loads(path.read_text())
+    change(manifest)
+    path.write_text(json.dumps(manifest))
+    (bundle / "manifest.sha256").write_text(f"{sha256_file(path)}  manifest.json\n")
 
 
 @pytest.mark.parametrize("name", ["model.onnx", "vocab.json", "tokenizer", "labels.json"])
@@ -26,10 +36,7 @@ def test_missing_file_is_refused(bundle_copy):
 
 
 def test_newer_format_version_is_refused(bundle_copy):
-    path = bundle_copy / "manifest.json"
-    manifest = json.loads(path.read_text())
-    manifest["format_version"] += 1
-    path.write_text(json.dumps(manifest))
+    rewrite_manifest(bundle_copy, lambda m: m.update(format_version=m["format_version"] + 1))
     with pytest.raises(BundleError, match="newer"):
         ParserFreeModel.load(bundle_copy)
 
@@ -41,10 +48,7 @@ def test_folder_without_manifest_is_not_a_bundle(bundle_copy):
 
 
 def test_manifest_entry_outside_the_bundle_is_refused(bundle_copy):
-    path = bundle_copy / "manifest.json"
-    manifest = json.loads(path.read_text())
-    manifest["files"]["../elsewhere"] = "0" * 64
-    path.write_text(json.dumps(manifest))
+    rewrite_manifest(bundle_copy, lambda m: m["files"].update({"../elsewhere": "0" * 64}))
     with pytest.raises(BundleError, match="outside the bundle"):
         ParserFreeModel.load(bundle_copy)
 

@@ -1,0 +1,91 @@
+"""Fingerprints: what a result was built from, so a changed setting or input is never silently reused.
+
+A fingerprint is a plain nested dict: the settings a result depends on (a section of the resolved
+config) and the digests of its inputs (sha256 of a data file or an upstream checkpoint, a bundle's
+manifest digest). A stage stores its fingerprint beside its output and compares it on the next run;
+``changes`` lists the differences as ``key old → new`` lines so that the message says exactly what
+changed. Built-in corpora are identified by name and the sha256 of the archive they are verified against.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from parserfree.distill.vader import ARCHIVE_SHA256, CORPORA
+from parserfree.encoder.files import sha256_file
+
+
+def flatten(tree: dict, prefix: str = "") -> dict[str, Any]:
+    """Nested dict → ``{"a.b.c": value}`` (lists and scalars are leaves)."""
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, name))
+        else:
+            out[name] = value
+    return out
+
+
+def without(tree: dict, keys: tuple[str, ...]) -> dict:
+    """A deep copy of ``tree`` without the dotted ``keys`` (missing ones are ignored)."""
+    out = json.loads(json.dumps(tree))
+    for key in keys:
+        node = out
+        *parents, last = key.split(".")
+        for part in parents:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
+    return out
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    if isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value):
+        return value[:12]  # a sha256: the first 12 digits tell two apart
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+def changes(old: dict, new: dict) -> list[str]:
+    """The differences between two fingerprints, one ``key old → new`` string per changed key (sorted)."""
+    a, b = flatten(old), flatten(new)
+    lines = []
+    for key in sorted(set(a) | set(b)):
+        if key not in a:
+            lines.append(f"{key} (new) {_short(b[key])}")
+        elif key not in b:
+            lines.append(f"{key} {_short(a[key])} (gone)")
+        elif a[key] != b[key]:
+            lines.append(f"{key} {_short(a[key])} → {_short(b[key])}")
+    return lines
+
+
+def summary(lines: list[str], limit: int = 3) -> str:
+    """The first ``limit`` changes joined, with a count of the rest."""
+    shown = "; ".join(lines[:limit])
+    return shown + (f" (and {len(lines) - limit} more)" if len(lines) > limit else "")
+
+
+def digest(value: Any) -> str:
+    """sha256 of a JSON-able value's canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_digest(path: str | Path | None) -> str | None:
+    """sha256 of a file; ``"missing"`` when it does not exist, None for no path."""
+    if path is None:
+        return None
+    p = Path(path)
+    return sha256_file(p) if p.is_file() else "missing"
+
+
+def data_digest(dataset: str) -> str:
+    """What a dataset's content is: a built-in corpus by name and archive sha256, a file by its sha256."""
+    if dataset in CORPORA:
+        return f"{dataset}@{ARCHIVE_SHA256}"
+    return file_digest(dataset) or "missing"

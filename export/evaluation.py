@@ -1,0 +1,95 @@
+"""Variant evaluation: every model of a bundle on the held-out test split — task metric, agreement with fp32, speed.
+
+The parity check holds the fp32 graphs to PyTorch within 1e-4; the int8 graph changes the numbers by
+design and is exempt, so the export measures what it costs and what it gains instead, on the same
+sentences for every variant: the task metric against the gold labels, the share of predictions equal to
+those of the fp32 ``model.onnx`` (Pearson r of the scores for regression), and sentences per second of
+the graph alone (batch 32, length-sorted, one warm-up batch; tokenisation excluded, the same for all
+variants). The result goes into the manifest (``evaluation``), the export's output and the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from parserfree.distill.datasets import Dataset, normalise_text
+from parserfree.distill.task_metrics import agreement, predictions, task_metrics
+from parserfree.distill.trees import batch_tree_distances
+from parserfree.encoder.vocabulary import Vocabulary
+from parserfree.export.graph_inputs import graph_inputs
+from parserfree.export.parity import Analyse
+from parserfree.export.session import make_session
+from parserfree.export.timing import batches, time_calls
+
+MAX_EXAMPLES = 1000  # test sentences evaluated (evenly spaced through the split when it has more)
+BATCH_SIZE = 32
+
+
+def test_examples(dataset: Dataset, limit: int = MAX_EXAMPLES) -> tuple[list[str], np.ndarray]:
+    """Up to ``limit`` labelled test-split texts (evenly spaced) and their gold labels."""
+    examples = [e for e in dataset.splits["test"] if normalise_text(e.text) and e.label is not None]
+    step = max(1, len(examples) // limit) if examples else 1
+    examples = examples[::step][:limit]
+    return [e.text for e in examples], np.array([e.label for e in examples])
+
+
+def evaluate_variants(
+    folder: Path,
+    models: dict[str, str],
+    texts: Sequence[str],
+    gold: np.ndarray,
+    task: str,
+    n_classes: int,
+    analyse: Analyse,
+    vocab: Vocabulary,
+    max_len: int,
+    threads: int | None,
+) -> dict[str, dict]:
+    """Per variant (``models``: variant → ONNX file in ``folder``, ``default`` first): metric, agreement
+    with ``default`` and sentences per second on ``texts``."""
+    analysed = [(w[:max_len], h) for w, h in analyse(texts)]
+    order = sorted((i for i, (w, _) in enumerate(analysed) if w), key=lambda i: len(analysed[i][0]))
+    feeds = []
+    for rows in batches(order, BATCH_SIZE):
+        words = [analysed[i][0] for i in rows]
+        heads = [analysed[i][1] for i in rows]
+        distances = None if heads[0] is None else [batch_tree_distances([h], length=len(w))[0]  # words cut: heads too
+                                                   for h, w in zip(heads, words)]
+        feeds.append(graph_inputs(vocab, words, max_len, distances))
+    gold = gold[order]
+    results: dict[str, dict] = {}
+    reference = None
+    for variant, name in models.items():
+        session = make_session(folder / name, threads)
+        timed = time_calls(lambda f: session.run(["task_output"], f)[0], feeds, keep_results=True)
+        pred = predictions(task, np.concatenate(timed["results"]))
+        reference = pred if reference is None else reference
+        scores = task_metrics(task, pred, gold, n_classes)
+        results[variant] = {
+            "metric_name": scores["metric_name"],
+            "metric": scores["metric"],
+            "agreement_with_fp32": agreement(task, pred, reference),
+            "sentences_per_s": len(order) / timed["seconds"] if timed["seconds"] > 0 else None,
+        }
+    return results
+
+
+def evaluation_report(folder: Path, models: dict[str, str], dataset: Dataset | None, reason: str | None, task: str,
+                      n_classes: int, analyse: Analyse, vocab: Vocabulary, max_len: int, threads: int | None) -> dict:
+    """The manifest's ``evaluation``: what was measured on which sentences, or why nothing was."""
+    if dataset is None:
+        return {"skipped": f"the checkpoint's data is not available ({reason})"}
+    texts, gold = test_examples(dataset)
+    if not texts:
+        return {"skipped": f"the test split of {dataset.name} has no labelled examples"}
+    return {
+        "source": f"test split of {dataset.name}",
+        "n_examples": len(texts),
+        "batch_size": BATCH_SIZE,
+        "threads": threads,
+        "speed": "sentences/s of the graph alone (tokenisation excluded), length-sorted batches",
+        "variants": evaluate_variants(folder, models, texts, gold, task, n_classes, analyse, vocab, max_len, threads),
+    }

@@ -1,0 +1,75 @@
+"""Serving words: the export's tokenizer must give the words the model was trained on, or no bundle is written.
+
+A model only knows the words of its training data. Trained on parsed text, those came from the spaCy
+pipeline's tokenizer, so the bundled (serialised) tokenizer is checked against the pipeline on the parity
+texts. Trained on a treebank (CoNLL-U gold words), they follow the treebank's conventions: the bundled
+tokenizer is first taught the treebank's splits (``tokenizer.fit_to_treebank``, learnt from the train
+split) and must then reproduce the words of every training sentence; its agreement on the held-out
+(dev + test) sentences is reported, not gated. A parser-fed model is served with the spaCy parser's words,
+which cannot be re-taught, so it is checked as is. The check's result goes into the manifest
+(``tokenizer.training_words``); a failure is an ``ExportError`` naming the first sentence that differs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from parserfree.distill.datasets import Dataset
+from parserfree.export.errors import ExportError
+from parserfree.export.tokenizer import Sentence, fit_to_treebank, load_tokenizer, save_tokenizer, training_word_check, words_of
+
+
+def treebank_sentences(experiment: dict, dataset: Dataset | None, reason: str | None) -> tuple[list[Sentence], list[Sentence]] | None:
+    """(train, held-out) sentences with their gold words when the model was trained on a treebank; None
+    when it was trained on parsed text. ExportError when a treebank's words cannot be read back."""
+    data = experiment["data"]
+    fmt = data.get("format") or Path(str(data["dataset"])).suffix.lower().lstrip(".")
+    if dataset is None:
+        if fmt in ("conllu", "conll"):
+            raise ExportError(f"cannot check the bundled tokenizer against the training words of {data['dataset']} "
+                              f"({reason}); no bundle was written")
+        return None
+    if not any(e.words is not None for e in dataset.all_examples()):
+        return None
+
+    def sentences(splits: Sequence[str]) -> list[Sentence]:
+        return [(e.text, e.words, e.source) for s in splits for e in dataset.splits[s] if e.words is not None]
+
+    return sentences(["train"]), sentences(["dev", "test"])
+
+
+def _difference(first: dict) -> str:
+    """Where a tokenizer's words first depart from the training words, a few words each side."""
+    a, b = first["training_words"], first["tokenizer_words"]
+    i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return f"{first['source']}: trained on {a[max(0, i - 1) : i + 3]} but served {b[max(0, i - 1) : i + 3]}"
+
+
+def bundle_tokenizer(nlp, folder: Path, served_by_bundle: bool, treebank: tuple[list[Sentence], list[Sentence]] | None,
+                     parity_texts: Sequence[str]) -> tuple[object, dict]:
+    """Write the serving tokenizer to ``folder / "tokenizer"`` and check it against the training words.
+
+    served_by_bundle: the bundle's tokenizer serves the model (False: a parser-fed model, served with the
+    parser's words). Returns the rebuilt tokenizer and its manifest entry; raises ExportError when the
+    served words would differ from the training words."""
+    added = fit_to_treebank(nlp.tokenizer, treebank[0]) if treebank and served_by_bundle else 0
+    meta = save_tokenizer(nlp, folder / "tokenizer")
+    tokenizer = load_tokenizer(folder / "tokenizer", meta["lang"])
+    if treebank:
+        serving = tokenizer if served_by_bundle else nlp.tokenizer
+        held_out = training_word_check(serving, treebank[1])
+        check = {"reference": "treebank words of the train split", **training_word_check(serving, treebank[0]),
+                 "special_cases": added, "held_out": {k: held_out[k] for k in ("sentences", "identical")}}
+    else:
+        pipeline_words = words_of(nlp.tokenizer, parity_texts)
+        reference = [(t, w, f"parity text {i + 1}") for i, (t, w) in enumerate(zip(parity_texts, pipeline_words))]
+        check = {"reference": "the spaCy pipeline's tokenizer, which gave the parser's training words",
+                 **training_word_check(tokenizer, reference)}
+    if check["identical"] < check["sentences"]:
+        how = "the tokenizer fitted to the treebank" if served_by_bundle else "the spaCy parser (a parser-fed model is served with its words)"
+        raise ExportError(f"{how} does not reproduce the training words of "
+                          f"{check['sentences'] - check['identical']} of {check['sentences']} sentences "
+                          f"({check['reference']}), e.g. {_difference(check['first_difference'])}; "
+                          "the model would be served other words than it was trained on, so no bundle was written")
+    return tokenizer, {**meta, "training_words": check}
