@@ -24,6 +24,7 @@ from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.data_module import SyntaxDataModule
 from parserfree.distill.evaluate import evaluate
+from parserfree.distill.quiet import quiet_lightning
 from parserfree.encoder.files import write_json
 
 
@@ -62,6 +63,7 @@ def train(
 
     The run folder's config.yaml is the config as it ran: the recipe's fixed settings applied and the
     encoder's sizes taken from the vocabulary."""
+    quiet_lightning()
     run_dir = Path(out_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     for change in config.fixed_changes():

@@ -9,12 +9,32 @@ agreement — since quantisation changes the numbers by design. Neither is assum
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from parserfree.export.session import make_session
 
 QUANTIZE_CHOICES = ("int8",)
+# onnxruntime's quantizer logs this (on the root logger) for every non-float tensor it rightly leaves alone,
+# e.g. the predictor's boolean masks
+NOT_QUANTISABLE = "Inference failed or unsupported type to quantize for tensor"
+
+
+@contextlib.contextmanager
+def _without_not_quantisable_notes() -> Iterator[None]:
+    """Drop the quantizer's NOT_QUANTISABLE records from the root logger while quantising; all else passes."""
+    def keep(record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(NOT_QUANTISABLE)
+
+    root = logging.getLogger()
+    root.addFilter(keep)
+    try:
+        yield
+    finally:
+        root.removeFilter(keep)
 
 
 def optimize_model(source: str | Path, target: str | Path, threads: int | None = None) -> None:
@@ -35,4 +55,5 @@ def quantize_model(source: str | Path, target: str | Path, mode: str = "int8") -
         # onnxruntime's recommended pre-processing (shape inference + basic fusions); its symbolic shape
         # inference cannot resolve this graph's dynamic T×T shapes, so only ONNX shape inference runs.
         quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
-        quantize_dynamic(str(prepared), str(target), weight_type=QuantType.QInt8)
+        with _without_not_quantisable_notes():
+            quantize_dynamic(str(prepared), str(target), weight_type=QuantType.QInt8)
