@@ -3,9 +3,10 @@
 A syntax-sensitive task built from every built-in corpus. Each text is tagged and parsed once
 (``distill/tagging.py``); in each sentence the first present-tense verb (VBZ / VBP, and was / were) whose
 nominal subject (``nsubj`` / ``nsubjpass``, a common noun NN / NNS, not coordinated, agreeing with it)
-comes before it is a candidate. For an auxiliary the subject is that of the verb it serves. Per
-candidate: the subject–verb distance in words (punctuation not counted; 1 = adjacent) and the number of
-attractors (nouns of the other number between subject and verb). One version per source sentence is kept
+comes before it is a candidate (sentences of up to ``MAX_WORDS`` tokens). For an auxiliary the subject is
+that of the verb it serves. Per candidate: the subject–verb distance in words (punctuation not counted;
+1 = adjacent) and the number of attractors (nouns, common or proper, of the other number between subject
+and verb; a compound modifier such as "New" in "New York" is not counted). One version per source sentence is kept
 — the sentence itself (``grammatical``) or with the verb's number flipped (``ungrammatical``, inflection
 by ``distill/inflection.py``) — balanced within every split × attractor × distance cell, decided by a
 hash, so the dataset is deterministic. The split is by source sentence (duplicates removed), stratified
@@ -30,10 +31,11 @@ from parserfree.distill.readers import RawExample
 from parserfree.distill.tagging import TaggedSentence, cache_key, tag_cached
 from parserfree.distill.teacher import DEFAULT_MODEL
 
-EXTRACT_VERSION = 1
+EXTRACT_VERSION = 3
 SOURCES = (*vader.CORPORA, "pl-reviews", "oanc", "wsj")
 LABEL_NAMES = ("ungrammatical", "grammatical")  # label ids: grammatical = 1, ungrammatical = 0
 MIN_TEST_ATTRACTED = 300
+MAX_WORDS = 50  # longer sentences are left out (as in Linzen et al.): the verb may lie past the encoder's reach
 ATTRACTOR_BUCKETS = ("0", "1", "2+")
 DISTANCE_BUCKETS = ("1", "2-3", "4-6", "7+")
 SUBJECT_DEPS = ("nsubj", "nsubjpass")
@@ -86,7 +88,10 @@ def _is_punct(word: str) -> bool:
 
 def find_candidate(sent: TaggedSentence, source: str) -> Candidate | None:
     """The sentence's first present-tense verb with a preceding, agreeing, uncoordinated common-noun
-    subject, as a Candidate; None when there is none or its verb cannot be flipped."""
+    subject, as a Candidate; None when there is none, its verb cannot be flipped or the sentence is longer
+    than ``MAX_WORDS`` tokens."""
+    if len(sent.words) > MAX_WORDS:
+        return None
     for v, (word, tag) in enumerate(zip(sent.words, sent.tags)):
         number = verb_number(word, tag)
         if number is None:
@@ -100,7 +105,7 @@ def find_candidate(sent: TaggedSentence, source: str) -> Candidate | None:
         if flipped is None:
             continue
         between = range(s + 1, v)
-        attractors = sum(NOUN_NUMBER.get(sent.tags[k]) not in (None, number) for k in between)
+        attractors = sum(NOUN_NUMBER.get(sent.tags[k]) not in (None, number) and sent.deps[k] != "compound" for k in between)
         distance = 1 + sum(not _is_punct(sent.words[k]) for k in between)
         return Candidate(sent.text(), sent.text({v: flipped}), attractors, distance, source)
     return None

@@ -12,6 +12,15 @@ def test_normalise_text():
     assert normalise_text("  a\tb\x07c\n\n d ") == "a b c d"
 
 
+def test_normalise_text_turns_exactly_the_unicode_control_characters_into_spaces():
+    import unicodedata
+
+    controls = "".join(chr(i) for i in range(0x110000) if unicodedata.category(chr(i)) == "Cc")
+    others = "".join(chr(i) for i in range(0x20, 0x3000) if unicodedata.category(chr(i)) != "Cc" and not chr(i).isspace())
+    assert normalise_text(f"a{controls}b") == "a b"
+    assert normalise_text(others) == others
+
+
 def test_split_is_deterministic_and_duplicates_stay_together():
     fractions = [0.8, 0.1, 0.1]
     texts = [f"sentence number {i}" for i in range(2000)]
