@@ -39,6 +39,7 @@ from parserfree.export.pipelines import (
 from parserfree.export.timing import describe_machine, machine
 from parserfree.export.tokenizer import words_of
 from parserfree.predictor import DistanceMetrics, chain_baseline
+from parserfree.breakdown import breakdowns, plot_breakdown
 from parserfree.report import plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves, write_markdown
 
 
@@ -64,8 +65,8 @@ def distance_quality(dists: list[np.ndarray], words: list[list[str]], parses: li
     return {"uuas": got["uuas"], "dspr": got["dspr"], "l1": got["l1"], "chain_uuas": base["uuas"], "chain_dspr": base["dspr"], "n_sentences": got["n_sentences"], "skipped": skipped}
 
 
-def _examples(experiment: dict, dataset: str, split: str, cache_dir: str | None, max_examples: int | None) -> tuple[list[str], np.ndarray, str]:
-    """Texts, gold labels and task of one dataset's split, read with the experiment's data settings."""
+def _examples(experiment: dict, dataset: str, split: str, cache_dir: str | None, max_examples: int | None) -> tuple[list[str], np.ndarray, str, list]:
+    """Texts, gold labels, task and extra columns (or Nones) of one dataset's split, read with the experiment's data settings."""
     data = dict(experiment["data"])
     data.update(dataset=dataset, max_examples=None, cache_dir=cache_dir or data.get("cache_dir"))
     if dataset != experiment["data"]["dataset"]:
@@ -74,7 +75,7 @@ def _examples(experiment: dict, dataset: str, split: str, cache_dir: str | None,
     exs = ds.splits[split]
     if max_examples:
         exs = exs[:max_examples]
-    return [e.text for e in exs], np.array([e.label for e in exs]), ds.task
+    return [e.text for e in exs], np.array([e.label for e in exs]), ds.task, [e.columns for e in exs]
 
 
 @dataclass
@@ -88,6 +89,7 @@ class DomainRun:
     scores: dict[str, dict]
     agreement: float
     distance: dict
+    breakdown: dict | None = None  # accuracy by attractors and distance, when the examples carry those columns
 
 
 def compare(
@@ -122,10 +124,13 @@ def compare(
     report: dict = {"threads": threads, "split": split, "batch_size": batch_size, "machine": describe_machine(machine()), "models": {}, "domains": {}}
     bar = tqdm(total=len(datasets) * len(pipelines), desc="comparing", disable=not progress)
     for k, dataset in enumerate(datasets):
-        texts, gold, task = _examples(experiment, dataset, split, cache_dir, max_examples)
-        domain = _run_domain(pipelines, texts, gold, task, batch_size, bar)
+        texts, gold, task, columns = _examples(experiment, dataset, split, cache_dir, max_examples)
+        domain = _run_domain(pipelines, texts, gold, task, batch_size, bar, columns)
         if k == 0:
             _headline(report, dataset, domain, pipelines, sources, latency_examples, batch_size)
+            if domain.breakdown:
+                report["breakdown"] = domain.breakdown
+                plot_breakdown(domain.breakdown, out / "breakdown.png")
             _figures(out, sources, domain.runs["parser_fed"], domain.runs["parser_free_onnx"], report)
         report["domains"][dataset] = _domain_row(domain)
     bar.close()
@@ -160,10 +165,11 @@ def _pipelines(sources: dict[str, ModelSource | None], teacher: SpacyTeacher) ->
     return pipelines
 
 
-def _run_domain(pipelines: dict[str, Pipeline], texts: list[str], gold: np.ndarray, task: str, batch_size: int, bar) -> DomainRun:
-    """Every pipeline on the same length-sorted batches; metrics, agreement and D̂ quality."""
+def _run_domain(pipelines: dict[str, Pipeline], texts: list[str], gold: np.ndarray, task: str, batch_size: int, bar, columns: list | None = None) -> DomainRun:
+    """Every pipeline on the same length-sorted batches; metrics, agreement, D̂ quality and breakdowns."""
     order = np.argsort([len(t) for t in texts], kind="stable")  # every model sees the same length-sorted batches
     texts, gold = [texts[i] for i in order], gold[order]
+    columns = [columns[i] for i in order] if columns else None
     runs = {}
     for name, pipe in pipelines.items():
         runs[name] = run_timed(pipe, texts, batch_size)
@@ -173,7 +179,8 @@ def _run_domain(pipelines: dict[str, Pipeline], texts: list[str], gold: np.ndarr
     free, parsed = runs["parser_free_onnx"], runs["parser_fed"]
     dist = distance_quality(free["distances"], free["words"], parsed["parses"])
     agree = agreement(task, preds["parser_free_onnx"], preds["parser_fed"])
-    return DomainRun(texts, gold, task, runs, scores, agree, dist)
+    split_by = breakdowns(preds, gold, columns) if columns and task != "regression" else None
+    return DomainRun(texts, gold, task, runs, scores, agree, dist, split_by)
 
 
 def _headline(report: dict, dataset: str, domain: DomainRun, pipelines: dict[str, Pipeline], sources: dict[str, ModelSource | None], latency_examples: int, batch_size: int) -> None:

@@ -17,6 +17,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from parserfree.breakdown import breakdown_markdown  # noqa: E402
+
 
 def plot_bias_curves(curves: dict[str, np.ndarray], path: Path) -> None:
     """Learned additive bias per clamped distance bucket (one line per model, or per head)."""
@@ -156,9 +158,11 @@ def write_markdown(report: dict, path: Path) -> None:
                 f"| {name} | {dom['n_examples']:,} | {_fmt(dom['parser_fed'], 2)} | {_fmt(dom['parser_free_onnx'], 2)} | "
                 f"{_fmt(dom.get('no_syntax'), 2)} | {_fmt(100 * dom['agreement'], 1)}% | {_fmt(dom['uuas'], 1)} | {_fmt(dom['dspr'], 3)} |"
             )
+    if report.get("breakdown"):
+        parts += ["", "## By attractors and subject–verb distance", "", *breakdown_markdown(report["breakdown"])]
     parts += ["", "## Figures", ""]
     for png, caption in (("bias_curves.png", "Learned bias per distance"), ("distance_heatmaps.png", "Predicted vs parser distances"),
-                         ("throughput.png", "Throughput"), ("training_curves.png", "Training curves")):
+                         ("throughput.png", "Throughput"), ("training_curves.png", "Training curves"), ("breakdown.png", "Accuracy by attractors and distance")):
         if (path.parent / png).exists():
             parts.append(f"![{caption}]({png})")
     parts += ["", f"Versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}", ""]
