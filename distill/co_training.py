@@ -49,7 +49,8 @@ class CoTrainingModule(L.LightningModule):
         self.encoder_config = encoder_config
         self.predictor_config = predictor_config
         n_classes = max(2, len(label_names))
-        self.model = SyntaxModel(encoder_config, predictor_config, self.task, n_classes, config.training.task_grad_to_predictor)
+        self.model = SyntaxModel(encoder_config, predictor_config, self.task, n_classes,
+                                 config.training.task_grad_to_predictor, seed=config.seed)
         self._val_pred: list[np.ndarray] = []
         self._val_gold: list[np.ndarray] = []
         self.distance_metrics = DistanceMetrics()
@@ -123,6 +124,8 @@ class CoTrainingModule(L.LightningModule):
             self.log("val/uuas", d["uuas"], prog_bar=True, sync_dist=True)
             self.log("val/dspr", d["dspr"], sync_dist=True)
             self.log("val/l1", d["l1"], sync_dist=True)
+            if d["argmax_cycle_rate"] is not None:  # `heads` form: how often argmax heads needed cycle breaking
+                self.log("val/argmax_cycle_rate", d["argmax_cycle_rate"], sync_dist=True)
             if not self.row.task:  # predictor pre-training: the model is chosen on UUAS
                 self.log("val/metric", d["uuas"], sync_dist=True)
         self._val_pred, self._val_gold = [], []

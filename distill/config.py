@@ -18,7 +18,7 @@ import yaml
 from parserfree.distill.datasets import DataConfig
 from parserfree.encoder.files import write_text_atomic
 from parserfree.distill.parsing import ParseConfig
-from parserfree.distill.recipes import RECIPES, Recipe, exportable_recipes, get_recipe
+from parserfree.distill.recipes import RECIPES, Recipe, comparison_roles, exportable_recipes, get_recipe
 from parserfree.encoder.config import EncoderConfig
 from parserfree.encoder.schema import (
     ConfigError,
@@ -89,7 +89,7 @@ class RunConfig:
     """The main job (``parserfree run``): which recipes to train, whether to pre-train the predictor on
     the text of all domains first, and what to compare on."""
 
-    recipes: list[str] = field(default_factory=lambda: ["no_syntax", "parser_fed", "parser_free"])
+    recipes: list[str] = field(default_factory=lambda: ["no_syntax", "locality", "parser_fed_twin", "parser_free"])
     pretrain_datasets: list[str] = field(default_factory=list)  # unlabeled text to pre-train the predictor on
     pretrain_epochs: int = 0
     compare_datasets: list[str] = field(default_factory=lambda: ["vader-movies"])
@@ -101,8 +101,10 @@ class RunConfig:
         """Raise ConfigError naming the first impossible field."""
         for i, name in enumerate(self.recipes):
             check_choice(f"{section}.recipes[{i}]", name, exportable_recipes())
-        if "parser_free" not in self.recipes or "parser_fed" not in self.recipes:
-            raise ConfigError(f"{section}.recipes must include parser_free and parser_fed (the comparison needs both)")
+        roles = comparison_roles(self.recipes)
+        if roles.parser_free is None or roles.reference is None:
+            raise ConfigError(f"{section}.recipes must include a parser-free recipe and a parser-fed one "
+                              "(the comparison needs both), e.g. parser_free and parser_fed_twin")
         check_int(f"{section}.pretrain_epochs", self.pretrain_epochs, 0)
         check_int(f"{section}.latency_examples", self.latency_examples, 1)
         if not self.compare_datasets:
@@ -233,8 +235,12 @@ def read_yaml(path: str | Path, seen: tuple[Path, ...] = ()) -> dict:
         raise ConfigError(f"{p}: no such config file")
     if p.resolve() in seen:
         raise ConfigError(f"{p}: 'extends' loops back to itself")
+    if p.is_file() and p.stat().st_size == 0:
+        raise ConfigError(f"{p}: empty file (0 bytes), not a config")
     try:
-        data = yaml.safe_load(p.read_text()) or {}
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{p}: not a YAML config (invalid UTF-8 at byte {e.start})") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""

@@ -38,6 +38,8 @@ class DataConfig:
     task: str = "binary"
     split: list[float] = field(default_factory=lambda: [0.8, 0.1, 0.1])
     max_examples: int | None = None  # keep only the first N examples (after labelling), for smoke runs
+    train_fraction: float = 1.0  # keep this share of the training split (the low-resource curve)
+    train_sample_seed: int = 0  # which share: nested subsets, one order per seed
     cache_dir: str | None = None
     archive: str | None = None  # local source archive(s) of built-in data for offline use, comma-separated
 
@@ -49,6 +51,8 @@ class DataConfig:
             raise ValueError(f"data.split={self.split} must be three non-negative fractions summing to 1")
         if self.max_examples is not None and self.max_examples < 1:
             raise ValueError(f"data.max_examples={self.max_examples} must be ≥ 1")
+        if not 0 < self.train_fraction <= 1:
+            raise ValueError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
 
 
 @dataclass(frozen=True)
@@ -183,7 +187,19 @@ def load_dataset(config: DataConfig) -> Dataset:
             quota = min(len(splits[s]), max(1, round(config.max_examples * len(splits[s]) / max(total, 1))))
             step = len(splits[s]) / quota if quota else 1
             splits[s] = [splits[s][int(i * step)] for i in range(quota)]
+    if config.train_fraction < 1:
+        splits["train"] = train_subset(splits["train"], config.train_fraction, config.train_sample_seed)
     return Dataset(config.dataset, config.task, splits, names, len(raws))
+
+
+def train_subset(examples: list, fraction: float, seed: int) -> list:
+    """A share of the training examples, ranked by a hash of (seed, text): for one seed, a smaller
+    fraction is a subset of a larger one; the kept examples stay in their original order."""
+    def rank(e) -> str:
+        return hashlib.sha256(f"{seed}\x00{e.text}".encode("utf-8")).hexdigest()
+
+    keep = {id(e) for e in sorted(examples, key=rank)[: max(1, round(fraction * len(examples)))]}
+    return [e for e in examples if id(e) in keep]
 
 
 def describe(dataset: Dataset) -> dict:

@@ -7,7 +7,13 @@ Adding a recipe is one row here (plus, if no existing rule fits, its distance ru
 ``distill.co_training.CoTrainingModule.training_source``).
 
 Distance sources: ``none`` (bias off), ``parser`` (the parser's tree distances D), ``predicted`` (the
-predictor's D̂), ``scheduled`` (training only: D with probability p(step), decaying 1 → 0, else D̂).
+predictor's D̂), ``sequential`` (|i − j|, a relative-position bias: locality without a parser),
+``scheduled`` (training only: D with probability p(step), decaying 1 → 0, else D̂).
+
+The like-for-like comparison: ``parser_free``, ``parser_fed_twin``, ``locality`` and ``no_syntax`` share
+the layers, the predictor (trained with the same distance loss in every one of them), the seed-for-seed
+initialisation and any pre-trained lower layers; each pair of them differs in the distance source of the
+biased layers only (``none`` for the baseline). ``parser_fed`` is the method as published (every layer biased, no predictor).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-SOURCES = ("none", "parser", "predicted", "scheduled")
+SOURCES = ("none", "parser", "predicted", "sequential", "scheduled")
 
 
 @dataclass(frozen=True)
@@ -51,8 +57,8 @@ RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
         Recipe(
-            "no_syntax", "no syntax bias: the plain Transformer baseline", "none", "none", predictor=False,
-            fixed={"encoder.bias.mode": "none", "encoder.predictor_layer": 0},
+            "no_syntax", "the baseline: no attention bias; same layers, predictor (distance loss) and start as "
+            "parser_free", "none", "none", predictor=True, needs_predictor_layer=True,
         ),
         Recipe(
             "parser_fed", "the published method: parser distances at training and inference, every layer biased",
@@ -61,6 +67,14 @@ RECIPES: dict[str, Recipe] = {
         Recipe(
             "parser_free", "co-trained predictor: D then D̂ (teacher forcing) at training, D̂ at inference",
             "scheduled", "predicted", predictor=True, needs_predictor_layer=True,
+        ),
+        Recipe(
+            "parser_fed_twin", "parser_free's twin: same layers, predictor and start, but the biased layers "
+            "always read the parser's distances", "parser", "parser", predictor=True, needs_predictor_layer=True,
+        ),
+        Recipe(
+            "locality", "the locality control: the biased layers read |i − j| instead of a tree (no parser "
+            "at inference)", "sequential", "sequential", predictor=True, needs_predictor_layer=True,
         ),
         Recipe(
             "pretrain_predictor", "layers 1..k and the predictor on parsed text, distance loss only",
@@ -81,3 +95,24 @@ def get_recipe(name: str) -> Recipe:
 def exportable_recipes() -> tuple[str, ...]:
     """Recipes with a task graph to export."""
     return tuple(name for name, r in RECIPES.items() if r.task)
+
+
+@dataclass(frozen=True)
+class ComparisonRoles:
+    """The parts a set of recipes plays in a comparison report."""
+
+    parser_free: str | None  # the parser-free model (its graph returns D̂)
+    reference: str | None  # the parser-fed model it is measured against: the twin (with a predictor) first
+    baseline: str | None  # the model without any bias
+    extra: tuple[str, ...]  # every other recipe, an extra row
+
+
+def comparison_roles(names: list[str]) -> ComparisonRoles:
+    """Who is who among the recipes of a main job, from their rows."""
+    rows = [get_recipe(n) for n in names]
+    free = next((r.name for r in rows if r.task and r.graph_returns_distances), None)
+    fed = [r for r in rows if r.needs_parser_at_inference]
+    reference = next((r.name for r in fed if r.predictor), fed[0].name if fed else None)
+    baseline = next((r.name for r in rows if r.eval_source == "none"), None)
+    extra = tuple(n for n in names if n not in (free, reference, baseline))
+    return ComparisonRoles(free, reference, baseline, extra)

@@ -127,6 +127,7 @@ def train(
         "train_seconds": seconds,
         "epochs": trainer.current_epoch,
         "steps": trainer.global_step,
+        "n_train": len(data.splits["train"]),
     }
     for split in ("dev", "test"):
         if data.splits[split]:

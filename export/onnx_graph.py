@@ -36,7 +36,8 @@ class RecipeGraph(nn.Module):
         self.returns_distances = row.graph_returns_distances
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None):
-        out = self.model(word_ids, feature_ids, mask, distances=distances, source=self.source)
+        out = self.model(word_ids, feature_ids, mask, distances=distances, source=self.source,
+                         predict=self.returns_distances)
         if self.returns_distances:
             return out.task, out.predicted.distances  # B×C (or B), B×T×T
         return out.task

@@ -10,6 +10,7 @@ compare`` and by the inference benchmark.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,10 +20,12 @@ import torch
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import normalise_text
+from parserfree.distill.recipes import Recipe, get_recipe
 from parserfree.distill.teacher import Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, time_calls
+from parserfree.export.tokenizer import words_of
 
 # a pipeline maps raw texts to (task outputs, words, D̂ per text or None, parses or None)
 Pipeline = Callable[[Sequence[str]], tuple[np.ndarray, list[list[str]], list[np.ndarray] | None, list[Parse] | None]]
@@ -38,10 +41,13 @@ class ModelSource:
 
     @property
     def kind(self) -> str:
-        """parser_free, parser_fed or no_syntax."""
-        if self.bundle is not None:
-            return self.bundle.kind
-        return {"pretrain_predictor": "parser_free"}.get(self.trained.recipe, self.trained.recipe)
+        """The recipe the model was trained with (a bundle's graph kind is its recipe)."""
+        return self.bundle.kind if self.bundle is not None else self.trained.recipe
+
+    @property
+    def row(self) -> Recipe:
+        """The model's row of the recipe table."""
+        return get_recipe(self.kind)
 
 
 def resolve_model(path: str | Path, threads: int) -> ModelSource:
@@ -89,9 +95,18 @@ def parser_fed_pipeline(model: ModelSource, teacher: SpacyTeacher) -> Pipeline:
     return run
 
 
+def model_pipeline(model: ModelSource, teacher: SpacyTeacher) -> Pipeline:
+    """The pipeline a user of this model runs: behind the parser when its recipe needs parser distances at
+    inference, else behind its tokenizer (the bundle's, or the teacher's for a checkpoint)."""
+    if model.row.needs_parser_at_inference:
+        return parser_fed_pipeline(model, teacher)
+    tokenize = model.bundle.tokenize if model.bundle is not None else functools.partial(words_of, teacher.nlp.tokenizer)
+    return tokenizer_pipeline(model, tokenize)
+
+
 def tokenizer_pipeline(model: ModelSource, tokenize: Callable[[Sequence[str]], list[list[str]]]) -> Pipeline:
-    """Tokenizer only → model: the parser-free graph (outputs D̂ too) or the no-syntax baseline (a
-    bundle, or a no_syntax checkpoint run in PyTorch)."""
+    """Tokenizer only → model: a graph that needs no parser (the parser-free graph also outputs D̂), from
+    a bundle or a checkpoint run in PyTorch with its recipe's inference source."""
 
     def run(texts):
         words = tokenize(texts)
@@ -99,7 +114,7 @@ def tokenizer_pipeline(model: ModelSource, tokenize: Callable[[Sequence[str]], l
             out, dist = model.bundle.run_words(words)
             lengths = [min(len(w), model.bundle.max_len) for w in words]
             return out, words, ([dist[b, :n, :n] for b, n in enumerate(lengths)] if dist is not None else None), None
-        return torch_outputs(model.trained, words, None, "none"), words, None, None
+        return torch_outputs(model.trained, words, None, model.row.eval_source), words, None, None
 
     return run
 

@@ -133,20 +133,53 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+DEFAULT_TASKS = ("configs/agreement.yaml", "configs/sentiment.yaml")  # what `parserfree run` does by default
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job."""
     from parserfree.distill.config import load_config
     from parserfree.main_job import run_main_job
     from parserfree.report import headline_table
 
-    config = load_config(args.config, args.set or [])
-    out = Path(args.out or Path("runs") / Path(args.config).stem)
-    report = run_main_job(config, out, cache_dir=args.cache_dir, progress=not args.quiet)
-    print(headline_table(report))
-    d = report["distance"]
-    print(f"speed-up {report['speedup_end_to_end']:.1f}× · agreement {100 * report['agreement']:.1f}% · "
-          f"UUAS {d['uuas']:.1f} · DSpr {d['dspr']:.3f}")
-    print(f"report: {out / 'report' / 'report.md'}")
+    paths = args.config or list(DEFAULT_TASKS)
+    tasks = {Path(p).stem: load_config(p, args.set or []) for p in paths}
+    out = Path(args.out or "runs/main")
+    reports = run_main_job(tasks, out, cache_dir=args.cache_dir, progress=not args.quiet)
+    for name, report in reports.items():
+        d = report["distance"]
+        print(f"\n{name} ({report['dataset']}):\n{headline_table(report)}")
+        print(f"speed-up {report['speedup_end_to_end']:.1f}× · agreement {100 * report['agreement']:.1f}% · "
+              f"UUAS {d['uuas']:.1f} · DSpr {d['dspr']:.3f}")
+    print(f"index: {out / 'index.md'}")
+    return 0
+
+
+QUICK_CURVE = ["training.max_steps=30", "training.max_epochs=1", "run.pretrain_epochs=0"]
+
+
+def _fractions(value: str) -> list[float]:
+    try:
+        fractions = [float(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--fractions '{value}' must be comma-separated numbers, e.g. 0.1,0.25,1") from None
+    if not fractions or any(not 0 < f <= 1 for f in fractions):
+        raise argparse.ArgumentTypeError(f"--fractions '{value}': every fraction must be in (0, 1]")
+    return sorted(set(fractions))
+
+
+def cmd_curve(args: argparse.Namespace) -> int:
+    """The low-resource curve."""
+    from parserfree.curve import curve_markdown, run_curve
+    from parserfree.distill.config import load_config
+
+    overrides = [*(args.set or []), *(QUICK_CURVE if args.quick else [])]
+    config = load_config(args.config, overrides)
+    recipes = [r.strip() for r in args.recipes.split(",")] if args.recipes else None
+    out = Path(args.out or Path("runs") / f"curve-{Path(args.config).stem}")
+    curve = run_curve(config, out, args.fractions, args.seeds, recipes, cache_dir=args.cache_dir, progress=not args.quiet)
+    print(curve_markdown(curve))
+    print(f"curve: {out / 'curve.json'}, {out / 'curve.png'}")
     return 0
 
 
@@ -198,9 +231,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("run", help="the main job: parse, train three recipes, export, compare, report")
-    p.add_argument("--config", default="configs/default.yaml")
-    p.add_argument("--out", help="output folder (default: runs/<config name>)")
+    p = sub.add_parser("curve", help="the low-resource curve: the recipes at fractions of the training split, several seeds")
+    p.add_argument("--config", required=True, help="a task's YAML config, e.g. configs/agreement.yaml")
+    p.add_argument("--fractions", type=_fractions, default=[0.1, 0.25, 0.5, 1.0], help="shares of the training split (default 0.1,0.25,0.5,1)")
+    p.add_argument("--seeds", type=int, default=3, help="seeds per fraction and recipe (default 3)")
+    p.add_argument("--recipes", help="comma-separated recipes (default: the config's run.recipes)")
+    p.add_argument("--quick", action="store_true", help="a few training steps per run and no pre-training (a quick look, tests)")
+    p.add_argument("--out", help="output folder (default: runs/curve-<config name>)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
+    p.add_argument("--cache-dir", help="cache folder for data and parses")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_curve)
+
+    p = sub.add_parser("run", help="the main job: per task, parse, train the recipes, export, compare, report")
+    p.add_argument("--config", action="append", help="a task's YAML config, repeatable; its file name names the task "
+                   f"(default: {' and '.join(DEFAULT_TASKS)})")
+    p.add_argument("--out", help="output folder, one sub-folder per task and index.md (default: runs/main)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true")

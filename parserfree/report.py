@@ -122,15 +122,34 @@ def _fmt(value, digits: int = 1) -> str:
 def headline_table(report: dict) -> str:
     """The models table of a report as Markdown."""
     lines = [
-        "| model | " + report["models"][next(iter(report["models"]))]["metric_name"] + " | sentences/s | words/s | p50 ms | p95 ms |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| model | recipe | " + report["models"][next(iter(report["models"]))]["metric_name"] + " | sentences/s | words/s | p50 ms | p95 ms |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for name, m in report["models"].items():
         lines.append(
-            f"| {name} | {_fmt(m['metric'], 2)} | {_fmt(m['sentences_per_s'], 0)} | {_fmt(m['words_per_s'], 0)} "
+            f"| {name} | {m.get('recipe', '–')} | {_fmt(m['metric'], 2)} | {_fmt(m['sentences_per_s'], 0)} | {_fmt(m['words_per_s'], 0)} "
             f"| {_fmt(m['latency_ms_p50'], 2)} | {_fmt(m['latency_ms_p95'], 2)} |"
         )
     return "\n".join(lines)
+
+
+def relations_markdown(domains: dict[str, dict]) -> list[str]:
+    """UUAS and relation recall (percent of the parser's arcs of each label group in the predicted tree)
+    per domain and sentence length, as Markdown table lines."""
+    first = next(dom["relations"] for dom in domains.values() if dom.get("relations"))
+    groups = list(first["all"]["recall"])
+    lines = ["Recall: percent of the parser's arcs of each relation found in the predicted tree (undirected, "
+             "punctuation excluded, as UUAS); a sentence is one parser tree; n = arcs of that relation.", "",
+             "| domain | sentence length | sentences | UUAS | " + " | ".join(groups) + " |",
+             "|---|---|---:|---:|" + "---:|" * len(groups)]
+    for name, dom in domains.items():
+        for where, row in (dom.get("relations") or {}).items():
+            if not row["sentences"]:
+                continue
+            cells = [f"{_fmt(row['recall'][g], 1)} (n {row['relation_arcs'][g]:,})" for g in groups]
+            lines.append(f"| {name} | {'all' if where == 'all' else where} | {row['sentences']:,} | {_fmt(row['uuas'], 1)} | "
+                         + " | ".join(cells) + " |")
+    return lines
 
 
 def write_markdown(report: dict, path: Path) -> None:
@@ -148,6 +167,9 @@ def write_markdown(report: dict, path: Path) -> None:
         f"- Predicted distances vs spaCy: UUAS **{_fmt(d['uuas'], 1)}**, DSpr **{_fmt(d['dspr'], 3)}**, L1 {_fmt(d['l1'], 2)}"
         f" (|i−j| chain baseline: UUAS {_fmt(d.get('chain_uuas'), 1)}, DSpr {_fmt(d.get('chain_dspr'), 3)})",
     ]
+    if d.get("argmax_cycle_rate") is not None:
+        parts.append(f"- The predictor's raw argmax heads hold a cycle in {_fmt(d['argmax_cycle_rate'], 1)}% of examples; the graph"
+                     " breaks every cycle, so its distances are those of a forest")
     extra = report.get("parser_free_with_parser_distances")
     if extra:
         parts.append(f"- The parser-free model fed the parser's distances instead of its own: {extra['metric_name']} {_fmt(extra['metric'], 2)}")
@@ -158,6 +180,11 @@ def write_markdown(report: dict, path: Path) -> None:
                 f"| {name} | {dom['n_examples']:,} | {_fmt(dom['parser_fed'], 2)} | {_fmt(dom['parser_free_onnx'], 2)} | "
                 f"{_fmt(dom.get('no_syntax'), 2)} | {_fmt(100 * dom['agreement'], 1)}% | {_fmt(dom['uuas'], 1)} | {_fmt(dom['dspr'], 3)} |"
             )
+    if any(dom.get("relations") for dom in report.get("domains", {}).values()):
+        parts += ["", "## Predicted trees by relation and sentence length", "", *relations_markdown(report["domains"])]
+    if report.get("contrasts"):
+        parts += ["", "## Which rows differ in one thing only", "", "| model | vs | the one difference |", "|---|---|---|"]
+        parts += [f"| {c['a']} ({c['recipes'][0]}) | {c['b']} ({c['recipes'][1]}) | {c['differs_in']} |" for c in report["contrasts"]]
     if report.get("breakdown"):
         parts += ["", "## By attractors and subject–verb distance", "", *breakdown_markdown(report["breakdown"])]
     parts += ["", "## Figures", ""]
@@ -167,3 +194,20 @@ def write_markdown(report: dict, path: Path) -> None:
             parts.append(f"![{caption}]({png})")
     parts += ["", f"Versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}", ""]
     path.write_text("\n".join(parts))
+
+
+def write_index(reports: dict[str, dict], out: Path, seconds: float) -> None:
+    """index.md and index.json of the main job: each task's headline models and a link to its report."""
+    from parserfree.encoder.files import write_json, write_text_atomic
+
+    parts = ["# parserfree main job", "", f"All tasks in {seconds / 60:.1f} min.", ""]
+    summary = {}
+    for task, report in reports.items():
+        summary[task] = {"dataset": report["dataset"], "metric_name": next(iter(report["models"].values()))["metric_name"],
+                         "models": {name: m["metric"] for name, m in report["models"].items()},
+                         "speedup_end_to_end": report["speedup_end_to_end"], "uuas": report["distance"]["uuas"]}
+        parts += [f"## {task}: {report['dataset']} — [report]({task}/report/report.md)", "", headline_table(report), "",
+                  f"Speed-up parser-free vs parser-fed {_fmt(report['speedup_end_to_end'], 1)}× · UUAS "
+                  f"{_fmt(report['distance']['uuas'], 1)}", ""]
+    write_json(out / "index.json", {"seconds": seconds, "tasks": summary})
+    write_text_atomic(out / "index.md", "\n".join(parts))

@@ -1,18 +1,25 @@
-"""The whole model: syntax encoder + distance predictor + task head, with two distance sources.
+"""The whole model: syntax encoder + distance predictor + task head, with its distance sources.
 
 The piece that training (distill/) and export (export/) share. Layers 1..k give h_k; the predictor reads
-h_k and gives D̂; layers k+1..N are biased either by the parser's D (``source="parser"``, teacher
-forcing and the parser-fed recipe) or by D̂ (``source="predicted"``, what the exported graph does). A
-recipe without a predictor (``no_syntax``, ``parser_fed``) simply has ``predictor = None``.
+h_k and gives D̂; layers k+1..N are biased by the parser's D (``source="parser"``), by D̂
+(``source="predicted"``, what the parser-free graph does), by the sequential distance |i − j|
+(``source="sequential"``, a relative-position bias: the locality control) or not at all
+(``source="none"``). A recipe without a predictor simply has ``predictor = None``.
+
+Initialisation: with ``seed`` given, the encoder, the predictor and the task head are each initialised
+from their own seed, so models of different recipes built from one seed start from the same weights
+wherever they share parts (the like-for-like comparison of recipes).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import torch
 from torch import Tensor, nn
 
 from parserfree.encoder import EncoderConfig, SyntaxEncoder, TaskHead
+from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor, PredictorOutput
 
@@ -35,16 +42,20 @@ class SyntaxModel(nn.Module):
         task: str,
         n_classes: int = 2,
         task_grad_to_predictor: bool = True,
+        seed: int | None = None,
     ) -> None:
         super().__init__()
-        self.encoder = SyntaxEncoder(encoder_config)
-        self.predictor = (
-            DistancePredictor(encoder_config.d_model, predictor_config, encoder_config.max_len)
-            if predictor_config is not None
-            else None
-        )
+        with _part_seed(seed, 0):
+            self.encoder = SyntaxEncoder(encoder_config)
+        with _part_seed(seed, 1):
+            self.predictor = (
+                DistancePredictor(encoder_config.d_model, predictor_config, encoder_config.max_len, encoder_config.bias.max_distance)
+                if predictor_config is not None
+                else None
+            )
         head_task = "regression" if task == "regression" else "classification"  # binary is 2-class classification
-        self.head = TaskHead(encoder_config.d_model, head_task, n_classes, encoder_config.dropout) if task != "none" else None
+        with _part_seed(seed, 2):
+            self.head = TaskHead(encoder_config.d_model, head_task, n_classes, encoder_config.dropout) if task != "none" else None
         self.task_grad_to_predictor = task_grad_to_predictor
 
     def forward(
@@ -53,12 +64,21 @@ class SyntaxModel(nn.Module):
         feature_ids: Tensor,  # B×T×F
         mask: Tensor,  # B×T bool
         distances: Tensor | None = None,  # B×T×T parser distances (long), needed for source="parser"
-        source: str = "predicted",  # "predicted" | "parser" | "none"
+        source: str = "predicted",  # "predicted" | "parser" | "sequential" | "none"
         task: bool = True,  # False: stop after the predictor (pre-training)
+        predict: bool = True,  # False: skip the predictor unless the source needs D̂ (inference graphs)
     ) -> ModelOutput:
-        """Run the model with the chosen distance source for the biased layers."""
+        """Run the model with the chosen distance source for the biased layers.
+
+        With ``task_grad_to_predictor`` the task loss reaches the predictor through D̂ (for the `heads`
+        form straight through the predicted tree, built only in a training step that uses D̂); without,
+        D̂ is detached and only the shared lower layers carry the task's gradient.
+        """
         h_k = self.encoder.lower(word_ids, feature_ids, mask)
-        predicted = self.predictor(h_k, mask) if self.predictor is not None else None
+        wanted = predict or source == "predicted"
+        uses_prediction = task and self.head is not None and source == "predicted"
+        differentiable = uses_prediction and self.task_grad_to_predictor and self.training and torch.is_grad_enabled()
+        predicted = self.predictor(h_k, mask, differentiable) if self.predictor is not None and wanted else None
         if not task or self.head is None:
             return ModelOutput(None, predicted)
         if source == "parser":
@@ -67,9 +87,35 @@ class SyntaxModel(nn.Module):
             if predicted is None:
                 raise ValueError("source='predicted' needs a model with a distance predictor")
             bias_distances = predicted.distances if self.task_grad_to_predictor else predicted.distances.detach()
+        elif source == "sequential":
+            bias_distances = sequential_distances(mask)
         elif source == "none":
             bias_distances = None
         else:
-            raise ValueError(f"source={source!r} must be 'predicted', 'parser' or 'none'")
+            raise ValueError(f"source={source!r} must be 'predicted', 'parser', 'sequential' or 'none'")
         h = self.encoder.upper(h_k, mask, bias_distances)
         return ModelOutput(self.head(h, mask), predicted)
+
+
+def sequential_distances(mask: Tensor) -> Tensor:
+    """mask B×T → |i − j| as B×T×T int64, PAD_DISTANCE on pairs touching padding (the locality control)."""
+    positions = torch.cumsum(torch.ones_like(mask, dtype=torch.long), dim=1) - 1  # B×T: 0..T−1, traced with T
+    d = (positions[:, :, None] - positions[:, None, :]).abs()
+    pair = mask[:, :, None] & mask[:, None, :]
+    return torch.where(pair, d, torch.full_like(d, PAD_DISTANCE))
+
+
+class _part_seed:
+    """Context: seed the global generator with (seed, part) inside, restore its state after; no-op for None."""
+
+    def __init__(self, seed: int | None, part: int) -> None:
+        self.seed, self.part = seed, part
+
+    def __enter__(self) -> None:
+        if self.seed is not None:
+            self.state = torch.get_rng_state()
+            torch.manual_seed(1_000_003 * self.seed + self.part)
+
+    def __exit__(self, *exc) -> None:
+        if self.seed is not None:
+            torch.set_rng_state(self.state)

@@ -119,23 +119,29 @@ def bundle_copy(smoke_bundle, tmp_path):
 
 
 def make_recipe_checkpoint(smoke_checkpoint, recipe: str, task: str, path) -> None:
-    """A parser_fed or no_syntax checkpoint with the smoke run's vocabulary and data, random weights;
-    task ``regression`` turns the smoke data's scores into the regression target."""
+    """A checkpoint of ``recipe`` (its row's settings and predictor) with the smoke run's vocabulary and data,
+    random weights and a random bias table; task ``regression`` turns the smoke data's scores into the target."""
+    from parserfree.distill.recipes import get_recipe
     from parserfree.encoder import EncoderConfig
+    from parserfree.predictor import PredictorConfig
     from parserfree.predictor.syntax_model import SyntaxModel
 
+    row = get_recipe(recipe)
     meta = copy.deepcopy(torch.load(smoke_checkpoint, map_location="cpu", weights_only=False)["parserfree"])
-    encoder = dict(meta["encoder"], predictor_layer=0)
-    if recipe == "no_syntax":
-        encoder["bias"] = dict(encoder["bias"], mode="none")
-    meta.update(encoder=encoder, predictor=None, recipe=recipe)
+    encoder = dict(meta["encoder"], bias=dict(meta["encoder"]["bias"]))
+    for key, value in row.fixed.items():
+        *sections, name = key.split(".")[1:]
+        (encoder["bias"] if sections else encoder)[name] = value
+    predictor = meta["predictor"] if row.predictor else None
+    meta.update(encoder=encoder, predictor=predictor, recipe=recipe)
     meta["experiment"]["recipe"] = recipe
     if task == "regression":
         meta.update(task="regression", label_names=[])
         meta["experiment"]["data"]["task"] = "regression"
-    torch.manual_seed(0)
-    model = SyntaxModel(EncoderConfig.from_dict(encoder), None, meta["task"], max(2, len(meta["label_names"])))
+    model = SyntaxModel(EncoderConfig.from_dict(encoder), PredictorConfig.from_dict(predictor) if predictor else None,
+                        meta["task"], max(2, len(meta["label_names"])), seed=0)
     if model.encoder.bias.table is not None:
+        torch.manual_seed(0)
         torch.nn.init.normal_(model.encoder.bias.table.weight, std=1.0)  # a bias that matters
     state = {f"model.{k}": v for k, v in model.state_dict().items()}
     torch.save({"state_dict": state, "parserfree": meta}, path)

@@ -1,4 +1,5 @@
-"""The smoke main job end to end: train three recipes, export, compare, report (fixture data, no network)."""
+"""The smoke main job end to end: train the like-for-like recipes, export, compare, report, index (fixture
+data, no network)."""
 
 import json
 import math
@@ -7,17 +8,30 @@ import pytest
 from PIL import Image
 
 from parserfree.distill.config import load_config
-from parserfree.main_job import run_main_job
+from parserfree.main_job import run_main_job, run_task
 
 REQUIRED_MODEL_KEYS = ("metric_name", "metric", "sentences_per_s", "words_per_s", "latency_ms_p50", "latency_ms_p95")
 
 
 @pytest.fixture(scope="module")
 def smoke_job(smoke_overrides, sentiment_file, tmp_path_factory):
-    out = tmp_path_factory.mktemp("job")
+    root = tmp_path_factory.mktemp("job")
     config = load_config("configs/smoke.yaml", [*smoke_overrides, f"run.compare_datasets=[{sentiment_file}]"])
-    report = run_main_job(config, out, progress=False)
-    return out, report
+    reports = run_main_job({"smoke": config}, root, progress=False)
+    return root / "smoke", reports["smoke"]
+
+
+def test_every_like_for_like_row_is_compared_and_differs_in_one_thing(smoke_job):
+    out, report = smoke_job
+    recipes = {name: m["recipe"] for name, m in report["models"].items()}
+    assert recipes == {"parser_fed": "parser_fed_twin", "parser_free_onnx": "parser_free",
+                       "no_syntax": "no_syntax", "locality": "locality"}
+    pairs = {(c["a"], c["b"]): c["differs_in"] for c in report["contrasts"]}
+    assert len(pairs) == 6  # four models started alike: every pair differs in the distance source only
+    assert all(d.startswith("distance source:") for d in pairs.values()), pairs
+    index = json.loads((out.parent / "index.json").read_text())
+    assert index["tasks"]["smoke"]["models"] == {name: m["metric"] for name, m in report["models"].items()}
+    assert "[report](smoke/report/report.md)" in (out.parent / "index.md").read_text()
 
 
 def test_report_has_the_required_keys_with_finite_values(smoke_job):
@@ -25,7 +39,7 @@ def test_report_has_the_required_keys_with_finite_values(smoke_job):
     report = json.loads((out / "report" / "report.json").read_text())
     for key in ("dataset", "split", "n_examples", "threads", "agreement", "speedup_end_to_end", "versions"):
         assert key in report
-    for name in ("parser_fed", "parser_free_onnx", "no_syntax"):
+    for name in ("parser_fed", "parser_free_onnx", "no_syntax", "locality"):
         for key in REQUIRED_MODEL_KEYS[1:]:
             assert math.isfinite(report["models"][name][key]), (name, key)
     for key in ("uuas", "dspr", "l1"):
@@ -46,7 +60,7 @@ def test_report_files_and_pictures(smoke_job):
 def test_rerun_skips_finished_stages(smoke_job, capsys):
     out, report = smoke_job
     config = load_config(out / "config.yaml")
-    again = run_main_job(config, out, progress=False)
+    again = run_task(config, out, progress=False)
     printed = capsys.readouterr().out
     assert "skipping" in printed and "training" not in printed
     assert again["models"]["parser_free_onnx"]["metric"] == report["models"]["parser_free_onnx"]["metric"]

@@ -134,3 +134,31 @@ def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tm
     np.testing.assert_allclose(task, ref.numpy(), atol=1e-4, rtol=0)
     per_example = [distances[b, : len(w), : len(w)] for b, w in enumerate(words)]
     np.testing.assert_allclose(model.run_words(words, distances=per_example)[0], task, atol=1e-6, rtol=0)
+
+
+def test_twin_bundle_takes_parser_distances_and_leaves_the_predictor_out(recipe_checkpoint, tmp_path):
+    manifest = export_bundle(recipe_checkpoint("parser_fed_twin"), tmp_path / "twin")
+    assert [i["name"] for i in manifest["inputs"]][-1] == "distances"
+    assert [o["name"] for o in manifest["outputs"]] == ["task_output"]
+    assert manifest["parity"]["default"]["task_output_max_diff"] <= 1e-4
+    graph_ops = {node.op_type for node in __import__("onnx").load(str(tmp_path / "twin" / "model.onnx")).graph.node}
+    assert "ArgMax" not in graph_ops  # the predictor's decoding is not computed when the parser gives the tree
+
+
+def test_locality_bundle_biases_by_sequential_distance_without_a_parser(recipe_checkpoint, tmp_path):
+    from parserfree.distill.trees import batch_tree_distances
+
+    checkpoint = recipe_checkpoint("locality")
+    manifest = export_bundle(checkpoint, tmp_path / "loc")
+    assert [i["name"] for i in manifest["inputs"]] == ["word_ids", "feature_ids", "mask"]
+    model = ParserFreeModel.load(tmp_path / "loc")
+    assert model.predict(["A fine film ."])[0]["label"] in model.label_names  # no parser needed
+    words = [["The", "film", "is", "fine", "."], ["Bad", "."], ["Wow"]]
+    task, _ = model.run_words(words)
+    chains = batch_tree_distances([list(range(1, len(w))) + [len(w) - 1] for w in words])  # a chain: d = |i − j|
+    trained = load_trained(checkpoint)
+    word_ids, feature_ids, mask = trained.vocab.encode_batch(words, 64)
+    with torch.no_grad():
+        ref = trained.model(*(torch.from_numpy(x) for x in (word_ids, feature_ids, mask)),
+                            distances=torch.from_numpy(chains), source="parser").task
+    np.testing.assert_allclose(task, ref.numpy(), atol=1e-4, rtol=0)

@@ -1,0 +1,118 @@
+"""The low-resource curve (``parserfree curve``): the recipes trained on shares of the training split.
+
+The method's own claim is that syntax helps most with little data. For each fraction of the training
+split and each seed, every recipe of the config is trained (the seed sets the initialisation and which
+share of the training split is kept; for one seed a smaller share is a subset of a larger one) and scored
+on the full test split. Results: ``curve.json`` (every run, and mean ± sd per fraction and recipe, with
+each recipe's gain over the baseline), ``curve.md`` and ``curve.png``. Runs that finished are reused,
+so an interrupted curve resumes.
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+from pathlib import Path
+
+from parserfree.distill.config import ExperimentConfig, save_config
+from parserfree.distill.recipes import comparison_roles
+from parserfree.encoder.files import write_json, write_text_atomic
+from parserfree.main_job import pretrain_stage, recipe_config, train_stage
+
+
+def run_curve(
+    config: ExperimentConfig,
+    out_dir: str | Path,
+    fractions: list[float],
+    seeds: int,
+    recipes: list[str] | None = None,
+    cache_dir: str | None = None,
+    progress: bool = True,
+) -> dict:
+    """Train ``recipes`` (default: the config's ``run.recipes``) at every fraction × seed; write the curve."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    save_config(config, out / "config.yaml")
+    recipes = list(recipes or config.run.recipes)
+    pretrained = pretrain_stage(config, out, cache_dir, progress)
+    runs = []
+    for fraction in fractions:
+        for seed in range(seeds):
+            for recipe in recipes:
+                cfg = copy.deepcopy(config)
+                cfg.seed = seed
+                cfg.data.train_fraction = fraction
+                cfg.data.train_sample_seed = seed
+                result = train_stage(recipe_config(cfg, recipe, pretrained), out / f"f{fraction:g}-s{seed}" / recipe,
+                                     cache_dir, progress)
+                runs.append({"fraction": fraction, "seed": seed, "recipe": recipe, "n_train": result.get("n_train"),
+                             "dev": result["dev"]["metric"], "test": result["test"]["metric"],
+                             "metric_name": result["test"]["metric_name"]})
+    curve = {"dataset": config.data.dataset, "fractions": fractions, "seeds": seeds, "recipes": recipes,
+             "baseline": comparison_roles(recipes).baseline, "runs": runs, "summary": summarise(runs)}
+    write_json(out / "curve.json", curve)
+    write_text_atomic(out / "curve.md", curve_markdown(curve))
+    plot_curve(curve, out / "curve.png")
+    return curve
+
+
+def summarise(runs: list[dict]) -> dict:
+    """Per fraction and recipe: n, mean and sd of the test metric, and the training examples used."""
+    summary: dict = {}
+    for run in runs:
+        entry = summary.setdefault(f"{run['fraction']:g}", {}).setdefault(run["recipe"], {"values": [], "n_train": run["n_train"]})
+        entry["values"].append(run["test"])
+    for by_recipe in summary.values():
+        for entry in by_recipe.values():
+            values = entry.pop("values")
+            entry.update(n=len(values), mean=statistics.fmean(values), sd=statistics.stdev(values) if len(values) > 1 else 0.0)
+    return summary
+
+
+def gains(curve: dict, recipe: str) -> dict[str, float]:
+    """Mean gain of ``recipe`` over the baseline at each fraction (seed-paired means)."""
+    base = curve["baseline"]
+    return {f: by[recipe]["mean"] - by[base]["mean"] for f, by in curve["summary"].items() if base and recipe in by and base in by}
+
+
+def curve_markdown(curve: dict) -> str:
+    """The curve as a table: mean ± sd per recipe and fraction, and the gain over the baseline."""
+    recipes, base = curve["recipes"], curve["baseline"]
+    metric = curve["runs"][0]["metric_name"] if curve["runs"] else "metric"
+    lines = [f"# Low-resource curve — {curve['dataset']} (test {metric}, {curve['seeds']} seeds, mean ± sd)", "",
+             "| fraction | train examples | " + " | ".join(recipes) + " |", "|---:|---:|" + "---:|" * len(recipes)]
+    for f, by in curve["summary"].items():
+        n = next(iter(by.values()))["n_train"]
+        cells = [f"{by[r]['mean']:.2f} ± {by[r]['sd']:.2f}" if r in by else "–" for r in recipes]
+        lines.append(f"| {f} | {n if n is not None else '–'} | " + " | ".join(cells) + " |")
+    if base:
+        lines += ["", f"Gain over {base} (points):", "", "| fraction | " + " | ".join(r for r in recipes if r != base) + " |",
+                  "|---:|" + "---:|" * (len(recipes) - 1)]
+        for f in curve["summary"]:
+            lines.append(f"| {f} | " + " | ".join(f"{gains(curve, r).get(f, float('nan')):+.2f}" for r in recipes if r != base) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_curve(curve: dict, path: Path) -> None:
+    """Mean ± sd of the test metric against the fraction of training data, one line per recipe."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    xs = [float(f) for f in curve["summary"]]
+    for recipe in curve["recipes"]:
+        points = [(x, by[recipe]) for x, by in zip(xs, curve["summary"].values()) if recipe in by]
+        ax.errorbar([x for x, _ in points], [e["mean"] for _, e in points], yerr=[e["sd"] for _, e in points],
+                    marker="o", capsize=3, label=recipe)
+    ax.set_xscale("log")
+    ax.set_xticks(xs, [f"{x:g}" for x in xs])
+    ax.set_xlabel("fraction of the training split")
+    ax.set_ylabel(f"test {curve['runs'][0]['metric_name'] if curve['runs'] else 'metric'}")
+    ax.set_title(f"{curve['dataset']}: {curve['seeds']} seeds, mean ± sd")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
