@@ -134,7 +134,7 @@ def measure(rows: dict[str, tuple[str, Callable]], sets: dict[int, list[str]], w
 
 
 def goals(rows: list[dict]) -> dict:
-    """The two speed goals of DESIGN §3, per batch size, from the measured rows."""
+    """The two speed goals of docs/design.md §8, per batch size, from the measured rows."""
     out = {}
     for size in sorted({r["batch"] for r in rows}):
         at = {r["model"]: r for r in rows if r["batch"] == size}

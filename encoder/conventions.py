@@ -5,7 +5,7 @@ the graph inputs of ``export``) are B×T×T with 0-based word positions. A pair 
 position holds ``PAD_DISTANCE``; a pair of words in different sentences of one example (different trees
 of a forest) has no path and holds ``CROSS_TREE_DISTANCE``, larger than any in-tree path of an example
 of up to 1000 words. The syntax bias clamps it into its last bucket; the probe loss and the L1 metric
-skip such pairs. See docs/design.md (§3, distance conventions).
+skip such pairs (docs/design.md §3).
 """
 
 PAD_DISTANCE = -1

@@ -5,7 +5,7 @@ inference source and returns plain tensors in the order of ``graph_inputs.output
 predictor for the parser-free model, parser distances as an input for the parser-fed one, no bias for
 the baseline). The same wrappers give the PyTorch reference of the parity check, so the
 graph and its reference can never disagree on what is computed. The dynamo exporter fails on this model
-(DESIGN §2), hence ``dynamo=False``.
+(docs/design.md §6), hence ``dynamo=False``.
 """
 
 from __future__ import annotations

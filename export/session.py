@@ -1,7 +1,7 @@
 """onnxruntime sessions, configured in one place for the export's checks and the runtime's predictions.
 
 Between a bundle's ONNX file and everything that runs it: CPU execution provider, intra-op threads set
-explicitly when asked (benchmarks must, DESIGN §2), one inter-op thread, and optionally a graph
+explicitly when asked (benchmarks must, docs/design.md §6), one inter-op thread, and optionally a graph
 optimisation level whose optimised graph is saved to disk (how ``--optimize`` writes
 ``model.optimized.onnx``).
 """

@@ -4,7 +4,7 @@ Built by the export from ``model.onnx`` after it has passed the parity check, an
 (parity.py): ``model.optimized.onnx`` is onnxruntime's ORT_ENABLE_EXTENDED graph (fused ops, saved once
 so a session need not redo the work) and must stay within the fp32 tolerance; ``model.int8.onnx``
 (``quantize_dynamic``, int8 weights) is only reported on — max difference and task-prediction
-agreement — since quantisation changes the numbers by design. Neither is assumed faster: measure (DESIGN §2).
+agreement — since quantisation changes the numbers by design. Neither is assumed faster: measure (docs/design.md §6).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The distance predictor: encoder states h_k → D̂, so the biased layers need no parser at inference.
 
 Sits between the unbiased lower layers (1..k) and the biased upper layers (k+1..N) of the encoder and
-learns the parser's tree distances D during training (docs/design.md, §4). Plain PyTorch in the model path
+learns the parser's tree distances D during training (docs/design.md §4). Plain PyTorch in the model path
 (config, arc_scorer, tree_ops, probe, head, loss) and numpy/scipy for evaluation (decoding, metrics).
 Names are imported on first use, so the numpy/scipy evaluation code loads without PyTorch.
 """
