@@ -1,0 +1,113 @@
+"""The layer structure: no package imports one above it, and nothing generic is installed at the top level.
+
+Layers, lowest first: parserfree.encoder ← parserfree.predictor ← parserfree.distill ← parserfree.export
+← the application (parserfree/: cli, commands, main_job, compare, report), which nothing imports. The
+imports are read from the source with ``ast`` (function-level imports included), so a lazy import
+cannot hide a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("encoder", "predictor", "distill", "export", "app")  # lowest first
+FOLDERS = {"encoder": ROOT / "encoder", "predictor": ROOT / "predictor", "distill": ROOT / "distill",
+           "export": ROOT / "export", "app": ROOT / "parserfree"}
+MODEL_ONLY_FORBIDDEN = ("spacy", "lightning", "pytorch_lightning", "onnxruntime", "onnx")  # not in encoder/predictor
+
+
+def layer_of_module(name: str) -> str | None:
+    """The layer of an absolute module name inside the project, None for any other module."""
+    parts = name.split(".")
+    if parts[0] != "parserfree":
+        return None
+    if len(parts) > 1 and parts[1] in LAYERS[:-1]:
+        return parts[1]
+    return "app"
+
+
+def imported_modules(path: Path, package: str) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in a file of ``package`` (e.g. "parserfree.encoder")."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against the file's package
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if module == "parserfree":  # from parserfree import encoder, cli, ...
+                found += [(node.lineno, f"parserfree.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, module))
+    return found
+
+
+def project_imports() -> list[tuple[str, Path, int, str]]:
+    """(layer of the file, file, line, imported module) for every import in the project's packages."""
+    out = []
+    for layer, folder in FOLDERS.items():
+        package = "parserfree" if layer == "app" else f"parserfree.{layer}"
+        for path in sorted(folder.rglob("*.py")):
+            sub = path.relative_to(folder).with_suffix("").parts
+            file_package = ".".join([package, *sub[:-1]])
+            out += [(layer, path, line, module) for line, module in imported_modules(path, file_package)]
+    return out
+
+
+def test_the_import_reader_sees_relative_lazy_and_package_imports(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("from .config import X\nfrom parserfree import cli\n\ndef f():\n    import onnx\n")
+    assert imported_modules(source, "parserfree.encoder") == [
+        (1, "parserfree.encoder.config"), (2, "parserfree.cli"), (5, "onnx")]
+
+
+def test_no_package_imports_a_layer_above_it():
+    upward = []
+    for layer, path, line, module in project_imports():
+        target = layer_of_module(module)
+        if target is not None and LAYERS.index(target) > LAYERS.index(layer):
+            upward.append(f"{path.relative_to(ROOT)}:{line}: {layer} imports {module} ({target})")
+    assert upward == []
+
+
+def test_encoder_and_predictor_import_no_parser_trainer_or_onnx():
+    found = [f"{path.relative_to(ROOT)}:{line}: {module}" for layer, path, line, module in project_imports()
+             if layer in ("encoder", "predictor") and module.split(".")[0] in MODEL_ONLY_FORBIDDEN]
+    assert found == []
+
+
+def test_only_the_parserfree_namespace_is_installed(tmp_path):
+    """Run where the repository is not on the path: the layers are found only under parserfree.*."""
+    code = (
+        "import importlib.util, importlib.metadata, json\n"
+        "names = ['distill', 'encoder', 'predictor', 'export', 'parserfree', 'parserfree.distill',\n"
+        "         'parserfree.encoder', 'parserfree.predictor', 'parserfree.export']\n"
+        "found = {n: importlib.util.find_spec(n) is not None for n in names}\n"
+        "tops = sorted(k for k, v in importlib.metadata.packages_distributions().items() if 'parserfree' in v)\n"
+        "print(json.dumps({'found': found, 'top_level': tops}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["found"] == {"distill": False, "encoder": False, "predictor": False, "export": False,
+                            "parserfree": True, "parserfree.distill": True, "parserfree.encoder": True,
+                            "parserfree.predictor": True, "parserfree.export": True}
+    assert got["top_level"] == ["parserfree"]
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_each_layer_folder_holds_modules_so_the_checks_are_not_vacuous(layer):
+    assert list(FOLDERS[layer].glob("*.py")), f"{FOLDERS[layer]} holds no module"
