@@ -83,7 +83,7 @@ def plot_breakdown(result: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(COLUMNS), figsize=(5.2 * len(COLUMNS), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(COLUMNS), figsize=(5.2 * len(COLUMNS), 4.2), squeeze=False)
     width = 0.8 / max(1, len(result))
     for ax, (column, (_, buckets)) in zip(axes[0], COLUMNS.items()):
         x = np.arange(len(buckets))
@@ -97,8 +97,9 @@ def plot_breakdown(result: dict, path: Path) -> None:
         ax.set_xlabel(TITLES[column])
         ax.set_ylabel("accuracy %")
         ax.set_ylim(0, 100)
-    axes[0][0].legend(fontsize=8, loc="lower left")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=8)
     fig.suptitle("Accuracy by attractors and subject–verb distance (95 % Wilson intervals; dashed: chance)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)
