@@ -83,7 +83,7 @@ def read_delimited(path: Path, text_column: str, label_column: str | None, delim
     kind = "TSV" if delimiter == "\t" else "CSV"
     limit = csv.field_size_limit()
     csv.field_size_limit(max(limit, 16 * MAX_TEXT_CHARS))
-    rows = csv.reader((line for _, line in _lines(path)), delimiter=delimiter)
+    rows = csv.reader((line + "\n" for _, line in _lines(path)), delimiter=delimiter)  # the "\n" keeps line breaks inside quoted fields
     try:
         yield from _delimited_rows(path, rows, text_column, label_column)
     except csv.Error as e:

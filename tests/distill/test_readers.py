@@ -59,6 +59,13 @@ def test_csv_and_tsv_columns(tmp_path):
         read_file(p)
 
 
+def test_csv_line_break_inside_a_quoted_text_does_not_glue_words(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_bytes(b'text,label\r\n"a great\r\nfilm",1\r\n"dull",0\r\n')
+    rows = read_file(p)
+    assert [(r.text, r.label, r.source) for r in rows] == [("a great\nfilm", "1", f"{p}:3"), ("dull", "0", f"{p}:4")]
+
+
 def test_jsonl_malformed_row_names_the_line(tmp_path):
     p = tmp_path / "d.jsonl"
     p.write_text('{"text": "fine", "label": 1}\n{"text": "broken", "label": \n')
