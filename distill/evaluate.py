@@ -12,6 +12,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from parserfree.distill.task_metrics import predictions, task_metrics
+from parserfree.encoder import Vocabulary
 from parserfree.predictor import DistanceMetrics
 from parserfree.predictor.syntax_model import SyntaxModel
 
@@ -20,11 +21,13 @@ def update_distance_metrics(metrics: DistanceMetrics, predicted, batch: dict) ->
     """Add every example of a batch (un-padded) to a DistanceMetrics accumulator."""
     dist = predicted.distances.detach().cpu().numpy()
     pred_heads = predicted.heads.cpu().numpy() if predicted.heads is not None else None
+    argmax_heads = predicted.argmax_heads.cpu().numpy() if predicted.argmax_heads is not None else None
     for b, n in enumerate(batch["mask"].sum(1).tolist()):
         metrics.update(
             dist[b, :n, :n], batch["heads"][b, :n].numpy(), batch["punct"][b, :n].numpy(),
             gold=batch["distances"][b, :n, :n].numpy(),
             pred_heads=pred_heads[b, :n] if pred_heads is not None else None,
+            argmax_heads=argmax_heads[b, :n] if argmax_heads is not None else None,
         )
 
 
@@ -55,3 +58,19 @@ def evaluate(model: SyntaxModel, loader: DataLoader, task: str, n_classes: int, 
     if metrics.n_sentences:
         result.update({k: v for k, v in metrics.compute().items() if k != "n_sentences"})
     return result
+
+
+@torch.no_grad()
+def argmax_heads(model: SyntaxModel, vocab: Vocabulary, words: list[list[str]], max_len: int,
+                 batch_size: int = 64) -> list[np.ndarray] | None:
+    """The predictor's raw argmax heads (before cycle breaking) of every word list (n ≤ max_len each),
+    for the argmax cycle rate of a report; None when the model has no `heads` predictor."""
+    if model.predictor is None or model.predictor.arc_scorer is None:
+        return None
+    model.eval()
+    out = []
+    for i in range(0, len(words), batch_size):
+        word_ids, feature_ids, mask = (torch.from_numpy(a) for a in vocab.encode_batch(words[i : i + batch_size], max_len))
+        heads = model.predictor(model.encoder.lower(word_ids, feature_ids, mask), mask).argmax_heads.numpy()
+        out += [heads[b, :n] for b, n in enumerate(mask.sum(1).tolist())]
+    return out

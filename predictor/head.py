@@ -1,19 +1,23 @@
 """Distance predictor head: h_k (encoder layer k) → D̂, the parser-free stand-in for the parser's D.
 
-The model's student path (DESIGN §1): layers k+1..N are biased by D̂ from this head instead of the
-parser's D. One interface, two forms chosen by ``PredictorConfig.form``:
+The model's student path: layers k+1..N are biased by D̂ from this head instead of the parser's D. One
+interface, two forms chosen by ``PredictorConfig.form``:
 
-- ``heads``: ArcScorer → argmax head per word → parent one-hot → D̂ by path doubling (tree_ops.py);
-  D̂ is an exact tree distance of the predicted tree. With ``soft`` the parent rows are the arc
-  probabilities instead, so D̂ (≈ expected distance) is differentiable and a task loss reaches the scorer.
-  The predicted heads are argmax heads either way (no tree constraint; a cycle still gives a finite D̂).
+- ``heads``: ArcScorer → argmax head per word → cycles broken (cycle_breaking.py), so the heads always
+  form a forest → D̂ = the exact tree distances of that forest, by pointer jumping (tree_ops.py,
+  O(B·T² log T)). The task loss reaches the scorer in one of two ways:
+  - ``soft``: D̂ is the expected distance under the arc probabilities (path doubling over the softmax
+    rows, O(B·T³ log T)), in training and at inference;
+  - otherwise, straight through: when the caller asks for a ``differentiable`` D̂ (the training step of
+    a model whose task loss should reach the predictor), D̂ keeps the values of the predicted tree, and
+    its gradient is that of the expected distance at the predicted tree, passed on to the arc
+    probabilities. Without that request (inference, export) no gradient path is built.
 - ``probe``: StructuralProbe, D̂_ij = |B(h_i − h_j)|².
 
 The forward pass contains only tensor ops with a fixed number of steps (set by ``max_len``), so it
 exports with the TorchScript ONNX exporter (opset 17) with dynamic batch and length. Wrap it to return
 a tuple for export, e.g. ``(out.distances, out.heads)``.
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,12 +25,14 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor, nn
 
+from parserfree.encoder.config import BiasConfig
 from parserfree.predictor.arc_scorer import ArcScorer
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.loss import arc_loss, probe_loss
 from parserfree.predictor.probe import StructuralProbe
 from parserfree.encoder.conventions import PAD_DISTANCE
-from parserfree.predictor.tree_ops import distances_from_parents, parents_from_heads, steps_for_length
+from parserfree.predictor.cycle_breaking import break_cycles
+from parserfree.predictor.tree_ops import distances_from_heads, distances_from_parents, parents_from_heads, steps_for_length
 
 
 @dataclass
@@ -35,21 +41,31 @@ class PredictorOutput:
 
     distances: B×T×T float D̂ (pad pairs = −1; cross-tree pairs of the `heads` form = 1000).
     arc_scores: B×T×T, row i = scores of the candidate heads of word i (`heads` form), else None.
-    heads: B×T long predicted heads, root = self, −1 on pad (`heads` form), else None.
+    heads: B×T long predicted heads after cycle breaking (a forest), root = self, −1 on pad (`heads`
+        form), else None.
+    argmax_heads: B×T long argmax heads before cycle breaking (may hold cycles; for the cycle-rate
+        metric), −1 on pad (`heads` form), else None.
     """
 
     distances: Tensor
     arc_scores: Tensor | None = None
     heads: Tensor | None = None
+    argmax_heads: Tensor | None = None
 
 
 class DistancePredictor(nn.Module):
-    """Predicts all-pairs tree distances D̂ from encoder states; sentences may be up to ``max_len`` words."""
+    """Predicts all-pairs tree distances D̂ from encoder states; sentences may be up to ``max_len`` words.
 
-    def __init__(self, d_model: int, config: PredictorConfig, max_len: int = 256) -> None:
+    ``far_distance``: the max_distance of the syntax bias that reads D̂ (the probe loss pushes pairs in
+    different sentences at least that far; see loss.py).
+    """
+
+    def __init__(self, d_model: int, config: PredictorConfig, max_len: int = 256,
+                 far_distance: int = BiasConfig.max_distance) -> None:
         super().__init__()
         self.config = config.validate()
         self.max_len = max_len
+        self.far_distance = far_distance
         self.n_steps = steps_for_length(max_len)
         self.norm = nn.LayerNorm(d_model)  # h_k is the raw (pre-LN) residual stream of layer k
         self.arc_scorer: ArcScorer | None = None
@@ -59,21 +75,30 @@ class DistancePredictor(nn.Module):
         else:
             self.probe = StructuralProbe(d_model, config.rank)
 
-    def forward(self, h: Tensor, mask: Tensor) -> PredictorOutput:
-        """h (B×T×d), mask (B×T bool, True = word) → PredictorOutput."""
+    def forward(self, h: Tensor, mask: Tensor, differentiable: bool = False) -> PredictorOutput:
+        """h (B×T×d), mask (B×T bool, True = word) → PredictorOutput.
+
+        ``differentiable``: build the straight-through gradient path from D̂ to the arc scores (`heads`
+        form without ``soft``; the other variants are differentiable anyway). Costs O(B·T³ log T).
+        """
         if not torch.jit.is_tracing() and h.shape[1] > self.max_len:
             raise ValueError(f"length {h.shape[1]} exceeds the predictor's max_len {self.max_len}")
         h = self.norm(h)
         if self.probe is not None:
             return PredictorOutput(distances=self.probe(h, mask))
         scores = self.arc_scorer(h, mask)  # B×T×T
-        heads = torch.where(mask, scores.argmax(dim=-1), torch.full_like(mask, PAD_DISTANCE, dtype=torch.long))
+        argmax_heads = torch.where(mask, scores.argmax(dim=-1), torch.full_like(mask, PAD_DISTANCE, dtype=torch.long))
+        heads = break_cycles(scores, argmax_heads, mask, self.n_steps)
         if self.config.soft:
-            parents = torch.softmax(scores, dim=-1)  # B×T×T, row i = P(head of i = j)
+            distances = distances_from_parents(torch.softmax(scores, dim=-1), mask, self.n_steps)  # expected
+        elif differentiable:
+            probabilities = torch.softmax(scores, dim=-1)  # B×T×T, row i = P(head of i = j)
+            # straight through: the values of the one-hot tree, the gradient of the probabilities
+            parents = parents_from_heads(heads, dtype=scores.dtype) + (probabilities - probabilities.detach())
+            distances = distances_from_parents(parents, mask, self.n_steps)
         else:
-            parents = parents_from_heads(heads, dtype=scores.dtype)  # B×T×T one-hot
-        distances = distances_from_parents(parents, mask, self.n_steps)
-        return PredictorOutput(distances=distances, arc_scores=scores, heads=heads)
+            distances = distances_from_heads(heads, mask, self.n_steps)
+        return PredictorOutput(distances=distances, arc_scores=scores, heads=heads, argmax_heads=argmax_heads)
 
     def loss(self, out: PredictorOutput, heads: Tensor, distances: Tensor) -> Tensor:
         """Predictor loss against the parser: arc cross-entropy (`heads`) or normalised L1 (`probe`).
@@ -82,4 +107,4 @@ class DistancePredictor(nn.Module):
         """
         if out.arc_scores is not None:
             return arc_loss(out.arc_scores, heads)
-        return probe_loss(out.distances, distances)
+        return probe_loss(out.distances, distances, self.far_distance)

@@ -17,11 +17,19 @@ copies of D̂ (and, for the `heads` form, the predicted heads) to ``DistanceMetr
   are ranked all at once; each value equals ``scipy.stats.spearmanr`` of the row pair (tested).
 - L1: mean |min(D̂, n) − D| over ordered pairs i ≠ j in the same gold tree (n = the example's words).
 - Root accuracy (`heads` form): the set of predicted roots equals the set of gold roots.
+- Relation recall (``RelationMetrics``, the comparison report): for the arcs of relations that matter
+  for syntax-sensitive tasks (``RELATIONS``: nsubj, dobj/obj, amod, prep/pobj, relcl, by the parser's
+  labels), the percent whose undirected edge is in UUAS's predicted tree (same punctuation rule), with
+  UUAS itself, overall and by sentence length (``LENGTH_BINS``; a sentence is one gold tree, its length
+  counts every word, punctuation included).
+- Cycle rates (`heads` form), percent of examples whose heads contain a cycle: ``argmax_cycle_rate`` for
+  the scorer's raw argmax heads (how often the in-graph cycle breaking has work to do) and
+  ``cycle_rate`` for the heads the predictor outputs (0 when the cycle breaking works).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 import numpy as np
@@ -30,7 +38,12 @@ from scipy.stats import rankdata
 
 from parserfree.predictor.decoding import mst_edges
 from parserfree.encoder.conventions import CROSS_TREE_DISTANCE
-from parserfree.predictor.tree_ops import distances_from_heads, steps_for_length
+from parserfree.predictor.tree_ops import distances_from_heads, jump_tables, on_cycle, steps_for_length
+
+# relation group → the parser labels it covers (spaCy's English labels; the UD names too)
+RELATIONS = {"nsubj": ("nsubj",), "obj": ("dobj", "obj"), "amod": ("amod",), "prep/pobj": ("prep", "pobj"),
+             "relcl": ("relcl", "acl:relcl")}
+LENGTH_BINS = (("≤10", 1, 10), ("11–20", 11, 20), ("21–40", 21, 40), (">40", 41, None))  # words per sentence
 
 
 def chain_baseline(n: int) -> np.ndarray:
@@ -49,15 +62,25 @@ def gold_distances(heads: np.ndarray) -> np.ndarray:
     return d[0].round().long().numpy()
 
 
+def predicted_edges(pred: np.ndarray, punct: np.ndarray | None = None) -> set[frozenset[int]]:
+    """Undirected edges of the MST of D̂ (n×n) over the non-punctuation words (UUAS's predicted tree)."""
+    n = np.asarray(pred).shape[0]
+    words = np.arange(n) if punct is None else np.nonzero(~np.asarray(punct, dtype=bool))[0]
+    sub = np.asarray(pred)[np.ix_(words, words)]
+    return {frozenset(int(words[k]) for k in edge) for edge in mst_edges(sub)}
+
+
+def scored_dependents(heads: np.ndarray, punct: np.ndarray | None = None) -> list[int]:
+    """Words i whose gold arc (i, head(i)) UUAS scores: non-roots with both ends non-punctuation."""
+    heads = np.asarray(heads, dtype=np.int64)
+    keep = np.ones(heads.size, dtype=bool) if punct is None else ~np.asarray(punct, dtype=bool)
+    return [i for i in range(heads.size) if heads[i] != i and keep[i] and keep[heads[i]]]
+
+
 def uuas(pred: np.ndarray, heads: np.ndarray, punct: np.ndarray | None = None) -> tuple[int, int]:
     """(correct, total) undirected gold edges recovered by the MST of D̂ (n×n), punctuation excluded."""
-    heads = np.asarray(heads, dtype=np.int64)
-    n = heads.size
-    keep = np.ones(n, dtype=bool) if punct is None else ~np.asarray(punct, dtype=bool)
-    words = np.nonzero(keep)[0]
-    sub = np.asarray(pred)[np.ix_(words, words)]
-    predicted = {frozenset(int(words[k]) for k in edge) for edge in mst_edges(sub)}
-    gold = {frozenset((i, int(heads[i]))) for i in range(n) if heads[i] != i and keep[i] and keep[heads[i]]}
+    predicted = predicted_edges(pred, punct)
+    gold = {frozenset((i, int(heads[i]))) for i in scored_dependents(heads, punct)}
     return len(predicted & gold), len(gold)
 
 
@@ -118,6 +141,14 @@ def root_correct(pred_heads: np.ndarray, heads: np.ndarray) -> bool:
     return bool(np.array_equal(np.asarray(pred_heads) == idx, np.asarray(heads) == idx))
 
 
+def has_cycle(heads: np.ndarray) -> bool:
+    """Whether one example's heads (n, 0-based, root = self) contain a cycle."""
+    h = torch.as_tensor(np.asarray(heads, dtype=np.int64)).unsqueeze(0)  # 1×n
+    if h.shape[1] == 0:
+        return False
+    return bool(on_cycle(h, torch.ones_like(h, dtype=torch.bool), steps_for_length(h.shape[1])).any())
+
+
 class DistanceMetrics:
     """Accumulates UUAS, DSpr, L1 (and root accuracy) over un-padded examples; see the module rules."""
 
@@ -135,6 +166,9 @@ class DistanceMetrics:
         self.sentence_scores: list[tuple[int, float]] = []
         self.roots_correct = 0
         self.roots_seen = 0
+        self.cycles = 0
+        self.argmax_cycles = 0
+        self.argmax_seen = 0
         self.n_sentences = 0
 
     def update(
@@ -144,9 +178,11 @@ class DistanceMetrics:
         punct: np.ndarray | None = None,
         gold: np.ndarray | None = None,
         pred_heads: np.ndarray | None = None,
+        argmax_heads: np.ndarray | None = None,
     ) -> None:
         """Add one example: D̂ (n×n), gold heads (n), optional punctuation flags (n bool), gold D (n×n,
-        computed from ``heads`` when omitted) and predicted heads (n, for root accuracy)."""
+        computed from ``heads`` when omitted), predicted heads (n, for root accuracy and the cycle rate)
+        and the raw argmax heads before cycle breaking (n, for the argmax cycle rate)."""
         pred = np.asarray(pred, dtype=np.float64)
         heads = np.asarray(heads, dtype=np.int64)
         gold = gold_distances(heads) if gold is None else np.asarray(gold, dtype=np.int64)
@@ -159,16 +195,88 @@ class DistanceMetrics:
         self.sentence_scores.extend(sentence_dspr(pred, gold))
         if pred_heads is not None:
             self.roots_correct += root_correct(pred_heads, heads)
+            self.cycles += has_cycle(pred_heads)
             self.roots_seen += 1
+        if argmax_heads is not None:
+            self.argmax_cycles += has_cycle(argmax_heads)
+            self.argmax_seen += 1
         self.n_sentences += 1
 
     def compute(self) -> dict[str, float | int | None]:
-        """{uuas (percent), dspr, l1, root_acc (None without predicted heads), n_sentences}."""
+        """{uuas (percent), dspr, l1, root_acc, cycle_rate, argmax_cycle_rate (percent; None without the
+        heads they need), n_sentences}."""
         nan = float("nan")
         return {
             "uuas": 100.0 * self.correct / self.total if self.total else nan,
             "dspr": dspr(self.sentence_scores, self.min_length, self.max_length),
             "l1": self.l1_sum / self.l1_pairs if self.l1_pairs else nan,
             "root_acc": self.roots_correct / self.roots_seen if self.roots_seen else None,
+            "cycle_rate": 100.0 * self.cycles / self.roots_seen if self.roots_seen else None,
+            "argmax_cycle_rate": 100.0 * self.argmax_cycles / self.argmax_seen if self.argmax_seen else None,
             "n_sentences": self.n_sentences,
         }
+
+
+def length_bin(n: int) -> str:
+    """Name of the ``LENGTH_BINS`` bin that a sentence of n words falls in."""
+    for name, low, high in LENGTH_BINS:
+        if n >= low and (high is None or n <= high):
+            return name
+    raise ValueError(f"sentence length {n} must be ≥ 1")
+
+
+def tree_roots(heads: np.ndarray) -> np.ndarray:
+    """The root of every word's gold tree (n int64) for one forest (0-based heads, root = self)."""
+    h = torch.as_tensor(np.asarray(heads, dtype=np.int64)).unsqueeze(0)  # 1×n
+    if h.shape[1] == 0:
+        return np.zeros(0, dtype=np.int64)
+    ups, _ = jump_tables(h, steps_for_length(h.shape[1]))
+    return ups[-1][0].numpy()
+
+
+class RelationMetrics:
+    """UUAS and the recall of ``RELATIONS`` arcs, overall ("all") and per ``LENGTH_BINS`` bin; see the
+    module rules."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything seen so far."""
+        self.hits: Counter = Counter()  # (bin, relation group or "all") → arcs recovered
+        self.arcs: Counter = Counter()  # (bin, relation group or "all") → gold arcs
+        self.sentences: Counter = Counter()  # bin → sentences
+
+    def update(self, pred: np.ndarray, heads: np.ndarray, deps: tuple[str, ...], punct: np.ndarray | None = None) -> None:
+        """Add one example: D̂ (n×n), gold heads (n), the parser's labels (n) and punctuation flags (n)."""
+        heads = np.asarray(heads, dtype=np.int64)
+        group = {label: name for name, labels in RELATIONS.items() for label in labels}
+        roots = tree_roots(heads)
+        size = Counter(roots.tolist())
+        for n in size.values():
+            self.sentences[length_bin(n)] += 1
+            self.sentences["all"] += 1
+        predicted = predicted_edges(pred, punct)
+        for i in scored_dependents(heads, punct):
+            hit = frozenset((i, int(heads[i]))) in predicted
+            for key in ("all", group.get(deps[i])):
+                if key is None:
+                    continue
+                for where in ("all", length_bin(size[int(roots[i])])):
+                    self.arcs[where, key] += 1
+                    self.hits[where, key] += hit
+
+    def compute(self) -> dict[str, dict]:
+        """{bin: {sentences, arcs, uuas, recall: {group: percent or None}, relation_arcs: {group: n}}} for
+        "all" and every length bin."""
+        out = {}
+        for where in ("all", *(name for name, _, _ in LENGTH_BINS)):
+            def percent(key: str) -> float | None:
+                return 100.0 * self.hits[where, key] / self.arcs[where, key] if self.arcs[where, key] else None
+
+            out[where] = {
+                "sentences": self.sentences[where], "arcs": self.arcs[where, "all"], "uuas": percent("all"),
+                "recall": {name: percent(name) for name in RELATIONS},
+                "relation_arcs": {name: self.arcs[where, name] for name in RELATIONS},
+            }
+        return out

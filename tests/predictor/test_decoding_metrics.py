@@ -13,6 +13,7 @@ from parserfree.encoder.conventions import CROSS_TREE_DISTANCE
 from parserfree.predictor.decoding import mst_edges
 from parserfree.predictor.metrics import (
     DistanceMetrics,
+    RelationMetrics,
     chain_baseline,
     dspr,
     gold_distances,
@@ -130,3 +131,37 @@ def test_distance_metrics_accumulates_and_reports_percent():
     assert result["l1"] == pytest.approx(star_errors / 40)
     metrics.reset()
     assert metrics.compute()["n_sentences"] == 0 and metrics.compute()["root_acc"] is None
+
+
+def test_cycle_rates_count_examples_with_a_cycle_before_and_after_cycle_breaking():
+    metrics = DistanceMetrics()
+    tree = tree_distances(STAR)
+    metrics.update(tree, STAR, pred_heads=STAR, argmax_heads=np.array([1, 0, 2, 2, 2]))  # 0 ↔ 1
+    metrics.update(tree, STAR, pred_heads=STAR, argmax_heads=STAR)
+    metrics.update(tree, STAR, pred_heads=STAR, argmax_heads=np.array([3, 2, 3, 4, 1]))  # 1 → 2 → 3 → 4 → 1
+    metrics.update(tree, STAR, pred_heads=np.array([1, 0, 2, 2, 2]), argmax_heads=STAR)  # a broken repair
+    result = metrics.compute()
+    assert result["argmax_cycle_rate"] == pytest.approx(50.0)
+    assert result["cycle_rate"] == pytest.approx(25.0)
+    assert DistanceMetrics().compute()["argmax_cycle_rate"] is None
+
+
+def test_relation_recall_and_uuas_by_sentence_length():
+    # "The old man saw a dog that barked ." with spaCy-style labels; the prediction attaches "man" to "dog"
+    # and "barked" to "saw" (a wrong nsubj and a wrong relcl), everything else right.
+    heads = np.array([2, 2, 3, 3, 5, 3, 7, 5, 3])
+    deps = ("det", "amod", "nsubj", "ROOT", "det", "dobj", "nsubj", "relcl", "punct")
+    punct = np.array([False] * 8 + [True])
+    predicted = tree_distances(np.array([2, 2, 5, 3, 5, 3, 7, 3, 3]))
+    metrics = RelationMetrics()
+    metrics.update(predicted, heads, deps, punct)
+    chain = np.minimum(np.arange(12) + 1, 11)  # a second example: one 12-word sentence, all right
+    metrics.update(tree_distances(chain), chain, ("dep",) * 11 + ("ROOT",))
+    result = metrics.compute()
+    short, mid = result["≤10"], result["11–20"]
+    assert (short["sentences"], short["arcs"]) == (1, 7) and short["uuas"] == pytest.approx(100 * 5 / 7)
+    assert short["recall"] == {"nsubj": 50.0, "obj": 100.0, "amod": 100.0, "prep/pobj": None, "relcl": 0.0}
+    assert short["relation_arcs"]["nsubj"] == 2
+    assert (mid["sentences"], mid["arcs"], mid["uuas"]) == (1, 11, 100.0) and mid["recall"]["nsubj"] is None
+    assert result["all"]["arcs"] == 18 and result["all"]["uuas"] == pytest.approx(100 * 16 / 18)
+    assert result["21–40"]["sentences"] == 0 and result[">40"]["uuas"] is None

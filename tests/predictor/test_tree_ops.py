@@ -1,16 +1,20 @@
-"""In-graph distances (predictor/tree_ops.py) against the teacher's numpy distances (distill/trees.py)."""
+"""In-graph distances (predictor/tree_ops.py) against the teacher's numpy distances and the per-pair walk
+(distill/trees.py), and the in-graph cycle finder against a walk."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from parserfree.distill.trees import batch_tree_distances, tree_distances
-from parserfree.encoder.conventions import CROSS_TREE_DISTANCE
+from parserfree.distill.trees import batch_tree_distances, brute_force_distances, tree_distances
+from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.predictor.tree_ops import (
     distances_from_heads,
     distances_from_parents,
+    on_cycle,
     parents_from_heads,
     steps_for_length,
 )
@@ -49,40 +53,67 @@ def test_padded_batch_equals_teacher(make_forest, make_chain):
     np.testing.assert_array_equal(got.numpy(), expected.astype(np.float32))
 
 
-def test_a_cycle_gives_finite_bounded_distances():
-    # Words 0 ↔ 1 form a cycle, 2 hangs below 1, 3 below 2; word 4 is a separate, proper tree.
-    # anc(0) = anc(1) = {0, 1}, anc(2) = {0, 1, 2}, anc(3) = {0, 1, 2, 3}, anc(4) = {4}.
-    heads = torch.tensor([[1, 0, 1, 2, 4]])
-    got = distances_from_heads(heads, heads >= 0, steps_for_length(5))[0]
-    c = CROSS_TREE_DISTANCE
-    expected = [[0, 0, 1, 2, c], [0, 0, 1, 2, c], [1, 1, 0, 1, c], [2, 2, 1, 0, c], [c, c, c, c, 0]]
-    np.testing.assert_array_equal(got.numpy(), np.array(expected, dtype=np.float32))
+@st.composite
+def padded_forests(draw) -> tuple[list[list[int]], int]:
+    """A batch of 1–4 random forests (1–3 roots, up to 40 words) and a padded length ≥ the longest."""
+    batch = []
+    for _ in range(draw(st.integers(1, 4))):
+        n = draw(st.integers(1, 40))
+        order = draw(st.permutations(range(n)))
+        n_roots = draw(st.integers(1, min(3, n)))
+        heads = [0] * n
+        for k, word in enumerate(order):
+            heads[word] = word if k < n_roots else order[draw(st.integers(0, k - 1))]
+        batch.append(heads if draw(st.booleans()) else [min(i + 1, n - 1) for i in range(n)])  # or the deepest tree
+    return batch, max(len(h) for h in batch) + draw(st.integers(0, 3))
 
 
-def test_random_argmax_heads_with_cycles_match_reachability():
-    """Any head function: D̂ = |anc i| + |anc j| − 2|anc i ∩ anc j| with anc = reachable set, ≤ 2T."""
-    rng = np.random.default_rng(2)
-    for _ in range(20):
-        t = int(rng.integers(2, 25))
-        heads = rng.integers(0, t, size=t)
-        reach = []
-        for i in range(t):
-            seen, k = {i}, i
-            while heads[k] not in seen:
-                k = int(heads[k])
-                seen.add(k)
-            reach.append(seen)
-        h = torch.from_numpy(heads).unsqueeze(0)
-        got = distances_from_heads(h, h >= 0, steps_for_length(t))[0].numpy()
-        assert np.isfinite(got).all()
-        for i in range(t):
-            for j in range(t):
-                common = len(reach[i] & reach[j])
-                want = CROSS_TREE_DISTANCE if common == 0 else len(reach[i]) + len(reach[j]) - 2 * common
-                if i == j:
-                    want = 0
-                assert got[i, j] == want
-                assert got[i, j] == CROSS_TREE_DISTANCE or 0 <= got[i, j] <= 2 * t
+@settings(max_examples=60, deadline=None)
+@given(padded_forests())
+def test_pointer_jumping_equals_brute_force_and_the_matrix_product_form(case):
+    """On valid forests the O(T² log T) gathers give exactly the per-pair walk and the old T³ products."""
+    batch, t = case
+    heads, mask = _padded([np.array(h) for h in batch], t)
+    steps = steps_for_length(t)  # the fewest steps that cover the padded length
+    got = distances_from_heads(heads, mask, steps)
+    products = distances_from_parents(parents_from_heads(heads), mask, steps)
+    torch.testing.assert_close(got, products, atol=0, rtol=0)
+    for b, h in enumerate(batch):
+        n = len(h)
+        np.testing.assert_array_equal(got[b, :n, :n].numpy(), brute_force_distances(h).astype(np.float32))
+        assert (got[b, n:] == PAD_DISTANCE).all() and (got[b, :, n:] == PAD_DISTANCE).all()
+
+
+def _cycle_words(heads: list[int]) -> set[int]:
+    """Words on a cycle of the head function (self-loops of roots excluded), by walking from every word."""
+    on = set()
+    for i in range(len(heads)):
+        seen, k = [], i
+        while k not in seen:
+            seen.append(k)
+            k = heads[k]
+        if heads[k] != k:
+            on.update(seen[seen.index(k):])
+    return on
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 29), min_size=1, max_size=30))
+def test_on_cycle_finds_exactly_the_words_on_cycles_of_any_head_function(raw):
+    n = len(raw)
+    heads = [h % n for h in raw]
+    h = torch.tensor([heads + [-1, -1]])
+    got = on_cycle(h, h >= 0, steps_for_length(n + 2))[0]
+    assert set(np.nonzero(got.numpy())[0].tolist()) == _cycle_words(heads)
+
+
+def test_on_cycle_after_a_tail_as_long_as_the_sentence():
+    # 0 → 1 → … → 12 → 13 → 14 → 12: a 12-word tail into a 3-cycle (16 words: 4 doubling steps, 16 ≥ 12
+    # walk steps, where 8 would not do); 15 is a proper root.
+    heads = list(range(1, 15)) + [12, 15]
+    h = torch.tensor([heads])
+    got = on_cycle(h, h >= 0, steps_for_length(len(heads)))[0]
+    assert np.nonzero(got.numpy())[0].tolist() == [12, 13, 14]
 
 
 def test_sharp_probabilities_approach_exact_distances(make_forest):

@@ -1,0 +1,66 @@
+"""``task_grad_to_predictor`` does what its name says: the task loss alone reaches the arc scorer when it
+is true (straight through the predicted tree, or through expected distances with ``soft``), never when
+it is false; the straight-through D̂ keeps the values of the predicted tree."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from parserfree.encoder import BiasConfig, EncoderConfig
+from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.syntax_model import SyntaxModel
+from parserfree.predictor.tree_ops import distances_from_heads
+
+VOCAB = 40
+
+
+def _model(task_grad: bool, **predictor) -> SyntaxModel:
+    torch.manual_seed(0)
+    encoder = EncoderConfig(vocab_size=VOCAB, n_feature_buckets=32, d_model=16, n_heads=2, n_layers=2, d_ff=32,
+                            dropout=0.0, max_len=16, predictor_layer=1, bias=BiasConfig(max_distance=6))
+    model = SyntaxModel(encoder, PredictorConfig(arc_dim=8, **predictor), "binary", 2, task_grad_to_predictor=task_grad)
+    with torch.no_grad():  # a trained-looking bias table: zero-initialised it passes no gradient to D̂ at all
+        model.encoder.bias.table.weight.copy_(torch.linspace(2.0, -2.0, model.encoder.bias.table.weight.numel()).view(-1, 1))
+        for p in model.predictor.arc_scorer.parameters():
+            torch.nn.init.normal_(p, std=0.5)
+    return model.train()
+
+
+def _batch():
+    gen = torch.Generator().manual_seed(1)
+    mask = torch.arange(9).unsqueeze(0) < torch.tensor([[9], [6], [4]])
+    word_ids = torch.randint(2, VOCAB, (3, 9), generator=gen) * mask
+    feature_ids = torch.randint(1, 32, (3, 9, 3), generator=gen) * mask.unsqueeze(-1)
+    return word_ids, feature_ids, mask, torch.tensor([0, 1, 1])
+
+
+def _scorer_gradient(model: SyntaxModel) -> float:
+    word_ids, feature_ids, mask, labels = _batch()
+    out = model(word_ids, feature_ids, mask, source="predicted")
+    F.cross_entropy(out.task, labels).backward()  # the task loss alone, no distance loss
+    grads = [p.grad for p in model.predictor.arc_scorer.parameters()]
+    return sum(float(g.abs().sum()) for g in grads if g is not None)
+
+
+@pytest.mark.parametrize("soft", [False, True])
+def test_task_loss_reaches_the_arc_scorer_when_task_grad_to_predictor_is_true(soft):
+    assert _scorer_gradient(_model(True, soft=soft)) > 0
+
+
+@pytest.mark.parametrize("soft", [False, True])
+def test_task_loss_never_reaches_the_arc_scorer_when_task_grad_to_predictor_is_false(soft):
+    assert _scorer_gradient(_model(False, soft=soft)) == 0
+
+
+def test_straight_through_distances_are_the_predicted_trees_distances():
+    model = _model(True)
+    word_ids, feature_ids, mask, _ = _batch()
+    h_k = model.encoder.lower(word_ids, feature_ids, mask)
+    out = model.predictor(h_k, mask, differentiable=True)
+    assert out.distances.requires_grad
+    exact = distances_from_heads(out.heads, mask, model.predictor.n_steps)
+    torch.testing.assert_close(out.distances.detach(), exact, atol=0, rtol=0)
+    with torch.no_grad():  # inference builds no gradient path and gives the same values
+        torch.testing.assert_close(model.eval()(word_ids, feature_ids, mask).predicted.distances, exact, atol=0, rtol=0)
