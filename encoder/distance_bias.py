@@ -5,10 +5,11 @@ parser's integer distances D (B×T×T int64, pad pairs −1, pairs in different 
 ``CROSS_TREE_DISTANCE`` = 1000) or the predictor's float distances D̂ (B×T×T float), and returns the term
 added to QKᵀ/√d before the softmax, B×1×T×T (one table shared by all heads, the method's choice) or
 B×H×T×T (per head). Distances are clamped to 0..max_distance, so cross-sentence pairs simply fall in the
-last bucket. Integer distances look up their bucket; float distances interpolate linearly between the
-two neighbouring buckets, which keeps the bias differentiable in D̂ and exports to ONNX as
-Floor/Gather/Mul. Padding keys are never biased: they get `MASK_VALUE`, a large negative but finite
-number, so even a row that is all padding stays finite after the softmax.
+last bucket. Every distance, integer or float, interpolates linearly between the two buckets around
+its position, so the parser's D and a predicted tree's D̂ get the same bias for the same distance
+(teacher-forced and parser-free batches train the same table entries), the bias stays differentiable in
+D̂, and it exports to ONNX as Floor/Gather/Mul. Padding keys are never biased: they get `MASK_VALUE`, a
+large negative but finite number, so even a row that is all padding stays finite after the softmax.
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ class SyntaxBias(nn.Module):
 
     Buckets: distance d ∈ 0..max_distance has position p(d) = d, or with ``log_buckets_from`` = L,
     p(d) = L + n_log · log(d/L) / log(max/L) above L (n_log = ⌈log2(max/L)⌉ buckets, T5-style).
-    Integer distances use bucket ⌊p(d)⌋; float distances interpolate the table at p(d). Both agree at
-    every integer d ≤ L (and at every integer d without log buckets). ``per_head`` (one table column per
-    head, output B×H×T×T) applies to mode ``learned``; the other modes give B×1×T×T.
+    The table is interpolated at p(d) for integer and float distances alike (an integer d between two
+    log buckets gets a blend of both, never the floor of one: the same value as the float d).
+    ``per_head`` (one table column per head, output B×H×T×T) applies to mode ``learned``; the other
+    modes give B×1×T×T.
     """
 
     def __init__(self, config: BiasConfig, n_heads: int) -> None:
@@ -83,14 +85,6 @@ class SyntaxBias(nn.Module):
         log_part = L + self.n_log * torch.log(d.clamp(min=L) / L) / math.log(self.max_distance / L)
         return torch.where(d <= L, d, log_part)
 
-    def bucket(self, distances: Tensor) -> Tensor:
-        """Integer bucket of integer distances (any shape, int64), in 0..n_buckets−1."""
-        d = distances.clamp(0, self.max_distance)
-        if self.log_from is None:
-            return d
-        top = torch.full_like(d, self.n_buckets - 1)
-        return torch.where(d >= self.max_distance, top, self.position(d.float()).floor().long())
-
     def bucket_distances(self) -> Tensor:
         """The distance each bucket stands for (n_buckets,), for plotting `curve()` against."""
         b = torch.arange(self.n_buckets, dtype=torch.float32)
@@ -106,16 +100,14 @@ class SyntaxBias(nn.Module):
         return self.table.weight if self.scale is None else self.table.weight * self.scale
 
     def _learned(self, distances: Tensor) -> Tensor:
-        """B×T×T → B×T×T×C table values (looked up or interpolated)."""
+        """B×T×T (integer or float) → B×T×T×C table values interpolated at the bucket position."""
         table = self._scaled_table()
-        if distances.is_floating_point():
-            p = self.position(distances)
-            low = p.floor().clamp(max=self.n_buckets - 2)
-            frac = (p - low).unsqueeze(-1)  # B×T×T×1
-            below = F.embedding(low.long(), table)
-            above = F.embedding(low.long() + 1, table)
-            return below + (above - below) * frac
-        return F.embedding(self.bucket(distances), table)
+        p = self.position(distances.to(table.dtype))
+        low = p.floor().clamp(max=self.n_buckets - 2)
+        frac = (p - low).unsqueeze(-1)  # B×T×T×1
+        below = F.embedding(low.long(), table)
+        above = F.embedding(low.long() + 1, table)
+        return below + (above - below) * frac
 
     def _dtype(self, distances: Tensor) -> torch.dtype:
         if self.table is not None:

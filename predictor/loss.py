@@ -1,14 +1,18 @@
 """Predictor losses: how the head learns the parser's trees (the λ·predictor term of co-training).
 
 `heads` form: cross-entropy of each word's arc-score row against the parser's head (Dozat & Manning);
-pad rows (head −1) are ignored. `probe` form: L1 between D̂ and the parser's distances D, per example
-summed over the scored pairs and divided by their number (n² for one sentence, as Hewitt & Manning
-normalise by length²; Σ n_t² over the trees of a forest), then averaged over the examples. Pad pairs and
-cross-tree pairs are not scored.
+pad rows (head −1) are ignored. `probe` form: L1 between D̂ and the parser's distances D on
+pairs in the same sentence; on pairs in different sentences of one example (D = CROSS_TREE_DISTANCE) a
+hinge max(0, far − D̂), where ``far`` is the syntax bias's max_distance: teacher-forced batches put such
+pairs in the bias's last bucket, and any D̂ ≥ far lands there too, so the probe is pushed exactly as far
+as the bias can tell. Per example the errors are summed over the word pairs and divided by their number
+(n², as Hewitt & Manning normalise by length²), then averaged over the examples. Pad pairs are not
+scored.
 """
 
 from __future__ import annotations
 
+import torch
 import torch.nn.functional as F
 from torch import Tensor
 
@@ -24,11 +28,13 @@ def arc_loss(arc_scores: Tensor, heads: Tensor) -> Tensor:
     return F.cross_entropy(arc_scores.reshape(-1, t), targets, ignore_index=PAD_DISTANCE)
 
 
-def probe_loss(predicted: Tensor, gold: Tensor, cross_tree_distance: int = CROSS_TREE_DISTANCE) -> Tensor:
-    """Length²-normalised L1: D̂ (B×T×T float) vs D (B×T×T long, −1 pad, ``cross_tree_distance``) → scalar."""
-    scored = (gold >= 0) & (gold != cross_tree_distance)  # B×T×T
+def probe_loss(predicted: Tensor, gold: Tensor, far: float) -> Tensor:
+    """Length²-normalised L1: D̂ (B×T×T float) vs D (B×T×T long, −1 pad, CROSS_TREE_DISTANCE) → scalar;
+    cross-tree pairs score max(0, far − D̂)."""
+    scored = gold >= 0  # B×T×T
     weight = scored.to(predicted.dtype)
-    errors = (predicted - gold.to(predicted.dtype)).abs() * weight
+    cross = gold == CROSS_TREE_DISTANCE
+    errors = torch.where(cross, (far - predicted).clamp(min=0.0), (predicted - gold.to(predicted.dtype)).abs()) * weight
     pairs = weight.sum(dim=(1, 2))  # B
     has_pairs = pairs > 0
     if not bool(has_pairs.any()):

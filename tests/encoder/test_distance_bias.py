@@ -52,10 +52,20 @@ def test_interpolation_is_linear_between_buckets():
 def test_log_buckets_are_t5_style():
     bias = SyntaxBias(BiasConfig(max_distance=16, log_buckets_from=4), n_heads=1)
     assert bias.n_buckets == 4 + 2 + 1  # exact 0..4, then one bucket per doubling up to 16
-    buckets = bias.bucket(torch.arange(0, 20)).tolist()
-    assert buckets[:5] == [0, 1, 2, 3, 4]
-    assert buckets[7] == 4 and buckets[8] == 5 and buckets[15] == 5 and buckets[16:] == [6] * 4
+    positions = bias.position(torch.arange(0, 20).float())
+    torch.testing.assert_close(positions[[0, 1, 2, 3, 4, 8, 16, 17, 19]], torch.tensor([0.0, 1, 2, 3, 4, 5, 6, 6, 6]))
+    assert 4 < positions[5] < positions[7] < 5 < positions[9] < positions[15] < 6
     torch.testing.assert_close(bias.bucket_distances(), torch.tensor([0.0, 1, 2, 3, 4, 8, 16]))
+
+
+@pytest.mark.parametrize("per_head", [False, True])
+def test_integer_distances_between_log_buckets_get_the_bias_of_the_same_float_distance(per_head):
+    """Teacher-forced batches (the parser's integer D) and parser-free ones (a predicted tree's D̂ as
+    floats) must train the same bias values; the integer path used to take the floor of the position."""
+    bias = filled(BiasConfig(max_distance=16, log_buckets_from=4, per_head=per_head))
+    d = torch.tensor(list(range(0, 24)) + [CROSS_TREE]).reshape(1, 5, 5)
+    mask = torch.ones(1, 5, dtype=torch.bool)
+    torch.testing.assert_close(bias(d, mask), bias(d.float(), mask), rtol=0, atol=1e-6)
 
 
 def test_padding_keys_masked_and_pad_pairs_unbiased():

@@ -82,14 +82,18 @@ def test_losses_are_finite_and_ignore_padding():
         assert torch.allclose(model.loss(model(h2, mask), heads, gold), loss)
 
 
-def test_probe_loss_is_length_squared_normalised_l1_without_cross_tree_pairs():
-    model = _predictor(form="probe")
-    gold = torch.tensor([[[0, 1, CROSS_TREE_DISTANCE], [1, 0, CROSS_TREE_DISTANCE],
-                          [CROSS_TREE_DISTANCE, CROSS_TREE_DISTANCE, 0]]])
-    pred = torch.tensor([[[0.0, 3.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, 0.5]]])
-    loss = model.loss(PredictorOutput(distances=pred), torch.tensor([[1, 1, 2]]), gold)
-    # scored pairs: the 2×2 tree (4 pairs) and the 1×1 tree (1 pair); errors 2 + 1 + 0.5 over 5 pairs
-    assert loss.item() == pytest.approx(3.5 / 5)
+def test_probe_loss_pushes_cross_sentence_pairs_into_the_bias_last_bucket():
+    """Teacher-forced batches give pairs in different sentences the bias's last bucket; the probe must be
+    trained to do the same (any D̂ ≥ far), not left free to put them close."""
+    model = _predictor(form="probe")  # far_distance = 10, the bias's default max_distance
+    c = CROSS_TREE_DISTANCE
+    gold = torch.tensor([[[0, 1, c], [1, 0, c], [c, c, 0]]])
+    labels = torch.tensor([[1, 1, 2]])
+    near = torch.tensor([[[0.0, 3.0, 4.0], [2.0, 0.0, 0.0], [12.0, 0.0, 0.5]]])
+    # same-sentence errors 2 + 1 + 0.5; cross pairs max(0, 10 − D̂): 6 + 10 + 0 + 10; over 9 word pairs
+    assert model.loss(PredictorOutput(distances=near), labels, gold).item() == pytest.approx((3.5 + 26.0) / 9)
+    far = torch.where(gold == c, torch.tensor(10.0), near)
+    assert model.loss(PredictorOutput(distances=far), labels, gold).item() == pytest.approx(3.5 / 9)
 
 
 def test_rejects_sentences_longer_than_max_len():
