@@ -2,11 +2,13 @@
 
 Parsing is the slow step of the data flow, so its output is kept on disk under a key made of the data
 (a hash of the normalised texts in order), the spaCy model name + version and its tokenizer settings,
-and the cache format version. Texts are grouped into fixed chunks (chunk i holds texts
-[i·C, (i+1)·C)); each chunk is one ``.npz`` file written to a temporary name then renamed, and carries
-its own key and index, so an interrupted run resumes at the first missing chunk (removing the
-half-written temporary file of a killed writer), a damaged chunk is detected and parsed again, and shards
-(``--shard i/n`` takes the chunks with index ≡ i mod n) merge by copying chunk files into one folder.
+and the cache format version (2: dependency labels are stored too; a cache of an older format has
+another key, so it is parsed again rather than read without labels). Texts are grouped into fixed
+chunks (chunk i holds texts [i·C, (i+1)·C)); each chunk is one ``.npz`` file written to a temporary
+name then renamed, and carries its own key and index, so an interrupted run resumes at the first
+missing chunk (removing the half-written temporary file of a killed writer), a damaged chunk is
+detected and parsed again, and shards (``--shard i/n`` takes the chunks with index ≡ i mod n) merge by
+copying chunk files into one folder.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ import numpy as np
 from parserfree.distill.teacher import Parse, SpacyTeacher
 from parserfree.encoder.files import atomic_path, copy_atomic, write_json
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+PAYLOAD = ("words", "lengths", "heads", "punct", "deps")
 CHUNK_SIZE = 1024
 
 
@@ -53,7 +56,7 @@ def _chunk_path(folder: Path, index: int) -> Path:
 def _digest(arrays: dict[str, np.ndarray]) -> str:
     """sha256 over the payload arrays of a chunk (detects damage the zip container would let through)."""
     digest = hashlib.sha256()
-    for name in ("words", "lengths", "heads", "punct"):
+    for name in PAYLOAD:
         digest.update(np.ascontiguousarray(arrays[name]).tobytes())
     return digest.hexdigest()
 
@@ -93,6 +96,7 @@ def write_chunk(folder: Path, key: str, index: int, parses: Sequence[Parse]) -> 
         "lengths": np.array([len(p.words) for p in parses], dtype=np.int64),
         "heads": np.concatenate([p.heads for p in parses]).astype(np.int32) if parses else np.zeros(0, np.int32),
         "punct": np.concatenate([p.punct for p in parses]) if parses else np.zeros(0, bool),
+        "deps": np.array("\n".join(d for p in parses for d in (p.deps or ("",) * len(p.words)))),  # "" = no label
     }
     with atomic_path(_chunk_path(folder, index), temp=folder / _temp_name(index, os.getpid())) as tmp:
         np.savez(tmp, key=np.array(key), index=np.array(index), digest=np.array(_digest(payload)), **payload)
@@ -107,7 +111,7 @@ def read_chunk(folder: Path, key: str, index: int, expected: int) -> list[Parse]
         with np.load(path) as z:
             if str(z["key"]) != key or int(z["index"]) != index:
                 return None
-            payload = {name: z[name] for name in ("words", "lengths", "heads", "punct")}
+            payload = {name: z[name] for name in PAYLOAD}
             intact = str(z["digest"]) == _digest(payload)
     except Exception:  # a truncated or corrupted file
         intact = False
@@ -116,13 +120,16 @@ def read_chunk(folder: Path, key: str, index: int, expected: int) -> list[Parse]
         return None
     lengths = payload["lengths"]
     words = str(payload["words"]).split("\n") if lengths.sum() else []
+    deps = str(payload["deps"]).split("\n") if lengths.sum() else []
     heads, punct = payload["heads"].astype(np.int64), payload["punct"]
-    if len(lengths) != expected or len(words) != lengths.sum():
+    if len(lengths) != expected or len(words) != lengths.sum() or len(deps) != lengths.sum():
         warnings.warn(f"parse cache chunk {path.name} is inconsistent; parsing it again")
         return None
     out, start = [], 0
     for n in lengths:
-        out.append(Parse(tuple(words[start : start + n]), heads[start : start + n], punct[start : start + n]))
+        labels = tuple(deps[start : start + n])
+        out.append(Parse(tuple(words[start : start + n]), heads[start : start + n], punct[start : start + n],
+                         labels if any(labels) else None))
         start += n
     return out
 

@@ -1,9 +1,10 @@
-"""The spaCy teacher: normalised text → words, heads and punctuation flags.
+"""The spaCy teacher: normalised text → words, heads, punctuation flags and dependency labels.
 
 The parser whose trees the syntax bias uses and the distance predictor learns. Only tok2vec and the
 parser are loaded (≈3× faster than the full pipeline). Heads are taken as ``token.head.i`` — 0-based
 within the whole example, a root pointing to itself, one root per sentence — never from
-``Doc.to_array(HEAD)``, whose relative offsets come back as unsigned integers.
+``Doc.to_array(HEAD)``, whose relative offsets come back as unsigned integers. Labels are spaCy's
+``token.dep_`` (``ROOT`` on a root); they feed the per-relation recall of the predicted trees.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ EXCLUDE = ["ner", "lemmatizer", "attribute_ruler", "tagger", "senter"]
 
 @dataclass(frozen=True)
 class Parse:
-    """One parsed example: words, heads (0-based, root = self) and punctuation flags."""
+    """One parsed example: words, heads (0-based, root = self), punctuation flags and dependency labels
+    (None when the source gives none, e.g. a tree without labels)."""
 
     words: tuple[str, ...]
     heads: np.ndarray  # n, int64
     punct: np.ndarray  # n, bool
+    deps: tuple[str, ...] | None = None  # n labels, spaCy's token.dep_
 
 
 class TeacherError(RuntimeError):
@@ -46,11 +49,12 @@ def load_pipeline(model: str = DEFAULT_MODEL, exclude: list[str] | None = None):
 
 
 def doc_to_parse(doc) -> Parse:
-    """A parsed spaCy Doc → Parse (heads relative to the example, so several sentences give several roots)."""
+    """A parsed spaCy Doc → Parse (heads relative to the example, so several sentences give several roots;
+    labels as spaCy names them)."""
     words = tuple(t.text for t in doc)
     heads = np.fromiter((t.head.i for t in doc), dtype=np.int64, count=len(doc))
     punct = np.fromiter((t.is_punct for t in doc), dtype=bool, count=len(doc))
-    return Parse(words, heads, punct)
+    return Parse(words, heads, punct, tuple(t.dep_ for t in doc))
 
 
 class SpacyTeacher:

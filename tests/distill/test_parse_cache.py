@@ -1,8 +1,11 @@
+import warnings
+
 import numpy as np
 import pytest
 
 from parserfree.distill import parse_cache
 from parserfree.distill.parse_cache import merge_caches, parse_cached
+from parserfree.distill.teacher import Parse
 
 
 @pytest.fixture(autouse=True)
@@ -68,3 +71,52 @@ def test_key_changes_with_data_and_parser(chain_teacher):
     fp = chain_teacher.fingerprint
     assert parse_cache.cache_key(TEXTS, fp) != parse_cache.cache_key(TEXTS[:-1], fp)
     assert parse_cache.cache_key(TEXTS, fp) != parse_cache.cache_key(TEXTS, {**fp, "version": "2"})
+
+
+class LabellingTeacher:
+    """Stand-in parser that also labels: chain heads, label "dep" on every word, "ROOT" on the last."""
+
+    fingerprint = {"model": "labelling-chain", "version": "1", "tokenizer": "split"}
+
+    def __init__(self) -> None:
+        self.parsed = 0
+
+    def parse(self, texts):
+        for t in texts:
+            self.parsed += 1
+            words = tuple(t.split())
+            n = len(words)
+            heads = np.minimum(np.arange(n) + 1, n - 1).astype(np.int64)
+            yield Parse(words, heads, np.zeros(n, dtype=bool), ("dep",) * (n - 1) + ("ROOT",))
+
+
+def test_dependency_labels_survive_the_cache(tmp_path):
+    teacher = LabellingTeacher()
+    first, _ = parse_cached(TEXTS, teacher, tmp_path, progress=False)
+    second, stats = parse_cached(TEXTS, teacher, tmp_path, progress=False)
+    assert stats["reused"] == 5 and teacher.parsed == 18
+    assert [p.deps for p in second] == [p.deps for p in first]
+    assert second[0].deps == ("dep",) * 4 + ("ROOT",)
+
+
+def test_a_cache_written_before_labels_were_stored_is_parsed_again_not_read_without_labels(tmp_path, monkeypatch):
+    teacher = LabellingTeacher()
+    monkeypatch.setattr(parse_cache, "FORMAT_VERSION", 1)
+    old_key = parse_cache.cache_key(TEXTS, teacher.fingerprint)
+    monkeypatch.undo()
+    monkeypatch.setattr(parse_cache, "CHUNK_SIZE", 4)
+    folder = tmp_path / "parses" / old_key  # a format-1 cache: no labels in its chunks
+    folder.mkdir(parents=True)
+    for c in range(5):
+        span = list(teacher.parse(TEXTS[4 * c : 4 * c + 4]))
+        payload = {"words": np.array("\n".join(w for p in span for w in p.words)),
+                   "lengths": np.array([len(p.words) for p in span]),
+                   "heads": np.concatenate([p.heads for p in span]).astype(np.int32),
+                   "punct": np.concatenate([p.punct for p in span])}
+        np.savez(folder / f"chunk-{c:05d}.npz", key=np.array(old_key), index=np.array(c), digest=np.array("old"), **payload)
+    teacher.parsed = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not read as a damaged cache either: another key altogether
+        parses, stats = parse_cached(TEXTS, teacher, tmp_path, progress=False)
+    assert stats["key"] != old_key and stats["parsed"] == 5 and teacher.parsed == 18
+    assert all(p.deps is not None for p in parses)

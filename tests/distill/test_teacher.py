@@ -23,6 +23,14 @@ def test_heads_are_zero_based_with_one_root_per_sentence(teacher):
     assert d[roots[0], roots[1]] == 1000  # different sentences
 
 
+def test_parses_carry_spacy_dependency_labels(teacher):
+    (p,) = list(teacher.parse(["The old man saw a dog that barked."]))
+    labels = dict(zip(p.words, p.deps))
+    assert len(p.deps) == len(p.words)
+    assert labels["man"] == "nsubj" and labels["old"] == "amod" and labels["saw"] == "ROOT"
+    assert labels["barked"] == "relcl"
+
+
 def test_only_tok2vec_and_parser_are_loaded(teacher):
     assert teacher.nlp.pipe_names == ["tok2vec", "parser"]
     assert teacher.fingerprint["version"].startswith("en_core_web_sm")
