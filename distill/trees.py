@@ -9,8 +9,8 @@ Conventions (the constants live in ``parserfree.encoder.conventions``, used by e
 - heads are 0-based indices into the example's words; a root points to itself;
 - an example may hold several sentences (a forest): pairs in different trees have no path and get
   ``CROSS_TREE_DISTANCE``, a constant larger than any in-tree path of a ``max_len ≤ 1000`` example; the
-  syntax bias clamps it to its last bucket, the probe loss and the L1 metric skip such pairs, and the
-  UUAS spanning tree treats them as far apart;
+  syntax bias clamps it to its last bucket, the probe loss pushes such pairs to at least the bias's
+  max_distance, the L1 metric skips them, and the UUAS spanning tree treats them as far apart;
 - in a padded batch (B×T×T) every pair that touches a pad position is ``PAD_DISTANCE`` (−1).
 """
 

@@ -4,8 +4,8 @@ Distance matrices (the parser's D from ``distill.trees``, the predictor's D̂ fr
 the graph inputs of ``export``) are B×T×T with 0-based word positions. A pair that touches a padding
 position holds ``PAD_DISTANCE``; a pair of words in different sentences of one example (different trees
 of a forest) has no path and holds ``CROSS_TREE_DISTANCE``, larger than any in-tree path of an example
-of up to 1000 words. The syntax bias clamps it into its last bucket; the probe loss and the L1 metric
-skip such pairs (docs/design.md §3).
+of up to 1000 words. The syntax bias clamps it into its last bucket; the probe loss pushes such pairs
+only as far as the bias can tell (≥ its max_distance) and the L1 metric skips them (docs/design.md §3).
 """
 
 PAD_DISTANCE = -1
