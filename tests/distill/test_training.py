@@ -4,6 +4,7 @@ import csv
 import subprocess
 import sys
 
+import lightning as L
 import pytest
 import torch
 
@@ -73,14 +74,33 @@ def test_resume_continues_from_the_same_step(smoke_overrides, tmp_path):
     assert resumed["dev"]["uuas"] == straight["dev"]["uuas"]
 
 
+class StartWeights(L.Callback):
+    """Keeps a copy of the model's weights as training starts (after any init_from, before any step)."""
+
+    def on_train_start(self, trainer, pl_module):
+        self.state = {k: v.detach().clone() for k, v in pl_module.model.state_dict().items()}
+
+
 def test_pretrained_predictor_initialises_a_parser_free_run(smoke_overrides, tmp_path):
-    pre = _train(smoke_overrides, tmp_path / "pre", ["recipe=pretrain_predictor", "data.task=none", "training.max_epochs=1"])
+    def run(out, extra):
+        start = StartWeights()
+        config = load_config("configs/smoke.yaml", [*smoke_overrides, *extra])
+        return train(config, out, progress=False, callbacks=[start]), start.state
+
+    pre, fresh = run(tmp_path / "pre", ["recipe=pretrain_predictor", "data.task=none", "training.max_epochs=1"])
     assert "uuas" in pre["dev"] and "metric_name" not in pre["dev"]
     ckpt = tmp_path / "pre" / "checkpoints" / "best.ckpt"
-    free = _train(smoke_overrides, tmp_path / "free", ["training.max_steps=2", f"training.init_from={ckpt}"])
+    pretrained = load_trained(ckpt).model.state_dict()
+    free, start = run(tmp_path / "free", ["training.max_steps=2", f"training.init_from={ckpt}"])
     assert free["steps"] == 2
-    before = load_trained(ckpt).model.predictor.state_dict()
-    assert set(before) == set(load_trained(tmp_path / "free" / "checkpoints" / "last.ckpt").model.predictor.state_dict())
+    k = load_trained(ckpt).encoder_config.predictor_layer
+    moved = ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.", "predictor.",
+             *(f"encoder.layers.{i}." for i in range(k)))
+    transferred = [key for key in pretrained if key.startswith(moved)]
+    assert any(key.startswith("predictor.") for key in transferred) and any(key.startswith("encoder.layers.") for key in transferred)
+    assert any(not torch.equal(fresh[key], pretrained[key]) for key in transferred)  # pre-training changed them
+    for key in transferred:  # the parser-free run starts from exactly the pre-trained weights
+        assert torch.equal(start[key], pretrained[key]), key
 
 
 def test_two_process_ddp_run_completes(smoke_overrides, tmp_path):
