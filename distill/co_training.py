@@ -146,8 +146,11 @@ class CoTrainingModule(L.LightningModule):
 
     # ------------------------------------------------------------ checkpoint
     def on_load_checkpoint(self, checkpoint: dict) -> None:
-        """Restore the random-number streams, so a resumed run draws the same dropout masks."""
+        """Restore this process's random-number streams (each DDP process its own), so a resumed run
+        draws the same dropout masks."""
         rng = checkpoint.get("rng_states")
+        if isinstance(rng, list):  # one entry per process
+            rng = rng[self.global_rank] if self.global_rank < len(rng) else None
         if rng:
             torch.set_rng_state(rng["torch"])
             name, keys, pos, has_gauss, cached = rng["numpy"]
@@ -156,10 +159,15 @@ class CoTrainingModule(L.LightningModule):
 
     def on_save_checkpoint(self, checkpoint: dict) -> None:
         """Store what rebuilding the model needs without Lightning (configs, vocabulary, labels) and the
-        random-number streams (for an exact resume)."""
+        random-number streams of every process (for an exact resume; under DDP each process has drawn
+        its own dropout masks, so all are gathered — every process runs this hook)."""
         name, keys, pos, has_gauss, cached = np.random.get_state()
         numpy_state = (name, torch.from_numpy(keys.astype(np.int64)), int(pos), int(has_gauss), float(cached))
-        checkpoint["rng_states"] = {"torch": torch.get_rng_state(), "numpy": numpy_state, "python": random.getstate()}
+        states = [{"torch": torch.get_rng_state(), "numpy": numpy_state, "python": random.getstate()}]
+        if torch.distributed.is_available() and torch.distributed.is_initialized():
+            mine, states = states[0], [None] * torch.distributed.get_world_size()
+            torch.distributed.all_gather_object(states, mine)
+        checkpoint["rng_states"] = states
         checkpoint["parserfree"] = {
             "format": CHECKPOINT_FORMAT,
             "experiment": self.config.to_dict(),

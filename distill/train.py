@@ -18,6 +18,7 @@ import lightning as L
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.loggers import CSVLogger
+from lightning.pytorch.strategies import DDPStrategy
 
 from parserfree.distill.checkpoints import check_resumable, load_pretrained, load_trained
 from parserfree.distill.co_training import CoTrainingModule
@@ -49,6 +50,17 @@ def mid_epoch_interval(n_examples: int, batch_size: int, devices: int, limit_tra
     if limit_train_batches < 1:
         batches = int(batches * limit_train_batches)
     return max(1, min(500, batches // 4))
+
+
+def strategy(config: ExperimentConfig):
+    """The Lightning strategy of a run. Under DDP, a recipe that leaves weights out of its loss — predictor
+    pre-training (no upper layers, no task head) or a predictor whose distance loss is off (λ = 0, the steps
+    fed parser distances) — must let DDP find the unused ones, or DDP stops at the first step."""
+    t = config.training
+    row = config.recipe_row
+    if t.strategy == "ddp" and (not row.task or (row.predictor and t.distance_loss_weight == 0)):
+        return DDPStrategy(find_unused_parameters=True)
+    return t.strategy
 
 
 def train(
@@ -100,7 +112,7 @@ def train(
         max_steps=t.max_steps,
         accelerator=t.accelerator,
         devices=t.devices,
-        strategy=t.strategy,
+        strategy=strategy(config),
         gradient_clip_val=t.grad_clip or None,
         val_check_interval=t.val_check_interval,
         limit_train_batches=t.limit_train_batches,
