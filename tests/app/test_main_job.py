@@ -3,11 +3,18 @@ data, no network)."""
 
 import json
 import math
+from dataclasses import asdict
 
+import numpy as np
 import pytest
 from PIL import Image
 
 from parserfree.distill.config import load_config
+from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.teacher import SpacyTeacher
+from parserfree.distill.trees import batch_tree_distances
+from parserfree.export import ParserFreeModel
+from parserfree.predictor import DistanceMetrics
 from parserfree.main_job import run_main_job, run_task
 
 REQUIRED_MODEL_KEYS = ("metric_name", "metric", "sentences_per_s", "words_per_s", "latency_ms_p50", "latency_ms_p95")
@@ -44,8 +51,42 @@ def test_report_has_the_required_keys_with_finite_values(smoke_job):
             assert math.isfinite(report["models"][name][key]), (name, key)
     for key in ("uuas", "dspr", "l1"):
         assert math.isfinite(report["distance"][key])
-    assert report["n_examples"] > 0 and 0 <= report["agreement"] <= 1
-    assert report["speedup_end_to_end"] > 0
+
+
+def test_report_numbers_match_an_independent_run_of_the_bundles(smoke_job):
+    """Metrics, agreement, D̂ quality, words per sentence and the speed-up recomputed here from the bundles
+    on the same test examples, in input order (catches misaligned gold labels or models, wrong ratios)."""
+    out, _ = smoke_job
+    report = json.loads((out / "report" / "report.json").read_text())
+    config = load_config(out / "config.yaml")
+    data = DataConfig(**{**asdict(config.data), "max_examples": None})
+    examples = load_dataset(data).splits["test"][: config.run.compare_max_examples]
+    texts, gold = [e.text for e in examples], np.array([e.label for e in examples])
+    assert report["n_examples"] == len(texts)
+
+    free = ParserFreeModel.load(out / "bundle", threads=1)
+    results = free.predict(texts, with_distances=True)
+    free_pred = np.array([free.label_names.index(r["label"]) for r in results])
+    parses = list(SpacyTeacher(config.parse.spacy_model).parse([normalise_text(t) for t in texts]))
+    fed = ParserFreeModel.load(out / f"bundle_{report['models']['parser_fed']['recipe']}", threads=1)
+    fed_pred = np.concatenate([
+        fed.run_words([list(p.words) for p in parses[i : i + 32]], batch_tree_distances([p.heads for p in parses[i : i + 32]]))[0].argmax(-1)
+        for i in range(0, len(parses), 32)])
+
+    models = report["models"]
+    assert models["parser_free_onnx"]["metric"] == pytest.approx(100 * np.mean(free_pred == gold))
+    assert models["parser_fed"]["metric"] == pytest.approx(100 * np.mean(fed_pred == gold))
+    assert report["agreement"] == pytest.approx(np.mean(free_pred == fed_pred))
+    quality = DistanceMetrics()
+    for r, p in zip(results, parses):
+        assert r["words"] == list(p.words)
+        quality.update(np.array(r["distances"]), p.heads, p.punct)
+    assert report["distance"]["uuas"] == pytest.approx(quality.compute()["uuas"])
+    words_per_text = sum(len(p.words) for p in parses) / len(parses)
+    for name, m in models.items():
+        assert m["words_per_s"] / m["sentences_per_s"] == pytest.approx(words_per_text), name
+    assert report["speedup_end_to_end"] == pytest.approx(
+        models["parser_free_onnx"]["sentences_per_s"] / models["parser_fed"]["sentences_per_s"])
 
 
 def test_report_files_and_pictures(smoke_job):
