@@ -43,7 +43,8 @@ def _difference(first: dict) -> str:
     """Where a tokenizer's words first depart from the training words, a few words each side."""
     a, b = first["training_words"], first["tokenizer_words"]
     i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return f"{first['source']}: trained on {a[max(0, i - 1) : i + 3]} but served {b[max(0, i - 1) : i + 3]}"
+    spelling = "" if first["words_spell_text"] else " (its words do not spell its text, so no tokenizer can give them)"
+    return f"{first['source']}: trained on {a[max(0, i - 1) : i + 3]} but served {b[max(0, i - 1) : i + 3]}{spelling}"
 
 
 def bundle_tokenizer(nlp, folder: Path, served_by_bundle: bool, treebank: tuple[list[Sentence], list[Sentence]] | None,

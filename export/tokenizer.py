@@ -83,12 +83,13 @@ def fit_to_treebank(tokenizer, sentences: Sequence[Sentence]) -> int:
 
 def training_word_check(tokenizer, sentences: Sequence[Sentence]) -> dict:
     """How many sentences ``tokenizer`` splits into exactly their training words, and the first that it
-    does not (source, training words, the tokenizer's words)."""
+    does not (source, training words, the tokenizer's words, whether the words spell the text at all)."""
     texts = [text for text, _, _ in sentences]
     identical, first = 0, None
-    for (_, words, source), got in zip(sentences, words_of(tokenizer, texts)):
+    for (text, words, source), got in zip(sentences, words_of(tokenizer, texts)):
         if got == list(words):
             identical += 1
         elif first is None:
-            first = {"source": source, "training_words": list(words), "tokenizer_words": got}
+            first = {"source": source, "training_words": list(words), "tokenizer_words": got,
+                     "words_spell_text": align_chunks(normalise_text(text), words) is not None}
     return {"sentences": len(sentences), "identical": identical, "first_difference": first}

@@ -1,11 +1,12 @@
 """The main job (``parserfree run``): for each task, data → parse → train the recipes → export → compare.
 
 Strings the whole data flow together from one config per task (``run_task``) and writes an index page
-over the tasks' reports (``run_main_job``). Each stage leaves a file that marks it finished (a run's
-``metrics.json``, a bundle's ``manifest.json``, ``report/report.json``), so re-running the same command
-skips what is done and resumes what is not (a training run resumes from its ``last.ckpt``).
+over the tasks' reports (``run_main_job``). Each stage records what it was built from (``stages.py``:
+its resolved settings and its inputs' digests), so re-running the same command skips what is done,
+resumes what is not (a training run from its ``last.ckpt``) and rebuilds — saying what changed — every
+stage whose settings or inputs changed, and every stage downstream of it.
 Layout of a task's folder: ``pretrain/`` (optional), one run folder per recipe, ``bundle/`` (the
-parser-free ONNX bundle), ``bundle_<recipe>/`` (the other recipes' graphs), ``report/``.
+parser-free ONNX bundle), ``bundle_<recipe>/`` (the other recipes' graphs), ``report/``, ``stages/``.
 
 Which models are compared comes from the recipe table: every recipe with a predictor starts from the
 pre-trained lower layers and predictor (when pre-training is on), so the like-for-like rows differ in
@@ -26,6 +27,7 @@ from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.recipes import comparison_roles
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.encoder.files import write_text_atomic
+from parserfree.stages import StageRecord, compare_fingerprint, export_fingerprint, training_fingerprint
 
 
 def compare_threads(config: ExperimentConfig) -> int:
@@ -49,16 +51,17 @@ def pretrain_key(config: ExperimentConfig) -> str:
 def pretrain_text(config: ExperimentConfig, path: Path) -> Path:
     """Train- and dev-split texts of the pre-training datasets, one per line (the predictor's unlabeled
     data). Test texts are left out; since splits go by a hash of the text, the pre-training run's own
-    train/dev split is exactly the union of the datasets' train/dev splits."""
-    if path.exists():
-        return path
+    train/dev split is exactly the union of the datasets' train/dev splits. Rewritten only when its content
+    changes (the pre-training stage's fingerprint holds its digest)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = []
     for name in config.run.pretrain_datasets:
         data = DataConfig(dataset=name, task="none", cache_dir=config.data.cache_dir, archive=config.data.archive, split=config.data.split)
         splits = load_dataset(data).splits
         lines += [normalise_text(e.text) for e in splits["train"] + splits["dev"]]
-    write_text_atomic(path, "\n".join(lines) + "\n")
+    text = "\n".join(lines) + "\n"
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        write_text_atomic(path, text)
     return path
 
 
@@ -70,7 +73,8 @@ def pretrain_stage(config: ExperimentConfig, root: Path, cache_dir: str | None, 
     shared = root / f"pretrain-{pretrain_key(config)}"
     pre = copy.deepcopy(config)
     pre.recipe = "pretrain_predictor"
-    pre.data = DataConfig(dataset=str(pretrain_text(config, shared / "pretrain_text.txt")), format="txt", task="none",
+    text = pretrain_text(config, root / f"{shared.name}.txt")  # beside the run folder, which a rebuild empties
+    pre.data = DataConfig(dataset=str(text), format="txt", task="none",
                           split=config.data.split, cache_dir=config.data.cache_dir)
     pre.training.max_epochs = config.run.pretrain_epochs
     train_stage(pre, shared, cache_dir, progress)
@@ -88,26 +92,67 @@ def recipe_config(config: ExperimentConfig, recipe: str, pretrained: str | None)
     return cfg
 
 
+def _read_json(path: Path) -> dict | None:
+    """A stage's JSON output, or None when it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 def train_stage(config: ExperimentConfig, run_dir: Path, cache_dir: str | None, progress: bool) -> dict:
+    """Train one recipe into ``run_dir``, or skip / resume it per its stage record."""
+    from parserfree.distill.checkpoints import CheckpointError
     from parserfree.distill.train import train
 
-    done = run_dir / "metrics.json"
-    if done.exists():
+    record = StageRecord(run_dir, training_fingerprint(config))
+    metrics = _read_json(run_dir / "metrics.json")
+    action, why = record.plan(intact=metrics is not None)
+    if action == "skip":
         _log(f"{config.recipe}: finished earlier, skipping ({run_dir})")
-        return json.loads(done.read_text())
-    resume = (run_dir / "checkpoints" / "last.ckpt").exists()
+        return metrics
+    if why:
+        _log(f"{config.recipe}: {why} — training again from the start")
+    record.start(fresh=action == "build")
+    last = run_dir / "checkpoints" / "last.ckpt"
+    resume = action == "resume" and last.exists()
     _log(f"{config.recipe}: training{' (resuming)' if resume else ''} → {run_dir}")
-    return train(config, run_dir, resume=resume, cache_dir=cache_dir, progress=progress)
+    try:
+        result = train(config, run_dir, resume=resume, cache_dir=cache_dir, progress=progress)
+    except CheckpointError as e:
+        if resume and str(e).startswith(str(last)):
+            raise CheckpointError(f"{e} — delete it to train {config.recipe} from the start") from None
+        raise
+    record.finish()
+    return result
 
 
-def _export_stage(checkpoint: Path, bundle: Path, full: bool = False) -> None:
+def _bundle_intact(bundle: Path) -> bool:
+    from parserfree.export.bundle import verify_bundle
+    from parserfree.export.errors import BundleError
+
+    try:
+        verify_bundle(bundle)
+        return True
+    except BundleError:
+        return False
+
+
+def _export_stage(config: ExperimentConfig, checkpoint: Path, bundle: Path, full: bool = False) -> None:
+    """Export ``checkpoint`` to ``bundle`` (with the optimised and int8 variants when ``full``), unless the
+    bundle on disk is intact and was built from the same checkpoint and settings."""
     from parserfree.export.builder import export_bundle
 
-    if (bundle / "manifest.json").exists():
+    variants = {"optimize": full, "quantize": "int8" if full else None}
+    record = StageRecord(bundle, export_fingerprint(config, checkpoint, variants))
+    action, why = record.plan(intact=_bundle_intact(bundle))
+    if action == "skip":
         _log(f"export: {bundle} exists, skipping")
         return
-    _log(f"export: {checkpoint} → {bundle}")
-    export_bundle(checkpoint, bundle, optimize=full, quantize="int8" if full else None, overwrite=True)
+    _log(f"export: {why} — exporting again" if why else f"export: {checkpoint} → {bundle}")
+    record.start(fresh=True)
+    export_bundle(checkpoint, bundle, optimize=variants["optimize"], quantize=variants["quantize"], overwrite=True)
+    record.finish()
 
 
 def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | None = None, progress: bool = True) -> dict:
@@ -127,20 +172,27 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
     for recipe in config.run.recipes:
         main = recipe == roles.parser_free  # the product: with the optimised and int8 variants
         bundles[recipe] = out / ("bundle" if main else f"bundle_{recipe}")
-        _export_stage(out / recipe / "checkpoints" / "best.ckpt", bundles[recipe], full=main)
+        _export_stage(config, out / recipe / "checkpoints" / "best.ckpt", bundles[recipe], full=main)
 
-    report_file = out / "report" / "report.json"
-    if report_file.exists():
+    settings = {"datasets": config.run.compare_datasets, "max_examples": config.run.compare_max_examples,
+                "latency_examples": config.run.latency_examples, "threads": compare_threads(config), "roles": str(roles)}
+    record = StageRecord(out / "report", compare_fingerprint(settings, bundles, config.run.compare_datasets))
+    report = _read_json(out / "report" / "report.json")
+    action, why = record.plan(intact=report is not None)
+    if action == "skip":
         _log("compare: report exists, skipping")
-        report = json.loads(report_file.read_text())
     else:
+        if why:
+            _log(f"compare: {why} — comparing again")
         _log(f"compare on {', '.join(config.run.compare_datasets)} ({compare_threads(config)} threads)")
+        record.start(fresh=True)
         report = compare(
             bundles[roles.parser_free], bundles[roles.reference], config.run.compare_datasets, out / "report",
             baseline=bundles.get(roles.baseline), extra={r: bundles[r] for r in roles.extra},
             threads=compare_threads(config), latency_examples=config.run.latency_examples, max_examples=config.run.compare_max_examples,
             cache_dir=cache_dir or config.data.cache_dir, progress=progress,
         )
+        record.finish()
     _log(f"{out.name}: done in {time.perf_counter() - start:.0f}s")
     return report
 

@@ -99,4 +99,3 @@ def test_pretrained_predictor_initialises_a_parser_free_run(smoke_overrides, tmp
     assert any(not torch.equal(fresh[key], pretrained[key]) for key in transferred)  # pre-training changed them
     for key in transferred:  # the parser-free run starts from exactly the pre-trained weights
         assert torch.equal(start[key], pretrained[key]), key
-

@@ -1,0 +1,99 @@
+"""Stage records: what each stage of the main job was built from, so a re-run skips, resumes or rebuilds it.
+
+Every stage output of a task (a run folder, a bundle, the report folder) has a record
+``stages/<output name>.json`` beside it: the stage's fingerprint — the resolved settings that matter to
+it and the digests of its inputs (data files, the upstream checkpoint's sha256, the bundles' digests) —
+and whether it finished. On the next run a stage is skipped when its record matches and its output is
+intact, resumed (training) when it matches but did not finish, and otherwise rebuilt from scratch — its
+old output deleted first, so a ``last.ckpt`` of other settings is never resumed — after one line saying
+what changed. An output without a record (from an older parserfree, or whose record was lost) is rebuilt
+too: nothing says what it was built from. The fingerprints of the three kinds of stage are defined here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from parserfree.distill.config import ExperimentConfig
+from parserfree.distill.fingerprints import changes, data_digest, file_digest, summary, without
+from parserfree.encoder.files import write_json
+
+# settings that say where things are or how fast they run, not what is computed
+WHERE_AND_HOW_FAST = ("threads", "data.cache_dir", "data.archive", "training.num_workers", "training.init_from", "run")
+
+
+def training_fingerprint(config: ExperimentConfig) -> dict:
+    """A training run depends on its resolved settings (the predictor section only for recipes with a
+    predictor), the content of its data and the checkpoint it starts from."""
+    settings = without(config.resolved().to_dict(), WHERE_AND_HOW_FAST)
+    if not config.recipe_row.predictor:
+        settings.pop("predictor", None)
+    return {"settings": settings, "inputs": {"data": data_digest(config.data.dataset),
+                                             "init_from": file_digest(config.training.init_from)}}
+
+
+def export_fingerprint(config: ExperimentConfig, checkpoint: Path, variants: dict) -> dict:
+    """An export depends on its checkpoint, the variants it writes and the data it checks and evaluates on."""
+    return {"settings": variants, "inputs": {"checkpoint": file_digest(checkpoint), "data": data_digest(config.data.dataset)}}
+
+
+def compare_fingerprint(settings: dict, bundles: dict[str, Path], datasets: list[str]) -> dict:
+    """A comparison depends on its settings, every bundle it runs (by digest) and the data it runs on."""
+    from parserfree.export.bundle import bundle_digest
+    from parserfree.export.errors import BundleError
+
+    def digest(folder: Path) -> str:
+        try:
+            return bundle_digest(folder)
+        except BundleError:
+            return "unsealed"
+
+    return {"settings": settings, "inputs": {"bundles": {name: digest(path) for name, path in bundles.items()},
+                                             "data": {d: data_digest(d) for d in datasets}}}
+
+
+@dataclass
+class StageRecord:
+    """The record of one stage output (``output``) and the fingerprint it must match."""
+
+    output: Path
+    fingerprint: dict
+
+    @property
+    def path(self) -> Path:
+        return self.output.parent / "stages" / f"{self.output.name}.json"
+
+    def _saved(self) -> dict | None:
+        try:
+            saved = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # missing or unreadable: as good as no record
+        return saved if isinstance(saved, dict) and isinstance(saved.get("fingerprint"), dict) else None
+
+    def plan(self, intact: bool) -> tuple[str, str]:
+        """("skip" | "resume" | "build", why) — why is empty unless an existing output is being replaced.
+        ``intact``: the stage's output is complete and readable."""
+        saved = self._saved()
+        has_output = self.output.exists() and any(self.output.iterdir())
+        if saved is None:
+            return "build", "no record of what the existing output was built from" if has_output else ""
+        diff = changes(saved["fingerprint"], self.fingerprint)
+        if diff:
+            return "build", summary(diff)
+        if saved.get("finished"):
+            return ("skip", "") if intact else ("build", "its output is missing or damaged")
+        return "resume", ""
+
+    def start(self, fresh: bool) -> None:
+        """Record that the stage starts; ``fresh`` deletes its old output first."""
+        if fresh and self.output.exists():
+            shutil.rmtree(self.output)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(self.path, {"fingerprint": self.fingerprint, "finished": False})
+
+    def finish(self) -> None:
+        """Record that the stage finished."""
+        write_json(self.path, {"fingerprint": self.fingerprint, "finished": True})

@@ -1,0 +1,89 @@
+"""Stage records of the main job: a re-run with one changed setting rebuilds exactly the stages that depend on
+it (saying what changed) and never resumes a ``last.ckpt`` of other settings; a damaged resume point is one
+line and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+import yaml
+from conftest import DAMAGE, damage_file
+
+from parserfree.cli import main
+from parserfree.distill.checkpoints import load_trained
+from parserfree.distill.config import load_config
+from parserfree.main_job import run_task
+from parserfree.stages import training_fingerprint
+from parserfree.distill.fingerprints import changes
+
+
+@pytest.fixture(scope="module")
+def job(smoke_overrides, sentiment_file, tmp_path_factory):
+    """A small finished task (parser_fed and parser_free, one epoch): (folder, the overrides it ran with)."""
+    overrides = [*smoke_overrides, f"run.compare_datasets=[{sentiment_file}]", "run.recipes=[parser_fed,parser_free]",
+                 "training.max_epochs=1", "run.compare_max_examples=40", "run.latency_examples=5"]
+    out = tmp_path_factory.mktemp("stages") / "job"
+    run_task(load_config("configs/smoke.yaml", overrides), out, progress=False)
+    return out, overrides
+
+
+def _copy(job, tmp_path):
+    target = tmp_path / "job"
+    shutil.copytree(job[0], target)
+    return target
+
+
+def test_a_changed_setting_rebuilds_what_depends_on_it_and_nothing_else(job, tmp_path, capsys):
+    out = _copy(job, tmp_path)
+    before = json.loads((out / "report" / "report.json").read_text())
+    (out / "parser_free" / "metrics.json").unlink()  # as if killed at the end: its last.ckpt is of the old settings
+    capsys.readouterr()
+    report = run_task(load_config("configs/smoke.yaml", [*job[1], "predictor.arc_dim=16"]), out, progress=False)
+    printed = capsys.readouterr().out
+    assert "parser_fed: finished earlier, skipping" in printed  # parser_fed has no predictor
+    assert "parser_free: settings.predictor.arc_dim 32 → 16 — training again from the start" in printed
+    assert "(resuming)" not in printed
+    assert "export: inputs.checkpoint " in printed and "bundle_parser_fed exists, skipping" in printed
+    assert "compare: inputs.bundles.parser_free " in printed
+    assert load_trained(out / "parser_free" / "checkpoints" / "best.ckpt").predictor_config.arc_dim == 16
+    assert yaml.safe_load((out / "bundle" / "config.yaml").read_text())["predictor"]["arc_dim"] == 16
+    assert report["distance"] != before["distance"]  # the report is of the new model
+    assert json.loads((out / "report" / "report.json").read_text())["distance"] == report["distance"]
+
+
+def test_the_same_settings_skip_every_stage(job, tmp_path, capsys):
+    out = _copy(job, tmp_path)
+    capsys.readouterr()
+    run_task(load_config("configs/smoke.yaml", job[1]), out, progress=False)
+    printed = capsys.readouterr().out
+    assert printed.count("skipping") == 5 and "training" not in printed and "again" not in printed
+
+
+def test_fingerprint_of_a_training_run_names_what_changed(smoke_overrides, sentiment_file, tmp_path):
+    base = load_config("configs/smoke.yaml", smoke_overrides)
+    wider = load_config("configs/smoke.yaml", [*smoke_overrides, "encoder.d_model=64", "encoder.d_ff=128"])
+    assert changes(training_fingerprint(base), training_fingerprint(wider)) == [
+        "settings.encoder.d_ff 64 → 128", "settings.encoder.d_model 32 → 64"]
+    edited = tmp_path / "data.jsonl"
+    edited.write_text(sentiment_file.read_text().replace("great", "grand", 1))
+    other = load_config("configs/smoke.yaml", [*smoke_overrides, f"data.dataset={edited}"])
+    assert any(c.startswith("inputs.data ") for c in changes(training_fingerprint(base), training_fingerprint(other)))
+    same_place = load_config("configs/smoke.yaml", [*smoke_overrides, "threads=1", "data.cache_dir=/elsewhere"])
+    assert changes(training_fingerprint(base), training_fingerprint(same_place)) == []
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+def test_run_with_a_damaged_resume_point_is_one_line(job, tmp_path, capsys, kind):
+    out = _copy(job, tmp_path)
+    shutil.copy(out / "config.yaml", tmp_path / "job.yaml")  # `run` names a task's folder after its config
+    (out / "parser_free" / "metrics.json").unlink()
+    record = out / "stages" / "parser_free.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "finished": False}))  # killed mid-training
+    last = out / "parser_free" / "checkpoints" / "last.ckpt"
+    damage_file(last, kind)
+    assert main(["run", "--config", str(tmp_path / "job.yaml"), "--out", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"parserfree: error: {last}: ") and "\n" not in err
+    assert err.endswith("delete it to train parser_free from the start")
