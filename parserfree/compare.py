@@ -142,6 +142,7 @@ def compare(
         report["domains"][dataset] = _domain_row(domain)
     bar.close()
     report["versions"] = package_versions()
+    report["variants"] = free.bundle.manifest.get("evaluation")  # each variant (int8 too) on the test split, from the export
     write_json(out / "report.json", report)
     write_markdown(report, out / "report.md")
     return report

@@ -152,6 +152,24 @@ def relations_markdown(domains: dict[str, dict]) -> list[str]:
     return lines
 
 
+def variants_markdown(evaluation: dict | None) -> list[str]:
+    """The parser-free bundle's model variants (fp32, optimised, int8) as the export measured them on the
+    test split: metric, agreement with fp32 and graph speed side by side."""
+    if not evaluation:
+        return []
+    lines = ["", "## Model variants of the parser-free bundle", ""]
+    if "skipped" in evaluation:
+        return lines + [f"The export could not evaluate its variants: {evaluation['skipped']}."]
+    first = next(iter(evaluation["variants"].values()))
+    lines += [f"Measured by the export on the {evaluation['source']} ({evaluation['n_examples']:,} sentences; speed of the "
+              f"graph alone, batch {evaluation['batch_size']}, {evaluation['threads'] or 'default'} threads).", "",
+              f"| variant | {first['metric_name']} | agreement with fp32 | sentences/s |", "|---|---:|---:|---:|"]
+    for name, v in evaluation["variants"].items():
+        lines.append(f"| {name} | {_fmt(v['metric'], 2)} | {_fmt(100 * v['agreement_with_fp32'], 1)}% | "
+                     f"{_fmt(v['sentences_per_s'], 0)} |")
+    return lines
+
+
 def write_markdown(report: dict, path: Path) -> None:
     """report.md: headline table, distances, agreement, speed-up, per-domain results, figures."""
     d = report["distance"]
@@ -187,6 +205,7 @@ def write_markdown(report: dict, path: Path) -> None:
         parts += [f"| {c['a']} ({c['recipes'][0]}) | {c['b']} ({c['recipes'][1]}) | {c['differs_in']} |" for c in report["contrasts"]]
     if report.get("breakdown"):
         parts += ["", "## By attractors and subject–verb distance", "", *breakdown_markdown(report["breakdown"])]
+    parts += variants_markdown(report.get("variants"))
     parts += ["", "## Figures", ""]
     for png, caption in (("bias_curves.png", "Learned bias per distance"), ("distance_heatmaps.png", "Predicted vs parser distances"),
                          ("throughput.png", "Throughput"), ("training_curves.png", "Training curves"), ("breakdown.png", "Accuracy by attractors and distance")):

@@ -87,3 +87,13 @@ def test_run_with_a_damaged_resume_point_is_one_line(job, tmp_path, capsys, kind
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"parserfree: error: {last}: ") and "\n" not in err
     assert err.endswith("delete it to train parser_free from the start")
+
+
+def test_report_shows_the_int8_variant_next_to_fp32(job):
+    out, _ = job
+    report = json.loads((out / "report" / "report.json").read_text())
+    manifest = json.loads((out / "bundle" / "manifest.json").read_text())
+    assert report["variants"] == manifest["evaluation"] and set(report["variants"]["variants"]) >= {"default", "int8"}
+    int8 = report["variants"]["variants"]["int8"]
+    row = next(line for line in (out / "report" / "report.md").read_text().splitlines() if line.startswith("| int8 |"))
+    assert f"{100 * int8['agreement_with_fp32']:.1f}%" in row and f"{int8['metric']:.2f}" in row
