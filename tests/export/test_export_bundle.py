@@ -9,13 +9,13 @@ import torch
 
 from parserfree.distill.checkpoints import load_trained
 from parserfree.distill.datasets import normalise_text
-from parserfree.export import ExportError, ParserFreeModel, export_bundle
+from parserfree.export import FORMAT_VERSION, ExportError, ParserFreeModel, export_bundle
 from parserfree.encoder.files import sha256_file
 
 
 def test_manifest_describes_the_bundle(smoke_bundle):
     folder, manifest = smoke_bundle
-    assert manifest["kind"] == "parser_free" and manifest["format_version"] == 1
+    assert manifest["kind"] == "parser_free" and manifest["format_version"] == FORMAT_VERSION
     assert [i["name"] for i in manifest["inputs"]] == ["word_ids", "feature_ids", "mask"]
     assert [o["name"] for o in manifest["outputs"]] == ["task_output", "distances"]
     assert manifest["max_len"] == 64 and manifest["opset"] == 17
@@ -24,9 +24,8 @@ def test_manifest_describes_the_bundle(smoke_bundle):
                                       "labels.json", "config.yaml", "tokenizer"}
     for name, digest in manifest["files"].items():
         assert sha256_file(folder / name) == digest
-    default = manifest["parity"]["default"]
+    default = manifest["parity"]["default"]  # its numbers are checked independently in the next test
     assert default["source"].startswith("dev split of")
-    assert default["task_output_max_diff"] <= 1e-4 and default["distances_max_diff"] <= 1e-4
     shapes = {tuple(s) for s in default["batches"]}
     assert len(shapes) >= 3 and tuple(manifest["trace_shape"]) not in shapes
     assert not list(folder.parent.glob(".smoke.*")), "temporary export folders were left behind"
@@ -106,6 +105,15 @@ def test_existing_folder_is_not_replaced_without_overwrite(smoke_checkpoint, tmp
     assert (out / "notes.txt").read_text() == "mine"
 
 
+def _parser_fed_task_outputs(checkpoint, words: list[list[str]], distances: np.ndarray) -> np.ndarray:
+    """PyTorch task outputs of a checkpoint whose biased layers read the given parser distances."""
+    trained = load_trained(checkpoint)
+    word_ids, feature_ids, mask = trained.vocab.encode_batch(words, 64)
+    with torch.no_grad():
+        return trained.model(*(torch.from_numpy(x) for x in (word_ids, feature_ids, mask)),
+                             distances=torch.from_numpy(distances), source="parser").task.numpy()
+
+
 def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tmp_path):
     from parserfree.distill.trees import batch_tree_distances
 
@@ -114,7 +122,6 @@ def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tm
     assert manifest["kind"] == "parser_fed"
     assert [i["name"] for i in manifest["inputs"]][-1] == "distances"
     assert [o["name"] for o in manifest["outputs"]] == ["task_output"]
-    assert manifest["parity"]["default"]["task_output_max_diff"] <= 1e-4
 
     model = ParserFreeModel.load(tmp_path / "fed")
     with pytest.raises(ValueError, match="parser"):
@@ -126,21 +133,22 @@ def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tm
     distances = batch_tree_distances(heads)
     task, predicted = model.run_words(words, distances=distances)
     assert predicted is None and task.shape == (3, 2)
-    trained = load_trained(checkpoint)
-    word_ids, feature_ids, mask = trained.vocab.encode_batch(words, 64)
-    with torch.no_grad():
-        ref = trained.model(*(torch.from_numpy(x) for x in (word_ids, feature_ids, mask)),
-                            distances=torch.from_numpy(distances), source="parser").task
-    np.testing.assert_allclose(task, ref.numpy(), atol=1e-4, rtol=0)
+    np.testing.assert_allclose(task, _parser_fed_task_outputs(checkpoint, words, distances), atol=1e-4, rtol=0)
     per_example = [distances[b, : len(w), : len(w)] for b, w in enumerate(words)]
     np.testing.assert_allclose(model.run_words(words, distances=per_example)[0], task, atol=1e-6, rtol=0)
 
 
 def test_twin_bundle_takes_parser_distances_and_leaves_the_predictor_out(recipe_checkpoint, tmp_path):
-    manifest = export_bundle(recipe_checkpoint("parser_fed_twin"), tmp_path / "twin")
+    from parserfree.distill.trees import batch_tree_distances
+
+    checkpoint = recipe_checkpoint("parser_fed_twin")
+    manifest = export_bundle(checkpoint, tmp_path / "twin")
     assert [i["name"] for i in manifest["inputs"]][-1] == "distances"
     assert [o["name"] for o in manifest["outputs"]] == ["task_output"]
-    assert manifest["parity"]["default"]["task_output_max_diff"] <= 1e-4
+    words = [["The", "film", "is", "fine", "."], ["Bad", "."], ["Wow"], ["It", "was", "dull", ",", "sadly", "."]]
+    distances = batch_tree_distances([[1, 2, 2, 2, 2], [0, 0], [0], [1, 1, 1, 4, 1, 1]])
+    task, _ = ParserFreeModel.load(tmp_path / "twin").run_words(words, distances=distances)
+    np.testing.assert_allclose(task, _parser_fed_task_outputs(checkpoint, words, distances), atol=1e-4, rtol=0)
     graph_ops = {node.op_type for node in __import__("onnx").load(str(tmp_path / "twin" / "model.onnx")).graph.node}
     assert "ArgMax" not in graph_ops  # the predictor's decoding is not computed when the parser gives the tree
 
@@ -156,9 +164,4 @@ def test_locality_bundle_biases_by_sequential_distance_without_a_parser(recipe_c
     words = [["The", "film", "is", "fine", "."], ["Bad", "."], ["Wow"]]
     task, _ = model.run_words(words)
     chains = batch_tree_distances([list(range(1, len(w))) + [len(w) - 1] for w in words])  # a chain: d = |i − j|
-    trained = load_trained(checkpoint)
-    word_ids, feature_ids, mask = trained.vocab.encode_batch(words, 64)
-    with torch.no_grad():
-        ref = trained.model(*(torch.from_numpy(x) for x in (word_ids, feature_ids, mask)),
-                            distances=torch.from_numpy(chains), source="parser").task
-    np.testing.assert_allclose(task, ref.numpy(), atol=1e-4, rtol=0)
+    np.testing.assert_allclose(task, _parser_fed_task_outputs(checkpoint, words, chains), atol=1e-4, rtol=0)

@@ -79,12 +79,23 @@ def test_run_words_gives_raw_outputs(model):
 
 
 @pytest.mark.parametrize("variant", ["optimized", "int8"])
-def test_variants_load_predict_and_report_agreement(smoke_bundle, variant):
-    folder, manifest = smoke_bundle
-    report = manifest["parity"][variant]
-    assert 0.0 <= report["prediction_agreement"] <= 1.0 and report["finite"]
+def test_variants_compute_what_the_fp32_graph_computes(smoke_bundle, sentiment_file, model, variant):
+    """Measured here, not read from the manifest: the optimised graph within the fp32 tolerance of
+    model.onnx, the int8 graph agreeing with its predictions on nearly every fixture sentence."""
+    folder, _ = smoke_bundle
+    variant_model = ParserFreeModel.load(folder, threads=1, variant=variant)
+    texts = [json.loads(line)["text"] for line in sentiment_file.read_text().splitlines()[:96]]
+    words = model.tokenize(texts)
+    reference, got = model.run_words(words)[0], variant_model.run_words(words)[0]
     if variant == "optimized":
-        assert report["task_output_max_diff"] <= 1e-4
+        np.testing.assert_allclose(got, reference, atol=1e-4, rtol=0)
+    else:
+        assert np.mean(got.argmax(-1) == reference.argmax(-1)) >= 0.9
+
+
+@pytest.mark.parametrize("variant", ["optimized", "int8"])
+def test_variants_load_and_predict_edge_inputs(smoke_bundle, variant):
+    folder, _ = smoke_bundle
     model = ParserFreeModel.load(folder, variant=variant)
     results = model.predict(EDGE_TEXTS, with_tree=True)
     assert len(results) == len(EDGE_TEXTS)
