@@ -56,9 +56,23 @@ def straight(pretraining, tmp_path_factory):
     return out, json.loads((out / "metrics.json").read_text())
 
 
-def test_predictor_pretraining_runs_under_ddp(straight):
-    _, metrics = straight
-    assert metrics["steps"] > 0 and 0 <= metrics["dev"]["uuas"] <= 100
+def test_predictor_pretraining_under_ddp_reports_the_best_checkpoint_on_the_whole_dev_split(straight):
+    """metrics.json of the DDP run equals the best checkpoint evaluated here in one process on all of dev
+    (not one rank's share of it, not another checkpoint)."""
+    from parserfree.distill.checkpoints import load_trained
+    from parserfree.distill.config import load_config
+    from parserfree.distill.data_module import SyntaxDataModule
+    from parserfree.distill.evaluate import evaluate
+
+    out, metrics = straight
+    assert metrics["steps"] > 0
+    config = load_config(out / "config.yaml")
+    trained = load_trained(metrics["best_checkpoint"])
+    data = SyntaxDataModule(config, None, trained.vocab, progress=False)
+    data.setup()
+    again = evaluate(trained.model, data.loader("dev"), trained.task, 2, config.recipe_row.eval_source)
+    assert again["n_examples"] == metrics["dev"]["n_examples"] == len(data.splits["dev"])
+    assert again["uuas"] == pytest.approx(metrics["dev"]["uuas"]) and again["dspr"] == pytest.approx(metrics["dev"]["dspr"])
 
 
 def test_ddp_run_killed_mid_epoch_resumes_to_the_same_weights(straight, pretraining, tmp_path):
