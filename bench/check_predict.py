@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "texts.txt", Path(tmp) / "predictions.jsonl"
         src.write_text("".join(" ".join(e.text.split()) + "\n" for e in examples), encoding="utf-8")
-        cmd = [sys.executable, "-m", "distill.cli", "predict", "--model", args.bundle, "--input", str(src), "--output", str(dst)]
+        cmd = [sys.executable, "-m", "parserfree.cli", "predict", "--model", args.bundle, "--input", str(src), "--output", str(dst)]
         subprocess.run(cmd, check=True)
         rows = [json.loads(line) for line in dst.read_text(encoding="utf-8").splitlines()]
     if len(rows) != len(examples):
