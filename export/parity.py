@@ -23,7 +23,8 @@ import numpy as np
 
 from parserfree.distill.datasets import DataConfig, Dataset, load_dataset, normalise_text
 from parserfree.distill.trees import batch_tree_distances
-from parserfree.distill.vader import ARCHIVE_NAME, CORPORA, default_cache_dir
+from parserfree.distill.archives import cached_only
+from parserfree.distill.builtin import BUILTIN
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.errors import ExportError
 from parserfree.export.graph_inputs import graph_inputs
@@ -65,22 +66,17 @@ class ParitySet:
         return [list(b["word_ids"].shape) for b in self.batches]
 
 
-def _data_is_local(config: DataConfig) -> bool:
-    """Whether loading the dataset needs no download (a file that exists, or a cached built-in corpus)."""
-    if config.dataset not in CORPORA:
-        return Path(config.dataset).is_file()
-    vader = Path(config.cache_dir or default_cache_dir()) / "vader"
-    extracted = vader / "hutto_ICWSM_2014" / CORPORA[config.dataset]
-    return extracted.is_file() or (vader / ARCHIVE_NAME).is_file() or bool(config.archive and Path(config.archive).is_file())
-
-
 def local_dataset(experiment: dict) -> Dataset:
-    """The checkpoint's dataset (``experiment['data']``) when it loads without a download; FileNotFoundError
-    when it would need one, DataError when it cannot be read."""
+    """The checkpoint's dataset (``experiment['data']``) when it loads from files and the cache alone;
+    FileNotFoundError when it would need a download or a build, DataError when it cannot be read."""
     config = DataConfig(**experiment["data"])
-    if not _data_is_local(config):
+    if config.dataset not in BUILTIN and not Path(config.dataset).is_file():
         raise FileNotFoundError(f"{config.dataset} is not available locally")
-    return load_dataset(config)
+    try:
+        with cached_only():
+            return load_dataset(config)
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{config.dataset} is not available locally ({e})") from None
 
 
 def parity_texts(experiment: dict, limit: int = MAX_TEXTS) -> tuple[list[str], str]:

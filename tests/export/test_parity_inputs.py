@@ -25,3 +25,10 @@ def test_fallback_sentences_make_batches_unlike_the_trace(smoke_bundle, smoke_ch
     parity = build_parity_set(FALLBACK_TEXTS, "built-in", analyse, vocab, 64, (2, 5))
     assert len(parity.shapes) >= 3 and [2, 5] not in parity.shapes
     assert parity.shapes[0] == [1, 64]  # the multi-sentence example fills max_len
+
+
+def test_every_built_in_dataset_is_read_from_the_cache_only(tmp_path):
+    for name in ("agreement", "oanc", "pl-reviews"):
+        texts, source = parity_texts({"data": {"dataset": name, "cache_dir": str(tmp_path)}})
+        assert texts == list(FALLBACK_TEXTS) and f"{name} is not available locally" in source
+    assert not any(tmp_path.iterdir())  # nothing was downloaded, tagged or built
