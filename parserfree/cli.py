@@ -173,7 +173,7 @@ def cmd_curve(args: argparse.Namespace) -> int:
     from parserfree.curve import curve_markdown, run_curve
     from parserfree.distill.config import load_config
 
-    overrides = [*(args.set or []), *(QUICK_CURVE if args.quick else [])]
+    overrides = [*(QUICK_CURVE if args.quick else []), *(args.set or [])]
     config = load_config(args.config, overrides)
     recipes = [r.strip() for r in args.recipes.split(",")] if args.recipes else None
     out = Path(args.out or Path("runs") / f"curve-{Path(args.config).stem}")

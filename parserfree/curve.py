@@ -3,7 +3,8 @@
 The method's own claim is that syntax helps most with little data. For each fraction of the training
 split and each seed, every recipe of the config is trained (the seed sets the initialisation and which
 share of the training split is kept; for one seed a smaller share is a subset of a larger one) and scored
-on the full test split. Results: ``curve.json`` (every run, and mean ± sd per fraction and recipe, with
+on the full test split. With ``--recipes pretrain_predictor`` the same command gives the predictor's
+scaling curve: UUAS against the number of pre-training sentences. Results: ``curve.json`` (every run, and mean ± sd per fraction and recipe, with
 each recipe's gain over the baseline), ``curve.md`` and ``curve.png``. Runs that finished are reused,
 so an interrupted curve resumes.
 """
@@ -45,15 +46,24 @@ def run_curve(
                 cfg.data.train_sample_seed = seed
                 result = train_stage(recipe_config(cfg, recipe, pretrained), out / f"f{fraction:g}-s{seed}" / recipe,
                                      cache_dir, progress)
-                runs.append({"fraction": fraction, "seed": seed, "recipe": recipe, "n_train": result.get("n_train"),
-                             "dev": result["dev"]["metric"], "test": result["test"]["metric"],
-                             "metric_name": result["test"]["metric_name"]})
+                runs.append(_run_row(fraction, seed, recipe, result))
     curve = {"dataset": config.data.dataset, "fractions": fractions, "seeds": seeds, "recipes": recipes,
              "baseline": comparison_roles(recipes).baseline, "runs": runs, "summary": summarise(runs)}
     write_json(out / "curve.json", curve)
     write_text_atomic(out / "curve.md", curve_markdown(curve))
     plot_curve(curve, out / "curve.png")
     return curve
+
+
+def _run_row(fraction: float, seed: int, recipe: str, result: dict) -> dict:
+    """One run of the curve: its task metric on dev and test (UUAS for predictor pre-training, which has
+    no task), and D̂ quality on test where the model has a predictor."""
+    dev, test = result["dev"], result["test"]
+    name = test.get("metric_name", "uuas")
+    row = {"fraction": fraction, "seed": seed, "recipe": recipe, "n_train": result.get("n_train"), "metric_name": name,
+           "dev": dev.get("metric", dev.get("uuas")), "test": test.get("metric", test.get("uuas"))}
+    row.update({k: test[k] for k in ("uuas", "dspr") if k in test})
+    return row
 
 
 def summarise(runs: list[dict]) -> dict:

@@ -1,0 +1,44 @@
+"""The low-resource curve: nested training shares, one run per fraction × seed × recipe, honest summaries."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+from PIL import Image
+
+from parserfree.cli import main
+from parserfree.distill.datasets import Example, train_subset
+
+
+def test_smaller_shares_are_subsets_of_larger_ones_and_seeds_pick_different_shares():
+    examples = [Example(f"sentence {i}", i % 2, "x") for i in range(200)]
+    small, large = train_subset(examples, 0.1, seed=0), train_subset(examples, 0.5, seed=0)
+    assert len(small) == 20 and len(large) == 100
+    assert {e.text for e in small} <= {e.text for e in large}
+    assert [e.text for e in large] == [e.text for e in examples if e in large]  # original order kept
+    assert {e.text for e in train_subset(examples, 0.1, seed=1)} != {e.text for e in small}
+
+
+def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, tmp_path, capsys):
+    out = tmp_path / "curve"
+    code = main(["curve", "--config", "configs/smoke.yaml", "--quick", "--fractions", "0.5,1", "--seeds", "2",
+                 "--recipes", "no_syntax,parser_fed_twin", "--out", str(out), "--quiet",
+                 *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)]])
+    assert code == 0
+    curve = json.loads((out / "curve.json").read_text())
+    assert len(curve["runs"]) == 2 * 2 * 2 and curve["baseline"] == "no_syntax"
+    n_train = {r["fraction"]: r["n_train"] for r in curve["runs"]}
+    assert n_train[0.5] < n_train[1.0]
+    for fraction in ("0.5", "1"):
+        for recipe in ("no_syntax", "parser_fed_twin"):
+            values = [r["test"] for r in curve["runs"] if f"{r['fraction']:g}" == fraction and r["recipe"] == recipe]
+            assert curve["summary"][fraction][recipe]["mean"] == statistics.fmean(values)
+    assert "Gain over no_syntax" in (out / "curve.md").read_text() and "Gain over no_syntax" in capsys.readouterr().out
+    with Image.open(out / "curve.png") as im:
+        assert im.size[0] > 300
+    # a second call reuses every finished run
+    assert main(["curve", "--config", "configs/smoke.yaml", "--quick", "--fractions", "0.5,1", "--seeds", "2",
+                 "--recipes", "no_syntax,parser_fed_twin", "--out", str(out), "--quiet",
+                 *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)]]) == 0
+    assert "training" not in capsys.readouterr().out
