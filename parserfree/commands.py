@@ -3,8 +3,9 @@
 Registered on the main CLI by ``add_export_commands(subparsers)`` (parserfree/cli.py). ``export`` calls
 ``export_bundle`` and prints the parity of each model variant; ``predict`` reads UTF-8 text lines (a file
 or stdin), predicts with ``ParserFreeModel`` and writes one JSON line per input line in the same order
-(a file, written atomically, or stdout), with a progress bar on stderr when reading a file. Errors
-(bad bundle, invalid UTF-8 with its line number) end as the CLI's one-line errors.
+(a file, written atomically, or stdout), with a progress bar on stderr when reading a file; with
+``--with-tree --svg DIR`` it also draws each line's predicted tree with displaCy (DIR/<line number>.svg).
+Errors (bad bundle, invalid UTF-8 with its line number) end as the CLI's one-line errors.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def add_export_commands(subparsers) -> None:
     p.add_argument("--output", help="JSON lines file (default: stdout)")
     p.add_argument("--with-tree", action="store_true", help="add the decoded tree (edges of the MST of D̂)")
     p.add_argument("--with-distances", action="store_true", help="add the predicted distance matrix D̂")
+    p.add_argument("--svg", metavar="DIR", help="with --with-tree: also draw each line's predicted tree (displaCy) "
+                   "to DIR/<line number>.svg")
     p.add_argument("--batch-size", type=_positive_int, default=32, help="texts per onnxruntime run (default 32)")
     p.add_argument("--threads", type=_positive_int, help="onnxruntime intra-op threads (default: onnxruntime's)")
     p.add_argument("--variant", choices=["default", "optimized", "int8"], default="default",
@@ -127,6 +130,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     """Text lines in → JSON lines out, same count and order."""
     from parserfree.export.runtime import ParserFreeModel
 
+    if args.svg and not args.with_tree:
+        raise ValueError("--svg draws the predicted tree: add --with-tree")
     model = ParserFreeModel.load(args.model, threads=args.threads, variant=args.variant, digest=args.digest)
     if args.input:
         with open(args.input, "rb") as f:
@@ -141,9 +146,12 @@ def cmd_predict(args: argparse.Namespace) -> int:
     target = Path(args.output) if args.output else None
     try:
         with atomic_open(target, "wb") if target else contextlib.nullcontext(sys.stdout.buffer) as out:
-            for chunk in _chunks(lines):
-                results = model.predict(chunk, batch_size=args.batch_size, with_distances=args.with_distances,
-                                        with_tree=args.with_tree)
+            for number, chunk in enumerate(_chunks(lines)):
+                results = model.predict(chunk, batch_size=args.batch_size, with_distances=args.with_distances or
+                                        bool(args.svg), with_tree=args.with_tree)
+                if args.svg:
+                    _write_svgs(results, Path(args.svg), number * CHUNK_LINES + 1, len(str(len(lines))),
+                                keep_distances=args.with_distances)
                 out.write(b"".join((json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
                                    for r in results))
                 if progress is not None:
@@ -154,4 +162,20 @@ def cmd_predict(args: argparse.Namespace) -> int:
             progress.close()
     if target:
         print(f"{len(lines)} predictions → {target}", file=sys.stderr)
+    if args.svg:
+        print(f"predicted trees → {args.svg}/*.svg", file=sys.stderr)
     return 0
+
+
+def _write_svgs(results: list[dict], folder: Path, first_line: int, digits: int, keep_distances: bool) -> None:
+    """One displaCy SVG of the predicted tree per result with words, named by its 1-based line number."""
+    import numpy as np
+
+    from parserfree.encoder.files import write_text_atomic
+    from parserfree.export.spacy_component import tree_svg
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for line, item in enumerate(results, start=first_line):
+        distances = item["distances"] if keep_distances else item.pop("distances", None)
+        if distances is not None:
+            write_text_atomic(folder / f"{line:0{digits}d}.svg", tree_svg(item["words"], np.asarray(distances)))

@@ -39,7 +39,8 @@ from parserfree.export.timing import describe_machine, machine
 from parserfree.predictor import DistanceMetrics, chain_baseline
 from parserfree.predictor.metrics import RelationMetrics
 from parserfree.breakdown import breakdowns, plot_breakdown
-from parserfree.report import plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves, write_markdown
+from parserfree.report import (plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves,
+                               plot_tree_comparison, write_markdown)
 
 
 def agreement(task: str, a: np.ndarray, b: np.ndarray) -> float:
@@ -252,6 +253,8 @@ def _figures(out: Path, sources: dict[str, ModelSource | None], parsed: dict, fr
         [(list(parsed["words"][i]), free_run["distances"][i], batch_tree_distances([parsed["parses"][i].heads])[0]) for i in picks],
         out / "distance_heatmaps.png",
     )
+    plot_tree_comparison([(list(parsed["words"][i]), parsed["parses"][i].heads, free_run["distances"][i]) for i in picks],
+                         out / "tree_comparison.png")
     plot_throughput({name: m["sentences_per_s"] for name, m in report["models"].items()}, out / "throughput.png", report["threads"])
     runs = {name: src.run_dir for name, src in sources.items() if src is not None and src.run_dir}
     if runs:

@@ -59,6 +59,63 @@ def plot_distance_heatmaps(examples: list[tuple[list[str], np.ndarray, np.ndarra
     plt.close(fig)
 
 
+TREE_COLOURS = {"shared": "#4c72b0", "spacy_only": "#dd8452", "predicted_only": "#c44e52"}
+
+
+def arc_differences(spacy_heads: np.ndarray, predicted_heads: np.ndarray) -> dict[str, set[frozenset[int]]]:
+    """Undirected arcs (root = self, so roots add none) shared by two trees and found in one only."""
+    def arcs(heads) -> set[frozenset[int]]:
+        return {frozenset((i, int(h))) for i, h in enumerate(heads) if h != i}
+
+    ours, theirs = arcs(predicted_heads), arcs(spacy_heads)
+    return {"shared": ours & theirs, "spacy_only": theirs - ours, "predicted_only": ours - theirs}
+
+
+def _draw_tree(ax, words: list[str], heads: np.ndarray, colour_of, title: str) -> None:
+    """One dependency tree as arcs over its words (arrow head at the dependent, roots marked)."""
+    from matplotlib.patches import FancyArrowPatch
+
+    n = len(words)
+    for i, h in enumerate(heads):
+        if h == i:
+            ax.annotate("ROOT", (i, 0.15), (i, 1.1), ha="center", fontsize=7, arrowprops={"arrowstyle": "-|>", "lw": 0.8})
+            continue
+        colour = colour_of(frozenset((i, int(h))))
+        ax.add_patch(FancyArrowPatch((h, 0.15), (i, 0.15), connectionstyle=f"arc3,rad={-0.45 if h < i else 0.45}",
+                                     arrowstyle="-|>", mutation_scale=8, lw=1.4, color=colour))
+    for i, word in enumerate(words):
+        ax.text(i, 0, word, ha="center", va="top", fontsize=8, rotation=30 if n > 12 else 0)
+    span = max([abs(int(h) - i) for i, h in enumerate(heads)] + [1])
+    ax.set_xlim(-0.7, n - 0.3)
+    ax.set_ylim(-0.9, max(1.5, 0.45 * span + 0.4))
+    ax.set_title(title, fontsize=9, loc="left")
+    ax.axis("off")
+
+
+def plot_tree_comparison(examples: list[tuple[list[str], np.ndarray, np.ndarray]], path: Path) -> None:
+    """For each (words, spaCy heads, predicted D̂): the spaCy tree above the tree decoded from D̂
+    (export.predicted_tree), arcs coloured by agreement — blue in both trees, orange only spaCy's (missed),
+    red only predicted. Direction is ignored when comparing: D̂ has none (the predicted root is a rule)."""
+    from parserfree.export.predicted_tree import heads_from_distances
+
+    rows = max(1, len(examples))
+    width = max(6.0, 0.75 * max((len(w) for w, _, _ in examples), default=8))
+    fig, axes = plt.subplots(2 * rows, 1, figsize=(width, 2.6 * 2 * rows), squeeze=False)
+    for r, (words, spacy_heads, distances) in enumerate(examples):
+        predicted = heads_from_distances(np.asarray(distances)[: len(words), : len(words)])
+        diff = arc_differences(np.asarray(spacy_heads), predicted)
+        shared, total = len(diff["shared"]), len(diff["shared"]) + len(diff["spacy_only"])
+        def colour(kind_if_not_shared):
+            return lambda arc: TREE_COLOURS["shared" if arc in diff["shared"] else kind_if_not_shared]
+        _draw_tree(axes[2 * r, 0], words, np.asarray(spacy_heads), colour("spacy_only"),
+                   "spaCy parser (orange: arcs the prediction misses)")
+        _draw_tree(axes[2 * r + 1, 0], words, predicted, colour("predicted_only"),
+                   f"parser-free prediction — {shared} of {total} spaCy arcs found, direction ignored (red: not in spaCy's tree)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def plot_throughput(speeds: dict[str, float], path: Path, threads: int) -> None:
     """Sentences per second end to end, one bar per model."""
     fig, ax = plt.subplots(figsize=(7.5, 3.4))
@@ -208,7 +265,8 @@ def write_markdown(report: dict, path: Path) -> None:
     parts += variants_markdown(report.get("variants"))
     parts += ["", "## Figures", ""]
     for png, caption in (("bias_curves.png", "Learned bias per distance"), ("distance_heatmaps.png", "Predicted vs parser distances"),
-                         ("throughput.png", "Throughput"), ("training_curves.png", "Training curves"), ("breakdown.png", "Accuracy by attractors and distance")):
+                         ("throughput.png", "Throughput"), ("training_curves.png", "Training curves"), ("breakdown.png", "Accuracy by attractors and distance"),
+                         ("tree_comparison.png", "spaCy trees (top) and predicted trees (bottom); orange: missed, red: not spaCy's")):
         if (path.parent / png).exists():
             parts.append(f"![{caption}]({png})")
     parts += ["", f"Versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}", ""]

@@ -93,7 +93,8 @@ def test_report_files_and_pictures(smoke_job):
     out, _ = smoke_job
     md = (out / "report" / "report.md").read_text()
     assert "parser_free_onnx" in md and "UUAS" in md
-    for png in ("bias_curves.png", "distance_heatmaps.png", "throughput.png", "training_curves.png"):
+    assert "](tree_comparison.png)" in md  # spaCy's and the predicted trees, one above the other
+    for png in ("bias_curves.png", "distance_heatmaps.png", "throughput.png", "training_curves.png", "tree_comparison.png"):
         with Image.open(out / "report" / png) as im:
             assert im.size[0] > 300 and im.size[1] > 200
 

@@ -1,0 +1,253 @@
+"""The ``parserfree`` spaCy pipeline component: a bundle's prediction and predicted tree on Docs, no parser.
+
+Built by the spaCy factory ``"parserfree"`` (spacy_factory.py, registered through the ``spacy_factories``
+entry point), so ``nlp.add_pipe("parserfree", config={"bundle": "runs/default/bundle"})`` works without
+importing parserfree. Per doc it sets ``doc.cats`` (label → probability, as ``textcat`` does) or, for a
+regression bundle, ``doc._.parserfree_score``; a parser-free bundle also gives the predicted tree
+(predicted_tree.py) as ``token.head`` / ``token.dep_`` (``"dep"``, the root ``"ROOT"``) and sentence starts
+that agree with it, so ``doc.sents``, ``token.children``, displaCy and ``Doc.to_json`` work as with spaCy's
+parser (``token.left_edge``/``right_edge`` follow spaCy's own approximation on non-projective trees).
+
+The doc's tokens are the words fed to the graph; nothing is re-tokenised. Whitespace tokens (and tokens of
+control characters only, which the training normalisation removes) are not fed and hang on the previous
+word. The pipeline's tokenizer must therefore split text exactly as the bundle's: at first use (and at every
+``nlp.pipe`` call) its serialised rules are compared with the bundled tokenizer's and a ValueError names
+what differs. ``nlp.pipe(texts, batch_size=B)`` reads up to ``buffer`` docs ahead, sorts them by length
+and runs the graph on B docs at a time, as ``ParserFreeModel.predict`` does; docs come back in input
+order. A doc longer than the bundle's ``max_len`` words gets ``doc.cats`` from its first ``max_len`` words
+(with a warning, as ``predict``) and its tree from consecutive windows of ``max_len`` words (a sentence
+ends with each window). A doc without words gets no prediction (``doc.cats`` untouched).
+
+The bundle is loaded (and verified) at the first doc. ``nlp.to_disk`` copies it into the pipeline folder
+(``<component name>/bundle``) and ``spacy.load`` runs that copy, whatever the ``bundle`` path in the saved
+config says. ``nlp.to_bytes`` does not carry the bundle (it is a folder): use ``to_disk``.
+"""
+
+import os
+import shutil
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+from spacy import displacy
+from spacy.attrs import DEP, HEAD, SENT_START
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.tokens import Doc
+from spacy.util import minibatch
+from spacy.vocab import Vocab
+import srsly
+
+from parserfree.distill.datasets import normalise_text
+from parserfree.export.errors import BundleError
+from parserfree.export.graph_inputs import input_names, output_names
+from parserfree.export.predicted_tree import heads_from_distances, sentence_starts
+from parserfree.export.runtime import ParserFreeModel
+from parserfree.export.spacy_factory import FACTORY
+
+BUNDLE_DIR = "bundle"  # the bundle's folder inside the component's folder of a saved pipeline
+ROOT_LABEL, ARC_LABEL = "ROOT", "dep"
+SCORE_EXTENSION = "parserfree_score"
+
+if not Doc.has_extension(SCORE_EXTENSION):
+    Doc.set_extension(SCORE_EXTENSION, default=None)
+
+
+def tokenizer_rules(tokenizer) -> dict | None:
+    """A spaCy tokenizer's rules (prefixes, suffixes, infixes, exceptions, …) without its vocab; None when
+    the tokenizer is not a serialisable spaCy tokenizer."""
+    try:
+        return srsly.msgpack_loads(tokenizer.to_bytes(exclude=["vocab"]))
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def doc_words(doc: Doc) -> tuple[np.ndarray, list[str]]:
+    """Token indices and texts of the words of a doc that the graph reads (whitespace and control-only
+    tokens skipped; a token with control characters is read as ``normalise_text`` leaves it)."""
+    index, words = [], []
+    for i, text in enumerate([token.text for token in doc]):
+        if text.isspace() or not text.isprintable():
+            text = normalise_text(text)
+        if text:
+            index.append(i)
+            words.append(text)
+    return np.asarray(index, dtype=np.int64), words
+
+
+def set_tree(doc: Doc, word_index: np.ndarray, word_heads: np.ndarray) -> None:
+    """Write heads of the words (word positions, root = self) to ``doc`` as token heads, labels and
+    sentence starts; other tokens hang on the previous word (the first word when none precedes)."""
+    n = len(doc)
+    if n == 0:
+        return
+    heads = np.arange(n, dtype=np.int64)
+    if len(word_index):
+        heads[word_index] = word_index[word_heads]
+        others = np.setdiff1d(np.arange(n), word_index)
+        previous = np.searchsorted(word_index, others) - 1
+        heads[others] = word_index[np.maximum(previous, 0)]
+    else:
+        heads[1:] = 0
+    strings = doc.vocab.strings
+    is_root = heads == np.arange(n)
+    array = np.zeros((n, 2), dtype=np.uint64)
+    array[:, 0] = (heads - np.arange(n)).view(np.uint64)  # HEAD is relative, as a two's-complement uint64
+    array[:, 1] = np.where(is_root, strings.add(ROOT_LABEL), strings.add(ARC_LABEL))
+    doc.from_array([HEAD, DEP], array)
+    # spaCy derives sentence starts from left edges, which it only approximates on deep non-projective
+    # trees; the spans of our trees are known, so write them.
+    starts = np.where(sentence_starts(heads), 1, -1).astype(np.int64).view(np.uint64)
+    doc.from_array([SENT_START], starts.reshape(n, 1))
+
+
+def tree_doc(words: Sequence[str], heads: np.ndarray, vocab: Vocab | None = None) -> Doc:
+    """A Doc of ``words`` whose parse is ``heads`` (0-based, root = self), labelled as the component labels."""
+    doc = Doc(vocab or Vocab(), words=list(words))
+    set_tree(doc, np.arange(len(words)), np.asarray(heads, dtype=np.int64))
+    return doc
+
+
+def tree_svg(words: Sequence[str], distances: np.ndarray) -> str:
+    """displaCy's SVG (style "dep") of the tree that D̂ predicts for ``words`` (predicted_tree.py)."""
+    doc = tree_doc(words, heads_from_distances(distances))
+    return displacy.render(doc, style="dep", jupyter=False, options={"distance": 110})
+
+
+class ParserFreeComponent(Pipe):
+    """The pipeline component built by the ``parserfree`` factory (see the module docstring)."""
+
+    def __init__(self, nlp: Language, name: str, bundle: str | os.PathLike | None, variant: str = "default",
+                 threads: int | None = None, buffer: int = 1024, tree: bool = True) -> None:
+        if bundle is None:
+            raise ValueError(f'{FACTORY}: no bundle: nlp.add_pipe("{FACTORY}", config={{"bundle": "path/to/bundle"}}) '
+                             "(a folder written by `parserfree export`)")
+        if buffer < 1:
+            raise ValueError(f"{FACTORY}: buffer={buffer} must be ≥ 1")
+        self.nlp = nlp
+        self.name = name
+        self.source = Path(bundle)
+        self.variant = variant
+        self.threads = threads
+        self.buffer = buffer
+        self.tree = tree
+        self._model: ParserFreeModel | None = None
+        self._rules: dict | None = None
+        self._checked_tokenizer = None
+
+    # ------------------------------------------------------------------ the bundle
+    @property
+    def runtime(self) -> ParserFreeModel:
+        """The bundle's ParserFreeModel, loaded and verified on first use (not named ``model``: spaCy
+        probes a component's ``model`` attribute when it links a pipeline)."""
+        if self._model is None:
+            self._load(self.source)
+        return self._model
+
+    def _load(self, folder: Path) -> None:
+        model = ParserFreeModel.load(folder, threads=self.threads, variant=self.variant)
+        if "distances" in input_names(model.kind):
+            raise BundleError(f"{folder}: a {model.kind} bundle needs a parser's distances at inference; the "
+                              f"{FACTORY} component runs parser-free (or no-syntax) bundles")
+        self._model, self._rules, self._checked_tokenizer = model, tokenizer_rules(model.tokenizer), None
+
+    def check_tokenizer(self, force: bool = False) -> None:
+        """Raise ValueError unless the pipeline's tokenizer has the bundle's rules (checked once per
+        tokenizer object unless ``force``)."""
+        tokenizer = self.nlp.tokenizer
+        model = self.runtime
+        if tokenizer is self._checked_tokenizer and not force:
+            return
+        ours = tokenizer_rules(tokenizer)
+        if ours is None:
+            raise ValueError(f"{FACTORY}: the pipeline's tokenizer ({type(tokenizer).__name__}) is not a spaCy "
+                             f"tokenizer; the bundle {model.folder} needs the one it was trained with "
+                             f"({model.manifest['tokenizer'].get('pipeline')})")
+        if ours != self._rules:
+            differ = ", ".join(sorted(k for k in set(ours) | set(self._rules) if ours.get(k) != self._rules.get(k)))
+            source = model.manifest["tokenizer"]
+            raise ValueError(f"{FACTORY}: the pipeline's tokenizer differs from the bundle's ({differ}); the words "
+                             f"would not be those the model was trained on. Use the tokenizer of {source.get('pipeline')} "
+                             f"(spacy.load it, or spacy.blank(\"{source['lang']}\") if their rules agree)")
+        self._checked_tokenizer = tokenizer
+
+    # ------------------------------------------------------------------ processing
+    def __call__(self, doc: Doc) -> Doc:
+        """Annotate one doc."""
+        self.check_tokenizer()
+        self.annotate([doc], batch_size=1)
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Annotate docs in length-sorted batches of ``batch_size`` (up to ``buffer`` docs read ahead);
+        yields them in input order."""
+        if batch_size < 1:
+            raise ValueError(f"{FACTORY}: batch_size={batch_size} must be ≥ 1")
+        self.check_tokenizer(force=True)
+        error_handler = self.get_error_handler()
+        for chunk in minibatch(stream, size=max(batch_size, self.buffer)):
+            try:
+                self.annotate(chunk, batch_size)
+            except Exception as e:  # spaCy's per-component error handling (raises by default)
+                error_handler(self.name, self, chunk, e)
+                continue
+            yield from chunk
+
+    def annotate(self, docs: Sequence[Doc], batch_size: int) -> None:
+        """Run the graph on ``docs`` (length-sorted, ``batch_size`` rows per run) and write the results."""
+        model = self.runtime
+        tree = self.tree and "distances" in output_names(model.kind)
+        words = [doc_words(doc) for doc in docs]
+        rows = [(k, start, w[start : start + model.max_len])  # one row per window of max_len words
+                for k, (_, w) in enumerate(words) for start in range(0, len(w), model.max_len)]
+        rows.sort(key=lambda row: len(row[2]))
+        heads = [np.arange(len(w), dtype=np.int64) for _, w in words]
+        for first in range(0, len(rows), batch_size):
+            batch = rows[first : first + batch_size]
+            task_output, distances = model.run_words([row[2] for row in batch])
+            for b, (k, start, w) in enumerate(batch):
+                if start == 0:
+                    self._set_prediction(docs[k], task_output[b])
+                if tree:
+                    heads[k][start : start + len(w)] = heads_from_distances(distances[b, : len(w), : len(w)]) + start
+        if tree:
+            for doc, (index, _), h in zip(docs, words, heads):
+                set_tree(doc, index, h)
+        long = [k for k, (_, w) in enumerate(words) if len(w) > model.max_len]
+        if long:
+            warnings.warn(f"{FACTORY}: {len(long)} doc(s) longer than max_len={model.max_len} words: their "
+                          f"prediction reads the first {model.max_len} words (the tree covers every word)",
+                          stacklevel=3)
+
+    def _set_prediction(self, doc: Doc, output: np.ndarray) -> None:
+        decoded = self.runtime._result(words=[], output=output, distances=None, truncated=False,
+                                     with_distances=False, with_tree=False)  # the runtime's one decoding
+        if "score" in decoded:
+            doc._.set(SCORE_EXTENSION, decoded["score"])
+        else:
+            doc.cats.update(decoded["probabilities"])
+
+    # ------------------------------------------------------------------ serialisation
+    def to_disk(self, path: str | os.PathLike, *, exclude: Iterable[str] = ()) -> None:
+        """Copy the bundle into ``path/bundle`` (atomically: a copy, then a rename)."""
+        path = Path(path)
+        path.mkdir(parents=True, exist_ok=True)
+        source, target = self.runtime.folder, path / BUNDLE_DIR
+        if target.exists() and target.resolve() == Path(source).resolve():
+            return
+        tmp = path / f".{BUNDLE_DIR}.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(source, tmp)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(tmp, target)
+
+    def from_disk(self, path: str | os.PathLike, *, exclude: Iterable[str] = ()) -> "ParserFreeComponent":
+        """Load (and verify) the bundle saved in ``path/bundle``."""
+        folder = Path(path) / BUNDLE_DIR
+        if not folder.is_dir():
+            raise BundleError(f"{folder}: no {FACTORY} bundle in this saved pipeline")
+        self.source = folder
+        self._load(folder)
+        return self
