@@ -99,8 +99,8 @@ def plot_tree_comparison(examples: list[tuple[list[str], np.ndarray, np.ndarray]
     from parserfree.export.predicted_tree import heads_from_distances
 
     rows = max(1, len(examples))
-    width = max(6.0, 0.75 * max((len(w) for w, _, _ in examples), default=8))
-    fig, axes = plt.subplots(2 * rows, 1, figsize=(width, 2.6 * 2 * rows), squeeze=False)
+    width = max(8.0, 0.75 * max((len(w) for w, _, _ in examples), default=8))
+    fig, axes = plt.subplots(2 * rows, 1, figsize=(width, 2.2 * 2 * rows), squeeze=False)
     for r, (words, spacy_heads, distances) in enumerate(examples):
         predicted = heads_from_distances(np.asarray(distances)[: len(words), : len(words)])
         diff = arc_differences(np.asarray(spacy_heads), predicted)
@@ -108,9 +108,9 @@ def plot_tree_comparison(examples: list[tuple[list[str], np.ndarray, np.ndarray]
         def colour(kind_if_not_shared):
             return lambda arc: TREE_COLOURS["shared" if arc in diff["shared"] else kind_if_not_shared]
         _draw_tree(axes[2 * r, 0], words, np.asarray(spacy_heads), colour("spacy_only"),
-                   "spaCy parser (orange: arcs the prediction misses)")
+                   "spaCy's parser (orange: missed by the prediction)")
         _draw_tree(axes[2 * r + 1, 0], words, predicted, colour("predicted_only"),
-                   f"parser-free prediction — {shared} of {total} spaCy arcs found, direction ignored (red: not in spaCy's tree)")
+                   f"predicted: {shared} of {total} of spaCy's arcs, direction ignored (red: not spaCy's)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
