@@ -161,28 +161,7 @@ def recipe_checkpoint(smoke_checkpoint, tmp_path_factory):
     return get
 
 
-# ---- damaged files: the ways a file the CLI reads gets damaged (tests of one-line errors)
-
-DAMAGE = ("truncated", "zero_bytes", "random_bytes", "another_model")
-
-
-def damage_file(path, kind: str, other=None) -> None:
-    """Damage ``path`` in place: cut to half its bytes, emptied, overwritten with random bytes, or replaced by
-    another model's file (``other``; by default a PyTorch checkpoint of an unrelated model)."""
-    import random
-    from pathlib import Path
-
-    path = Path(path)
-    if kind == "truncated":
-        path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    elif kind == "zero_bytes":
-        path.write_bytes(b"")
-    elif kind == "random_bytes":
-        path.write_bytes(b"\x07" + random.Random(0).randbytes(4095))
-    elif kind == "another_model":
-        if other is not None:
-            path.write_bytes(Path(other).read_bytes())
-        else:
-            torch.save(torch.nn.Linear(4, 2).state_dict(), path)
-    else:
-        raise ValueError(f"unknown damage {kind!r}")
+@pytest.fixture(scope="session")
+def checkpoint_of_recipe():
+    """``make_recipe_checkpoint(source, recipe, task, path)`` for tests that start from a checkpoint of their own."""
+    return make_recipe_checkpoint

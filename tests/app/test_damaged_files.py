@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import DAMAGE, damage_file
+from damage import DAMAGE, damage_file
 
 from parserfree.cli import main
 from parserfree.distill.config import load_config, save_config

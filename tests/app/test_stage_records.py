@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 import yaml
-from conftest import DAMAGE, damage_file
+from damage import DAMAGE, damage_file
 
 from parserfree.cli import main
 from parserfree.distill.checkpoints import load_trained

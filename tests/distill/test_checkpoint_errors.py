@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 import torch
-from conftest import damage_file
+from damage import damage_file
 
 from parserfree.distill.checkpoints import CheckpointError, load_trained
 from parserfree.distill.config import load_config

@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from damage import rewrite_manifest
 
-from parserfree.encoder.files import sha256_file
 from parserfree.export import BundleError, ParserFreeModel
-
-
-def rewrite_manifest(bundle, change) -> None:
-    """Edit the manifest with ``change(manifest)`` and re-seal it, as someone who knows the format would."""
-    path = bundle / "manifest.json"
-    manifest = json.loads(path.read_text())
-    change(manifest)
-    path.write_text(json.dumps(manifest))
-    (bundle / "manifest.sha256").write_text(f"{sha256_file(path)}  manifest.json\n")
 
 
 @pytest.mark.parametrize("name", ["model.onnx", "vocab.json", "tokenizer", "labels.json"])

@@ -7,7 +7,7 @@ import json
 import subprocess
 
 import pytest
-from test_bundle_integrity import rewrite_manifest
+from damage import rewrite_manifest
 
 from parserfree.export import BundleError, ParserFreeModel
 

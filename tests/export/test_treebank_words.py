@@ -7,7 +7,6 @@ import random
 
 import pytest
 import torch
-from conftest import NEGATIVE, POSITIVE, make_recipe_checkpoint
 
 from parserfree.distill.config import load_config
 from parserfree.distill.train import train
@@ -20,6 +19,8 @@ FRAMES = [  # treebank words; the text glues the final "." to the word before, a
     ["her", "performance", "was", "{a}", "."],
 ]
 NEGATIONS = ["don't", "doesn't", "can't", "isn't"]
+POSITIVE = ["great", "moving", "funny", "brilliant", "charming"]
+NEGATIVE = ["dull", "awful", "boring", "clumsy", "tedious"]
 
 
 def write_treebank(path, n: int = 120, spell=lambda text: text) -> None:
@@ -76,8 +77,8 @@ def test_words_that_do_not_spell_the_text_refuse_the_export(treebank_checkpoint,
     assert not (tmp_path / "bundle").exists()
 
 
-def test_a_parser_fed_treebank_model_is_refused(treebank_checkpoint, tmp_path):
-    make_recipe_checkpoint(treebank_checkpoint, "parser_fed", "binary", tmp_path / "fed.ckpt")
+def test_a_parser_fed_treebank_model_is_refused(treebank_checkpoint, checkpoint_of_recipe, tmp_path):
+    checkpoint_of_recipe(treebank_checkpoint, "parser_fed", "binary", tmp_path / "fed.ckpt")
     with pytest.raises(ExportError, match=r"the spaCy parser \(a parser-fed model is served with its words\) does not "
                                           r"reproduce the training words of \d+ of \d+ sentences"):
         export_bundle(tmp_path / "fed.ckpt", tmp_path / "bundle", threads=1)
