@@ -35,10 +35,9 @@ def _mst(weights: np.ndarray) -> list[tuple[int, int]]:
 def unspanned(n: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Bool per word k of 0..n−1: True where no pair (lo ≤ hi) spans the gap before k (lo < k ≤ hi);
     always True at word 0. With the arcs or edges of contiguous trees: True where a sentence starts."""
-    crossing = np.zeros(n + 1, dtype=np.int64)
-    np.add.at(crossing, np.asarray(lo, dtype=np.int64) + 1, 1)
-    np.add.at(crossing, np.asarray(hi, dtype=np.int64) + 1, -1)
-    return np.cumsum(crossing)[:n] == 0
+    lo, hi = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)
+    crossing = np.bincount(lo + 1, minlength=n + 1) - np.bincount(hi + 1, minlength=n + 1)
+    return np.cumsum(crossing[:n]) == 0
 
 
 def tree_by_sentence(distances: np.ndarray) -> tuple[list[tuple[int, int]], np.ndarray]:
@@ -55,10 +54,12 @@ def tree_by_sentence(distances: np.ndarray) -> tuple[list[tuple[int, int]], np.n
         return [], np.zeros(n, dtype=np.int64)
     sym = (d + d.T) / 2.0
     edges = _mst(sym)
-    near = [(i, j) for i, j in edges if sym[i, j] < SENTENCE_GAP]
-    if len(near) == n - 1:  # one tree: one sentence
+    pairs = np.array(edges, dtype=np.int64)
+    is_near = sym[pairs[:, 0], pairs[:, 1]] < SENTENCE_GAP
+    if is_near.all():  # one tree: one sentence
         return edges, np.zeros(n, dtype=np.int64)
-    pairs = np.array(near, dtype=np.int64).reshape(-1, 2)
+    near = [edge for edge, ok in zip(edges, is_near.tolist()) if ok]
+    pairs = pairs[is_near]
     sentence = np.cumsum(unspanned(n, pairs[:, 0], pairs[:, 1])) - 1
     inside = [(i, j) for i, j in edges if sentence[i] == sentence[j]]
     if len(inside) < n - (sentence[-1] + 1):  # some sentence's trees were joined through another sentence
@@ -118,12 +119,10 @@ def heads_from_distances(distances: np.ndarray) -> np.ndarray:
     n = len(sentence)
     heads = np.full(n, -1, dtype=np.int64)
     neighbours: list[list[int]] = [[] for _ in range(n)]
-    degree = np.zeros(n, dtype=np.int64)
     for i, j in edges:
         neighbours[i].append(j)
         neighbours[j].append(i)
-        degree[i] += 1
-        degree[j] += 1
+    degree = np.bincount(np.asarray(edges, dtype=np.int64).reshape(-1), minlength=n)
     first = np.flatnonzero(np.diff(sentence, prepend=-1))  # first word of each sentence
     for start, end in zip(first, [*first[1:], n]):
         root = start + int(np.argmax(degree[start:end]))

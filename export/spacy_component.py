@@ -83,7 +83,9 @@ def set_tree(doc: Doc, word_index: np.ndarray, word_heads: np.ndarray) -> None:
     if n == 0:
         return
     heads = np.arange(n, dtype=np.int64)
-    if len(word_index):
+    if len(word_index) == n:  # every token is a word
+        heads = np.asarray(word_heads, dtype=np.int64)
+    elif len(word_index):
         heads[word_index] = word_index[word_heads]
         others = np.setdiff1d(np.arange(n), word_index)
         previous = np.searchsorted(word_index, others) - 1
