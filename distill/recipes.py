@@ -61,6 +61,10 @@ RECIPES: dict[str, Recipe] = {
             "parser_free", "none", "none", predictor=True, needs_predictor_layer=True,
         ),
         Recipe(
+            "plain", "no syntax at all: no bias, no predictor — the Transformer a user would train first",
+            "none", "none", predictor=False,
+        ),
+        Recipe(
             "parser_fed", "the published method: parser distances at training and inference, every layer biased",
             "parser", "parser", predictor=False, fixed={"encoder.predictor_layer": 0},
         ),
@@ -103,7 +107,7 @@ class ComparisonRoles:
 
     parser_free: str | None  # the parser-free model (its graph returns D̂)
     reference: str | None  # the parser-fed model it is measured against: the twin (with a predictor) first
-    baseline: str | None  # the model without any bias
+    baseline: str | None  # the model without any bias (the like-for-like one, with a predictor, first)
     extra: tuple[str, ...]  # every other recipe, an extra row
 
 
@@ -113,6 +117,7 @@ def comparison_roles(names: list[str]) -> ComparisonRoles:
     free = next((r.name for r in rows if r.task and r.graph_returns_distances), None)
     fed = [r for r in rows if r.needs_parser_at_inference]
     reference = next((r.name for r in fed if r.predictor), fed[0].name if fed else None)
-    baseline = next((r.name for r in rows if r.eval_source == "none"), None)
+    unbiased = [r for r in rows if r.eval_source == "none"]
+    baseline = next((r.name for r in unbiased if r.predictor), unbiased[0].name if unbiased else None)  # like for like first
     extra = tuple(n for n in names if n not in (free, reference, baseline))
     return ComparisonRoles(free, reference, baseline, extra)

@@ -56,3 +56,12 @@ def test_no_module_but_the_table_branches_on_a_recipe_name():
             if path.name != "recipes.py":
                 offenders += _recipe_comparisons(path)
     assert not offenders, f"recipe names compared outside distill/recipes.py: {offenders}"
+
+
+def test_roles_pick_the_like_for_like_baseline_and_the_twin():
+    from parserfree.distill.recipes import comparison_roles
+
+    roles = comparison_roles(["plain", "parser_fed", "no_syntax", "locality", "parser_fed_twin", "parser_free"])
+    assert (roles.parser_free, roles.reference, roles.baseline) == ("parser_free", "parser_fed_twin", "no_syntax")
+    assert roles.extra == ("plain", "parser_fed", "locality")
+    assert comparison_roles(["plain", "parser_fed", "parser_free"]).baseline == "plain"
