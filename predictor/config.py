@@ -22,7 +22,9 @@ class PredictorConfig:
     form: ``heads`` (arc scorer + in-graph tree distances) or ``probe`` (structural probe).
     arc_dim: heads form, size of the dependent/head projections of the biaffine scorer.
     max_relative_position: heads form, offsets j − i are clipped to [−R, R], one learned score each.
-    soft: heads form, compute D̂ from parent probabilities (differentiable) instead of argmax heads.
+    soft: heads form, D̂ = expected distances under the arc probabilities (in training and at inference;
+        O(T³ log T)) instead of the distances of the predicted tree (whose task gradient, with
+        ``training.task_grad_to_predictor``, then passes straight through to the arc scores).
     rank: probe form, rank r of the probe matrix B (r×d).
     """
 

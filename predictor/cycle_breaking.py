@@ -67,7 +67,8 @@ def break_cycles(scores: Tensor, heads: Tensor, mask: Tensor, n_steps: int) -> T
     cycle = on_cycle(heads, mask, n_steps)
 
     # 3. per word, the best tree word to attach to; per cycle, the word where that costs least
-    best_gain, best_head = _masked(scores - chosen.unsqueeze(-1), in_tree.unsqueeze(1)).max(dim=2)  # B×T each
+    best_score, best_head = _masked(scores, in_tree.unsqueeze(1)).max(dim=2)  # B×T each
+    best_gain = best_score - chosen  # what re-attaching each word costs (≤ 0)
     reattach = cycle & (_best_along_walks(best_gain, ups) == positions)
     heads = torch.where(reattach, best_head, heads)
     return torch.where(mask, heads, torch.full_like(heads, -1))

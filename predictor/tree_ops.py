@@ -86,7 +86,7 @@ def gather_rows(matrix: Tensor, index: Tensor) -> Tensor:
     One row copy per word (a Gather on the flattened B·T rows), not one gather per element.
     """
     offsets = torch.arange(index.shape[0], device=index.device).unsqueeze(1) * index.shape[1]  # B×1
-    return matrix.flatten(0, 1)[index + offsets]
+    return matrix.flatten(0, 1).index_select(0, (index + offsets).flatten()).view_as(matrix)
 
 
 def with_pads_as_roots(heads: Tensor, mask: Tensor) -> Tensor:
@@ -135,8 +135,8 @@ def distances_from_heads(heads: Tensor, mask: Tensor, n_steps: int) -> Tensor:
     for up in ups[:-1]:
         deepest = torch.maximum(deepest, gather_rows(deepest, up))
     distances = depth.unsqueeze(2) + depth.unsqueeze(1) - 2.0 * deepest
-    distances = torch.where(deepest < 0, torch.full_like(distances, CROSS_TREE_DISTANCE), distances)
-    return torch.where(pair_mask(mask), distances, torch.full_like(distances, PAD_DISTANCE))
+    distances = torch.where(deepest < 0, float(CROSS_TREE_DISTANCE), distances)  # scalars: no T×T fill tensors
+    return torch.where(pair_mask(mask), distances, float(PAD_DISTANCE))
 
 
 def on_cycle(heads: Tensor, mask: Tensor, n_steps: int) -> Tensor:
@@ -179,5 +179,5 @@ def distances_from_parents(parents: Tensor, mask: Tensor, n_steps: int) -> Tenso
     common = torch.matmul(ancestors, ancestors.transpose(1, 2))  # B×T×T, |anc(i) ∩ anc(j)|
     distances = depth.unsqueeze(2) + depth.unsqueeze(1) - 2.0 * common
     distances = torch.where(identity(parents.shape[-1], parents.device), torch.zeros_like(distances), distances)
-    distances = torch.where(common < 0.5, torch.full_like(distances, CROSS_TREE_DISTANCE), distances)
-    return torch.where(pair_mask(mask), distances, torch.full_like(distances, PAD_DISTANCE))
+    distances = torch.where(common < 0.5, float(CROSS_TREE_DISTANCE), distances)
+    return torch.where(pair_mask(mask), distances, float(PAD_DISTANCE))
