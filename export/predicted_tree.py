@@ -8,7 +8,9 @@ rules turn it into what a spaCy user expects from a parser (used by the spaCy co
    predictor gives exactly ``CROSS_TREE_DISTANCE`` across its trees, the convention it was trained on);
    trees whose word spans overlap are merged, so every sentence is a contiguous span of words.
 2. **Arcs.** Within a sentence, the minimum spanning tree of D̂ (``predictor.decoding.mst_edges``): the
-   undirected edges the runtime reports under ``"tree"``, less the far edges that join its sentences.
+   undirected edges the runtime reports under ``"tree"``, less the far edges that join its sentences. When
+   D̂ is the path length of a forest (the ``heads`` predictor) that tree is read off directly: the pairs at
+   distance 1.
 3. **Direction.** The root is the word with the most tree neighbours (ties: the leftmost); every edge points
    away from it. It is a rule of thumb: ``bench/bench_spacy_component.py`` reports how often it picks
    spaCy's own root when applied to spaCy's trees.
@@ -43,38 +45,63 @@ def unspanned(n: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 def tree_by_sentence(distances: np.ndarray) -> tuple[list[tuple[int, int]], np.ndarray]:
     """n×n D̂ → (undirected edges (i < j) of one tree per sentence, sentence number of each word).
 
-    Rules 1 and 2 with one spanning tree: the MST edges shorter than ``SENTENCE_GAP`` connect exactly the
-    words that D̂ puts in one tree (minimum spanning trees minimise the longest edge), so sentences end
-    where none of them crosses. The MST edges inside a sentence are that sentence's MST, unless the MST
-    joined two trees of a merged sentence through another sentence; then the cheapest edges joining that
-    sentence's trees complete it (the sentence's own MST)."""
+    Rules 1 and 2: ``near_edges`` connect exactly the words that D̂ puts in one tree, so sentences end
+    where none of them crosses, and each tree gets its minimum spanning tree. A sentence that merged
+    several trees is completed by the cheapest edges joining them (Prim's algorithm over its trees), which
+    makes its edges the sentence's own MST."""
     d = np.asarray(distances, dtype=np.float64)
     n = d.shape[0]
     if n < 2:
         return [], np.zeros(n, dtype=np.int64)
     sym = (d + d.T) / 2.0
-    edges = _mst(sym)
-    pairs = np.array(edges, dtype=np.int64)
-    is_near = sym[pairs[:, 0], pairs[:, 1]] < SENTENCE_GAP
-    if is_near.all():  # one tree: one sentence
-        return edges, np.zeros(n, dtype=np.int64)
-    near = [edge for edge, ok in zip(edges, is_near.tolist()) if ok]
-    pairs = pairs[is_near]
+    near = near_edges(sym)
+    if len(near) == n - 1:  # one tree: one sentence
+        return near, np.zeros(n, dtype=np.int64)
+    pairs = np.array(near, dtype=np.int64).reshape(-1, 2)
     sentence = np.cumsum(unspanned(n, pairs[:, 0], pairs[:, 1])) - 1
-    inside = [(i, j) for i, j in edges if sentence[i] == sentence[j]]
-    if len(inside) < n - (sentence[-1] + 1):  # some sentence's trees were joined through another sentence
-        tree = _components(n, near)
-        inside = list(near)
-        sizes = np.bincount(sentence)
-        missing = sizes - 1 - np.bincount(sentence[pairs[:, 0]], minlength=len(sizes))
+    sizes = np.bincount(sentence)
+    missing = sizes - 1 - np.bincount(sentence[pairs[:, 0]], minlength=len(sizes))
+    inside = list(near)
+    if missing.any():
+        tree = _forest_labels(n, near)
         starts = np.cumsum(sizes) - sizes
         for k in np.flatnonzero(missing).tolist():
             inside += _joining_edges(sym, tree, int(starts[k]), int(starts[k] + sizes[k]))
     return inside, sentence
 
 
-def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
-    """Component label of each of n words under ``edges`` (union–find)."""
+def near_edges(sym: np.ndarray) -> list[tuple[int, int]]:
+    """Edges (i < j) of a minimum spanning forest of the pairs closer than ``SENTENCE_GAP`` (symmetric D̂):
+    the MST edges shorter than the gap (a minimum spanning tree minimises its longest edge, so they join
+    exactly the words D̂ puts in one tree). Fast path for the ``heads`` predictor, whose D̂ is the path
+    length of a forest: its pairs at distance 1 already are that forest (checked, not assumed)."""
+    forest = _unit_forest(sym)
+    if forest is not None:
+        return forest
+    edges = _mst(sym)
+    pairs = np.array(edges, dtype=np.int64)
+    keep = (sym[pairs[:, 0], pairs[:, 1]] < SENTENCE_GAP).tolist()
+    return [edge for edge, ok in zip(edges, keep) if ok]
+
+
+def _unit_forest(sym: np.ndarray) -> list[tuple[int, int]] | None:
+    """The pairs at D̂ = 1 when they form a spanning forest of the near pairs with every other near pair at
+    D̂ ≥ 1 (then no spanning tree weighs less: it is the MST), else None."""
+    n = sym.shape[0]
+    i, j = np.nonzero(np.triu(sym == 1.0, 1))
+    edges = list(zip(i.tolist(), j.tolist()))
+    labels = _forest_labels(n, edges) if len(edges) < n else None
+    if labels is None:
+        return None
+    same = labels[:, None] == labels[None, :]
+    if not np.array_equal(sym < SENTENCE_GAP, same):
+        return None
+    off_diagonal = same & ~np.eye(n, dtype=bool)
+    return edges if sym[off_diagonal].min(initial=1.0) >= 1.0 else None
+
+
+def _forest_labels(n: int, edges: list[tuple[int, int]]) -> np.ndarray | None:
+    """Tree label of each of n words under ``edges`` (union–find); None when the edges hold a cycle."""
     parent = list(range(n))
 
     def find(x: int) -> int:
@@ -84,8 +111,11 @@ def _components(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
         return x
 
     for i, j in edges:
-        parent[find(i)] = find(j)
-    return np.array([find(i) for i in range(n)], dtype=np.int64)
+        a, b = find(i), find(j)
+        if a == b:
+            return None
+        parent[a] = b
+    return np.array([find(x) for x in range(n)], dtype=np.int64)
 
 
 def _joining_edges(sym: np.ndarray, tree: np.ndarray, start: int, end: int) -> list[tuple[int, int]]:

@@ -109,3 +109,23 @@ def test_noisy_distances_always_give_one_tree_per_contiguous_sentence(seed):
         best = sum(sub[tuple(e)] for e in map(sorted, mst_edges(sub)))
         ours = sum(sub[i - start, heads[i] - start] for i in range(start, end) if heads[i] != i)
         assert ours == pytest.approx(best)
+
+
+def test_forest_shortcut_equals_the_spanning_tree_and_steps_aside_when_d_is_no_forest(monkeypatch):
+    import parserfree.export.predicted_tree as predicted_tree
+
+    rng = np.random.default_rng(7)
+    forests = [np.concatenate([random_tree(rng, 7), random_tree(rng, 5, offset=7)]), np.array([2, 3, 2, 3, 4]),
+               random_tree(rng, 30)]
+    fast = [(undirected(heads_from_distances(tree_distances(f))), sentence_spans(tree_distances(f))) for f in forests]
+    with monkeypatch.context() as m:
+        m.setattr(predicted_tree, "_unit_forest", lambda sym: None)
+        slow = [(undirected(heads_from_distances(tree_distances(f))), sentence_spans(tree_distances(f))) for f in forests]
+    assert fast == slow
+    triangle = np.ones((3, 3)) - np.eye(3)  # three pairs at distance 1: no forest
+    heads = heads_from_distances(triangle)
+    check_one_tree_per_sentence(heads, [(0, 3)])
+    assert len(undirected(heads)) == 2
+    closer = tree_distances(np.array([1, 1, 1]))  # the chain 0-1-2, then 0 and 2 brought closer than 1
+    closer[0, 2] = closer[2, 0] = 0.5
+    assert frozenset((0, 2)) in undirected(heads_from_distances(closer))
