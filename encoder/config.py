@@ -72,6 +72,8 @@ class EncoderConfig:
 
     Layers 1..predictor_layer run without bias (their output h_k feeds the distance predictor);
     layers predictor_layer+1..n_layers receive the syntax bias. predictor_layer = 0 biases every layer.
+    bias_all_layers: every layer receives the bias even with a predictor: layers 1..k run once without
+    bias (the predictor reads their h_k) and again, with the bias, as the start of the biased stack.
     """
 
     vocab_size: int = 0  # 0: taken from the vocabulary when the model is built
@@ -84,6 +86,7 @@ class EncoderConfig:
     dropout: float = 0.1
     max_len: int = 256
     predictor_layer: int = 0
+    bias_all_layers: bool = False  # every layer biased: 1..k run twice, unbiased for the predictor, then biased
     bias: BiasConfig = field(default_factory=BiasConfig)
 
     def validate(self, section: str = "encoder") -> None:
@@ -109,6 +112,8 @@ class EncoderConfig:
                 f"{section}.predictor_layer={self.predictor_layer} must be below "
                 f"{section}.n_layers={self.n_layers} (at least one layer must receive the bias)"
             )
+        if not isinstance(self.bias_all_layers, bool):
+            raise ConfigError(f"{section}.bias_all_layers={self.bias_all_layers!r} must be true or false")
         if not isinstance(self.bias, BiasConfig):
             raise ConfigError(f"{section}.bias must be a BiasConfig, got {type(self.bias).__name__}")
         self.bias.validate(f"{section}.bias")

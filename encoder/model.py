@@ -59,22 +59,34 @@ class SyntaxEncoder(nn.Module):
 
     def lower(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
         """Embeddings then layers 1..k without syntax bias → h_k B×T×d (residual stream, not normalised)."""
-        h = self.embed(word_ids, feature_ids)
+        return self.lower_from(self.embed(word_ids, feature_ids), mask)
+
+    def lower_from(self, h_0: Tensor, mask: Tensor) -> Tensor:
+        """Layers 1..k without syntax bias on embeddings h_0 B×T×d → h_k B×T×d."""
+        h = h_0
         padding = key_padding_bias(mask, h.dtype)  # B×1×1×T
         for layer in self.layers[: self.config.predictor_layer]:
             h = layer(h, padding)
         return h
 
     def upper(self, h: Tensor, mask: Tensor, distances: Tensor | None) -> Tensor:
-        """h_k B×T×d, mask B×T, distances B×T×T (int64 or float; None → padding mask only) → h_N B×T×d."""
+        """The biased layers → h_N B×T×d. ``h`` is h_k (layers k+1..N are biased), or the embeddings h_0
+        when ``bias_all_layers`` (all N layers run biased, after the unbiased pass over 1..k that the
+        predictor reads). mask B×T, distances B×T×T (int64 or float; None → padding mask only)."""
         bias = key_padding_bias(mask, h.dtype) if distances is None else self.bias(distances, mask)
-        for layer in self.layers[self.config.predictor_layer :]:
+        for layer in self.layers[self.first_biased_layer :]:
             h = layer(h, bias)
         return self.final_norm(h)
+
+    @property
+    def first_biased_layer(self) -> int:
+        """Index of the first layer that receives the bias: 0 with ``bias_all_layers``, else k."""
+        return 0 if self.config.bias_all_layers else self.config.predictor_layer
 
     def forward(
         self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None
     ) -> tuple[Tensor, Tensor]:
         """→ (h_N, h_k), both B×T×d; h_N is final-LayerNorm'd, h_k is the raw output of layer k."""
-        h_k = self.lower(word_ids, feature_ids, mask)
-        return self.upper(h_k, mask, distances), h_k
+        h_0 = self.embed(word_ids, feature_ids)
+        h_k = self.lower_from(h_0, mask)
+        return self.upper(h_0 if self.config.bias_all_layers else h_k, mask, distances), h_k

@@ -74,7 +74,8 @@ class SyntaxModel(nn.Module):
         form straight through the predicted tree, built only in a training step that uses D̂); without,
         D̂ is detached and only the shared lower layers carry the task's gradient.
         """
-        h_k = self.encoder.lower(word_ids, feature_ids, mask)
+        h_0 = self.encoder.embed(word_ids, feature_ids)
+        h_k = self.encoder.lower_from(h_0, mask)
         wanted = predict or source == "predicted"
         uses_prediction = task and self.head is not None and source == "predicted"
         differentiable = uses_prediction and self.task_grad_to_predictor and self.training and torch.is_grad_enabled()
@@ -93,7 +94,7 @@ class SyntaxModel(nn.Module):
             bias_distances = None
         else:
             raise ValueError(f"source={source!r} must be 'predicted', 'parser', 'sequential' or 'none'")
-        h = self.encoder.upper(h_k, mask, bias_distances)
+        h = self.encoder.upper(h_0 if self.encoder.config.bias_all_layers else h_k, mask, bias_distances)
         return ModelOutput(self.head(h, mask), predicted)
 
 

@@ -123,3 +123,32 @@ def test_bias_curve_is_exposed(config_factory):
     model = SyntaxEncoder(config_factory())
     assert model.bias.curve().shape == (11,)
     assert len([m for m in model.modules() if m.__class__.__name__ == "SyntaxBias"]) == 1
+
+
+def test_bias_all_layers_biases_the_lower_layers_too():
+    """With bias_all_layers the bias reaches layers 1..k as well (a second, biased pass); without, it does not."""
+    import torch
+
+    from parserfree.encoder import EncoderConfig, SyntaxEncoder
+
+    torch.manual_seed(0)
+    config = EncoderConfig(vocab_size=20, d_model=8, n_heads=2, n_layers=2, d_ff=16, dropout=0.0, max_len=8,
+                           predictor_layer=1)
+    w = torch.tensor([[3, 4, 5, 6]])
+    f = torch.zeros(1, 4, 3, dtype=torch.long)
+    mask = torch.ones(1, 4, dtype=torch.bool)
+    d = torch.tensor([[[0, 1, 2, 3], [1, 0, 1, 2], [2, 1, 0, 1], [3, 2, 1, 0]]])
+    model = SyntaxEncoder(config).eval()
+    torch.nn.init.normal_(model.bias.table.weight, std=3.0)
+    layer2_only = model(w, f, mask, d)[0]
+    model.config.bias_all_layers = True
+    everywhere, h_k = model(w, f, mask, d)
+    assert model.first_biased_layer == 0
+    torch.testing.assert_close(h_k, model.lower(w, f, mask))  # the predictor still reads the unbiased h_k
+    assert not torch.allclose(everywhere, layer2_only, atol=1e-4)
+    with torch.no_grad():  # layer by layer: both layers biased, from the embeddings
+        h = model.embed(w, f)
+        bias = model.bias(d, mask)
+        for layer in model.layers:
+            h = layer(h, bias)
+        torch.testing.assert_close(everywhere, model.final_norm(h))
