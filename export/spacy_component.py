@@ -10,9 +10,9 @@ parser (``token.left_edge``/``right_edge`` follow spaCy's own approximation on n
 
 The doc's tokens are the words fed to the graph; nothing is re-tokenised. Whitespace tokens (and tokens of
 control characters only, which the training normalisation removes) are not fed and hang on the previous
-word. The pipeline's tokenizer must therefore split text exactly as the bundle's: at first use (and at every
-``nlp.pipe`` call) its serialised rules are compared with the bundled tokenizer's and a ValueError names
-what differs. ``nlp.pipe(texts, batch_size=B)`` reads up to ``buffer`` docs ahead, sorts them by length
+word. The pipeline's tokenizer must therefore split text exactly as the bundle's: at first use (and again
+when the tokenizer, its patterns or its number of special cases change) its serialised rules are compared
+with the bundled tokenizer's and a ValueError names what differs. ``nlp.pipe(texts, batch_size=B)`` reads up to ``buffer`` docs ahead, sorts them by length
 and runs the graph on B docs at a time, as ``ParserFreeModel.predict`` does; docs come back in input
 order. A doc longer than the bundle's ``max_len`` words gets ``doc.cats`` from its first ``max_len`` words
 (with a warning, as ``predict``) and its tree from consecutive windows of ``max_len`` words (a sentence
@@ -61,6 +61,14 @@ def tokenizer_rules(tokenizer) -> dict | None:
         return srsly.msgpack_loads(tokenizer.to_bytes(exclude=["vocab"]))
     except (AttributeError, TypeError, ValueError):
         return None
+
+
+def tokenizer_state(tokenizer) -> tuple:
+    """A cheap fingerprint of a tokenizer: the object, its pattern callables and its number of special
+    cases; when it changes, the rules are compared again."""
+    patterns = ("prefix_search", "suffix_search", "infix_finditer", "token_match", "url_match")
+    return (id(tokenizer), len(getattr(tokenizer, "rules", None) or ()), getattr(tokenizer, "faster_heuristics", None),
+            *(id(getattr(tokenizer, name, None)) for name in patterns))
 
 
 def doc_words(doc: Doc) -> tuple[np.ndarray, list[str]]:
@@ -154,12 +162,13 @@ class ParserFreeComponent(Pipe):
                               f"{FACTORY} component runs parser-free (or no-syntax) bundles")
         self._model, self._rules, self._checked_tokenizer = model, tokenizer_rules(model.tokenizer), None
 
-    def check_tokenizer(self, force: bool = False) -> None:
-        """Raise ValueError unless the pipeline's tokenizer has the bundle's rules (checked once per
-        tokenizer object unless ``force``)."""
+    def check_tokenizer(self) -> None:
+        """Raise ValueError unless the pipeline's tokenizer has the bundle's rules (compared again whenever
+        ``tokenizer_state`` changes)."""
         tokenizer = self.nlp.tokenizer
         model = self.runtime
-        if tokenizer is self._checked_tokenizer and not force:
+        state = (tokenizer, tokenizer_state(tokenizer))  # the reference keeps the id from being reused
+        if state == self._checked_tokenizer:
             return
         ours = tokenizer_rules(tokenizer)
         if ours is None:
@@ -172,7 +181,7 @@ class ParserFreeComponent(Pipe):
             raise ValueError(f"{FACTORY}: the pipeline's tokenizer differs from the bundle's ({differ}); the words "
                              f"would not be those the model was trained on. Use the tokenizer of {source.get('pipeline')} "
                              f"(spacy.load it, or spacy.blank(\"{source['lang']}\") if their rules agree)")
-        self._checked_tokenizer = tokenizer
+        self._checked_tokenizer = state
 
     # ------------------------------------------------------------------ processing
     def __call__(self, doc: Doc) -> Doc:
@@ -186,7 +195,7 @@ class ParserFreeComponent(Pipe):
         yields them in input order."""
         if batch_size < 1:
             raise ValueError(f"{FACTORY}: batch_size={batch_size} must be ≥ 1")
-        self.check_tokenizer(force=True)
+        self.check_tokenizer()
         error_handler = self.get_error_handler()
         for chunk in minibatch(stream, size=max(batch_size, self.buffer)):
             try:
