@@ -133,7 +133,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-DEFAULT_TASKS = ("configs/agreement.yaml", "configs/sentiment.yaml")  # what `parserfree run` does by default
+DEFAULT_TASKS = ("configs/main/agreement.yaml", "configs/main/sentiment.yaml")  # what `parserfree run` does by default
 
 
 def cmd_run(args: argparse.Namespace) -> int:
