@@ -134,6 +134,11 @@ def test_batched_pipe_equals_one_doc_at_a_time(smoke_bundle):
         assert doc.cats == pytest.approx(single.cats, abs=1e-4)
 
 
+def test_tree_false_sets_the_prediction_only(smoke_bundle, nlp):
+    doc = make_nlp(smoke_bundle[0], tree=False)("A great film.")
+    assert doc.cats == pytest.approx(nlp("A great film.").cats) and not doc.has_annotation("DEP")
+
+
 def test_to_disk_carries_the_bundle_and_spacy_load_runs_it(smoke_bundle, tmp_path):
     bundle = tmp_path / "bundle"
     shutil.copytree(smoke_bundle[0], bundle)
