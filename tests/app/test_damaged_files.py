@@ -62,12 +62,12 @@ def test_predict(bundle_copy, tmp_path, capsys, kind):
     _one_line_naming(capsys, code, damaged)
 
 
-@pytest.mark.parametrize("kind", DAMAGE)
+# A config cut short may still be valid YAML — another, smaller config that nothing can tell apart — so
+# `run` is fed a truncated resume checkpoint instead (tests/app/test_stage_records.py).
+@pytest.mark.parametrize("kind", [k for k in DAMAGE if k != "truncated"])
 def test_run_with_a_damaged_config(smoke_overrides, smoke_checkpoint, tmp_path, capsys, kind):
     config = tmp_path / "job.yaml"
     save_config(load_config("configs/smoke.yaml", smoke_overrides), config)
-    if kind == "truncated":
-        assert config.read_text()[config.stat().st_size // 2 - 1] != "\n"  # cut inside a line: not valid YAML
     damage_file(config, kind, other=smoke_checkpoint)
     code = main(["run", "--config", str(config), "--out", str(tmp_path / "out"), "--quiet"])
     _one_line_naming(capsys, code, config)

@@ -21,9 +21,10 @@ from parserfree.distill.fingerprints import changes
 
 @pytest.fixture(scope="module")
 def job(smoke_overrides, sentiment_file, tmp_path_factory):
-    """A small finished task (parser_fed and parser_free, one epoch): (folder, the overrides it ran with)."""
+    """A small finished task (parser_fed and parser_free, a third of an epoch): (folder, the overrides it ran with)."""
     overrides = [*smoke_overrides, f"run.compare_datasets=[{sentiment_file}]", "run.recipes=[parser_fed,parser_free]",
-                 "training.max_epochs=1", "run.compare_max_examples=40", "run.latency_examples=5"]
+                 "training.max_epochs=1", "training.limit_train_batches=0.3", "run.compare_max_examples=20",
+                 "run.latency_examples=2"]
     out = tmp_path_factory.mktemp("stages") / "job"
     run_task(load_config("configs/smoke.yaml", overrides), out, progress=False)
     return out, overrides
