@@ -20,7 +20,7 @@ from parserfree.distill.task_metrics import agreement, predictions, task_metrics
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.graph_inputs import graph_inputs
-from parserfree.export.parity import Analyse
+from parserfree.export.parity import TOLERANCE, Analyse
 from parserfree.export.session import make_session
 from parserfree.export.timing import batches, time_calls
 
@@ -61,20 +61,37 @@ def evaluate_variants(
         feeds.append(graph_inputs(vocab, words, max_len, distances))
     gold = gold[order]
     results: dict[str, dict] = {}
-    reference = None
+    reference, reference_distances = None, None
     for variant, name in models.items():
         session = make_session(folder / name, threads)
-        timed = time_calls(lambda f: session.run(["task_output"], f)[0], feeds, keep_results=True)
-        pred = predictions(task, np.concatenate(timed["results"]))
-        reference = pred if reference is None else reference
+        names = [o.name for o in session.get_outputs()]
+        timed = time_calls(lambda f: dict(zip(names, session.run(None, f))), feeds, keep_results=True)
+        pred = predictions(task, np.concatenate([r["task_output"] for r in timed["results"]]))
+        distances = [r["distances"] for r in timed["results"]] if "distances" in names else None
+        if reference is None:
+            reference, reference_distances = pred, distances
         scores = task_metrics(task, pred, gold, n_classes)
         results[variant] = {
             "metric_name": scores["metric_name"],
             "metric": scores["metric"],
             "agreement_with_fp32": agreement(task, pred, reference),
+            "distance_rows_as_fp32": _rows_as(distances, reference_distances, feeds) if distances else None,
             "sentences_per_s": len(order) / timed["seconds"] if timed["seconds"] > 0 else None,
         }
     return results
+
+
+def _rows_as(distances: list[np.ndarray], reference: list[np.ndarray], feeds: list[dict]) -> float:
+    """Share of words whose row of predicted distances D̂ equals the fp32 graph's (within the parity
+    tolerance; padding ignored): where a variant's trees differ, these rows do."""
+    same = words = 0
+    for got, ref, f in zip(distances, reference, feeds):
+        mask = f["mask"]
+        pairs = mask[:, :, None] & mask[:, None, :]
+        close = np.where(pairs, np.abs(got - ref) <= TOLERANCE, True).all(-1)
+        same += int((close & mask).sum())
+        words += int(mask.sum())
+    return same / words if words else float("nan")
 
 
 def evaluation_report(folder: Path, models: dict[str, str], dataset: Dataset | None, reason: str | None, task: str,

@@ -77,8 +77,10 @@ def format_evaluation(evaluation: dict) -> list[str]:
     lines = [f"  {evaluation['source']}, {evaluation['n_examples']} sentences (speed: graph only, batch "
              f"{evaluation['batch_size']}, {evaluation['threads'] or 'default'} threads):"]
     for variant, v in evaluation["variants"].items():
+        rows = v.get("distance_rows_as_fp32")
+        trees = f", D̂ rows as fp32 {rows:.1%}" if rows is not None else ""
         lines.append(f"  {variant:<9} {v['metric_name']} {v['metric']:.2f}, agreement with fp32 "
-                     f"{v['agreement_with_fp32']:.1%}, {v['sentences_per_s'] or float('nan'):,.0f} sentences/s")
+                     f"{v['agreement_with_fp32']:.1%}{trees}, {v['sentences_per_s'] or float('nan'):,.0f} sentences/s")
     return lines
 
 

@@ -220,10 +220,12 @@ def variants_markdown(evaluation: dict | None) -> list[str]:
     first = next(iter(evaluation["variants"].values()))
     lines += [f"Measured by the export on the {evaluation['source']} ({evaluation['n_examples']:,} sentences; speed of the "
               f"graph alone, batch {evaluation['batch_size']}, {evaluation['threads'] or 'default'} threads).", "",
-              f"| variant | {first['metric_name']} | agreement with fp32 | sentences/s |", "|---|---:|---:|---:|"]
+              f"| variant | {first['metric_name']} | agreement with fp32 | D̂ rows as fp32 | sentences/s |",
+              "|---|---:|---:|---:|---:|"]
     for name, v in evaluation["variants"].items():
+        rows = v.get("distance_rows_as_fp32")
         lines.append(f"| {name} | {_fmt(v['metric'], 2)} | {_fmt(100 * v['agreement_with_fp32'], 1)}% | "
-                     f"{_fmt(v['sentences_per_s'], 0)} |")
+                     f"{_fmt(100 * rows, 1) + '%' if rows is not None else '–'} | {_fmt(v['sentences_per_s'], 0)} |")
     return lines
 
 

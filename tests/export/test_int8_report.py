@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from parserfree.commands import format_evaluation
 from parserfree.distill.datasets import DataConfig, load_dataset
@@ -27,14 +28,20 @@ def test_reported_numbers_are_what_the_variants_predict(smoke_bundle, smoke_chec
     data = DataConfig(**_experiment(folder)["data"])
     test = load_dataset(data).splits["test"]
     texts, gold = [e.text for e in test], np.array([e.label for e in test])
-    labels = {}
+    labels, distances = {}, {}
     for variant in ("default", "int8"):
         model = ParserFreeModel.load(folder, variant=variant)
-        labels[variant] = np.array([model.label_names.index(r["label"]) for r in model.predict(texts)])
+        results = model.predict(texts, with_distances=True)
+        labels[variant] = np.array([model.label_names.index(r["label"]) for r in results])
+        distances[variant] = [np.array(r["distances"]) for r in results]
     reported = manifest["evaluation"]["variants"]
     assert math.isclose(reported["default"]["metric"], 100 * float(np.mean(labels["default"] == gold)))
     assert math.isclose(reported["int8"]["metric"], 100 * float(np.mean(labels["int8"] == gold)))
     assert math.isclose(reported["int8"]["agreement_with_fp32"], float(np.mean(labels["int8"] == labels["default"])))
+    assert reported["default"]["distance_rows_as_fp32"] == 1.0
+    same = [np.allclose(a, b, atol=1e-4, rtol=0)  # word by word: its row of D̂
+            for text_a, text_b in zip(distances["int8"], distances["default"]) for a, b in zip(text_a, text_b)]
+    assert reported["int8"]["distance_rows_as_fp32"] == pytest.approx(float(np.mean(same)))
 
 
 def _experiment(folder) -> dict:
