@@ -14,7 +14,7 @@ of them (500; 100 with ``--quick``), with PyTorch and onnxruntime limited to the
 Reported per row and batch size: sentences/s, words/s, latency p50/p95 per call and the speed ratio to the
 parser-fed pipeline at the same batch size; then the project's two goals (parser-free ORT ≥10× parser-fed
 end-to-end, ORT ≥1.5× PyTorch on the same model). With ``--repeats`` > 1 each row keeps its fastest pass.
-Models default to the main job's output folder (``parserfree run``: runs/default/...).
+Models default to the main job's sentiment task (``parserfree run``: runs/main/sentiment/...).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from parserfree.export.pipelines import ModelSource, parser_fed_pipeline, resolv
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
 
-DEFAULT_RUN = Path("runs/default")
+DEFAULT_RUN = Path("runs/main/sentiment")
 REFERENCE = "parser-fed end-to-end"
 GOAL_END_TO_END, GOAL_ORT_OVER_TORCH = 10.0, 1.5
 
@@ -60,14 +60,14 @@ def parser_free_torch(trained: TrainedModel, tokenize: Callable[[Sequence[str]],
 def find_models(args: argparse.Namespace) -> tuple[Path, Path]:
     """The parser-free bundle and the parser-fed model (bundle or run), or exit with what to run first."""
     bundle = Path(args.bundle or DEFAULT_RUN / "bundle")
-    fed = Path(args.parser_fed) if args.parser_fed else DEFAULT_RUN / "bundle_parser_fed"
+    fed = Path(args.parser_fed) if args.parser_fed else DEFAULT_RUN / "bundle_parser_fed_twin"
     if not args.parser_fed and not fed.exists():
-        fed = DEFAULT_RUN / "parser_fed"
+        fed = DEFAULT_RUN / "parser_fed_twin"
     missing = [f"{what} at {path}" for what, path in (("no parser-free bundle", bundle), ("no parser-fed bundle or run", fed))
                if not path.exists()]
     if missing:
         sys.exit("bench_inference: " + "; ".join(missing) + ".\n  Run the main job first (`parserfree run`, which "
-                 "writes runs/default/{bundle,bundle_parser_fed,parser_free}), or pass --bundle and --parser-fed "
+                 "writes runs/main/sentiment/{bundle,bundle_parser_fed_twin,parser_free}), or pass --bundle and --parser-fed "
                  "(e.g. from `parserfree train` + `parserfree export --optimize --quantize int8`).")
     return bundle, fed
 
@@ -169,9 +169,9 @@ def summary(goal: dict) -> list[str]:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bundle", help="parser-free bundle (default runs/default/bundle)")
-    parser.add_argument("--parser-fed", help="parser-fed bundle or run folder (default runs/default/bundle_parser_fed, "
-                                             "else runs/default/parser_fed)")
+    parser.add_argument("--bundle", help="parser-free bundle (default runs/main/sentiment/bundle)")
+    parser.add_argument("--parser-fed", help="parser-fed bundle or run folder (default runs/main/sentiment/bundle_parser_fed_twin, "
+                                             "else runs/main/sentiment/parser_fed_twin)")
     parser.add_argument("--checkpoint", help="parser-free checkpoint for the PyTorch row (default: from the bundle's manifest)")
     parser.add_argument("--dataset", default="vader-movies")
     parser.add_argument("--n", type=int, help="number of texts (default 1000, --quick 300)")

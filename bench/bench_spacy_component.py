@@ -15,7 +15,7 @@ call and each call keeps its fastest of ``--repeats`` passes.
 Words/s count the words as the bundle's tokenizer splits the texts. Also reported: how often the rule that
 picks the predicted tree's root (export/predicted_tree.py: the word with most tree neighbours) picks
 spaCy's root when applied to spaCy's own trees of these texts. Needs a parser-free bundle (``--bundle``,
-default runs/default/bundle).
+default runs/main/sentiment/bundle, from `parserfree run`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
 
-DEFAULT_BUNDLE = Path("runs/default/bundle")
+DEFAULT_BUNDLE = Path("runs/main/sentiment/bundle")
 BATCH = 32
 GOAL = 0.10  # the component may be at most 10 % slower than ParserFreeModel doing the same work
 
@@ -46,8 +46,9 @@ def find_bundle(arg: str | None) -> Path:
     bundle = Path(arg) if arg else DEFAULT_BUNDLE
     if not (bundle / "manifest.json").exists():
         sys.exit(f"bench_spacy_component: no parser-free bundle at {bundle}.\n"
-                 "  Make one: `parserfree train --config configs/parser_free.yaml --out runs/default/parser_free` then\n"
-                 "  `parserfree export --checkpoint runs/default/parser_free/checkpoints/best.ckpt --out runs/default/bundle`\n"
+                 "  Make one with `parserfree run` (writes runs/main/sentiment/bundle), or train and export one:\n"
+                 "  `parserfree train --config configs/parser_free.yaml --out runs/pf` then\n"
+                 "  `parserfree export --checkpoint runs/pf/checkpoints/best.ckpt --out runs/pf-bundle`\n"
                  "  (or, for a quick check, configs/smoke.yaml in place of parser_free.yaml), or pass --bundle.")
     return bundle
 

@@ -4,7 +4,7 @@ Writes the test (or dev) texts of the run's dataset to a file, runs the ``parser
 it (the bundled tokenizer and ONNX graph, no parser), scores the JSON lines against the gold labels and
 compares with the PyTorch score of the best checkpoint in the run's ``metrics.json``.
 
-    python bench/check_predict.py --run runs/default/parser_free --bundle runs/default/bundle
+    python bench/check_predict.py --run runs/main/sentiment/parser_free --bundle runs/main/sentiment/bundle
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from parserfree.distill.task_metrics import task_metrics
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", default="runs/default/parser_free", help="run folder (config.yaml, metrics.json)")
-    parser.add_argument("--bundle", default="runs/default/bundle")
+    parser.add_argument("--run", default="runs/main/sentiment/parser_free", help="run folder (config.yaml, metrics.json)")
+    parser.add_argument("--bundle", default="runs/main/sentiment/bundle")
     parser.add_argument("--split", default="test", choices=["dev", "test"])
     parser.add_argument("--tolerance", type=float, default=0.1, help="allowed |ONNX − PyTorch| in metric points")
     args = parser.parse_args(argv)
