@@ -95,7 +95,6 @@ class RunConfig:
     compare_datasets: list[str] = field(default_factory=lambda: ["vader-movies"])
     compare_max_examples: int | None = None  # per dataset, for quick runs
     latency_examples: int = 200
-    export_parser_fed: bool = True
 
     def validate(self, section: str = "run") -> None:
         """Raise ConfigError naming the first impossible field."""
@@ -153,8 +152,7 @@ class ExperimentConfig:
         if self.encoder.n_feature_buckets != self.vocab.n_feature_buckets:
             raise ConfigError(f"encoder.n_feature_buckets={self.encoder.n_feature_buckets} must equal "
                               f"vocab.n_feature_buckets={self.vocab.n_feature_buckets} (the vocabulary hashes into them)")
-        row = self.resolved().recipe_row
-        if row.needs_predictor_layer and self.resolved().encoder.predictor_layer < 1:
+        if self.recipe_row.needs_predictor_layer and self.resolved().encoder.predictor_layer < 1:
             raise ConfigError(f"encoder.predictor_layer must be ≥ 1 for recipe {self.recipe} (the predictor reads h_k)")
 
     def resolved(self) -> ExperimentConfig:
@@ -178,13 +176,12 @@ class ExperimentConfig:
 
     def model_encoder_config(self, vocab_size: int, n_features: int) -> EncoderConfig:
         """The encoder section with the vocabulary's sizes; a size set in the config must match."""
-        for name, got in (("vocab_size", vocab_size), ("n_features", n_features)):
-            mine = getattr(self.encoder, name)
-            if name == "vocab_size" and mine not in (0, got):
-                raise ConfigError(f"encoder.vocab_size={mine} but the vocabulary built from the data has {got} "
-                                  "entries (set 0 to take it from the vocabulary)")
-            if name == "n_features" and mine != got:
-                raise ConfigError(f"encoder.n_features={mine} but the vocabulary gives {got} features per word")
+        if self.encoder.vocab_size not in (0, vocab_size):
+            raise ConfigError(f"encoder.vocab_size={self.encoder.vocab_size} but the vocabulary built from the data "
+                              f"has {vocab_size} entries (set 0 to take it from the vocabulary)")
+        if self.encoder.n_features != n_features:
+            raise ConfigError(f"encoder.n_features={self.encoder.n_features} but the vocabulary gives {n_features} "
+                              "features per word")
         return dataclasses.replace(self.encoder, vocab_size=vocab_size, n_features=n_features)
 
     def predictor_config(self) -> PredictorConfig | None:

@@ -12,6 +12,8 @@ parser distances (what the predictor costs).
 
 from __future__ import annotations
 
+import itertools
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -261,8 +263,9 @@ def _figures(out: Path, sources: dict[str, ModelSource | None], parsed: dict, fr
         plot_training_curves(runs, out / "training_curves.png")
 
 
-# settings that say where files are, not what the model is: two runs that differ only here are alike
-_NOT_THE_MODEL = ("data.cache_dir", "data.archive", "training.init_from", "run.", "threads", "training.num_workers")
+# settings that say where files are or how fast it ran, not what the model is (a different ``init_from``,
+# another start, does count)
+_NOT_THE_MODEL = ("data.cache_dir", "data.archive", "run.", "threads", "training.num_workers")
 
 
 def _flat(settings: dict, prefix: str = "") -> dict:
@@ -279,17 +282,15 @@ def contrasts(sources: dict[str, ModelSource | None]) -> list[dict]:
     configs = {name: _flat(src.trained.experiment) for name, src in sources.items()
                if src is not None and src.trained is not None}
     out = []
-    names = sorted(configs)
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
-            ra, rb = sources[a].row, sources[b].row
-            things = [f"setting {k}: {configs[a].get(k)!r} vs {configs[b].get(k)!r}"
-                      for k in sorted(set(configs[a]) | set(configs[b]))
-                      if k != "recipe" and configs[a].get(k) != configs[b].get(k) and not k.startswith(_NOT_THE_MODEL)]
-            if (ra.train_source, ra.eval_source) != (rb.train_source, rb.eval_source):
-                things.append(f"distance source: {ra.train_source}→{ra.eval_source} vs {rb.train_source}→{rb.eval_source}")
-            if ra.predictor != rb.predictor:
-                things.append(f"predictor: {ra.predictor} vs {rb.predictor}")
-            if len(things) == 1:
-                out.append({"a": a, "b": b, "recipes": [ra.name, rb.name], "differs_in": things[0]})
+    for a, b in itertools.combinations(sorted(configs), 2):
+        ra, rb = sources[a].row, sources[b].row
+        things = [f"setting {k}: {configs[a].get(k)!r} vs {configs[b].get(k)!r}"
+                  for k in sorted(set(configs[a]) | set(configs[b]))
+                  if k != "recipe" and configs[a].get(k) != configs[b].get(k) and not k.startswith(_NOT_THE_MODEL)]
+        if (ra.train_source, ra.eval_source) != (rb.train_source, rb.eval_source):
+            things.append(f"distance source: {ra.train_source}→{ra.eval_source} vs {rb.train_source}→{rb.eval_source}")
+        if ra.predictor != rb.predictor:
+            things.append(f"predictor: {ra.predictor} vs {rb.predictor}")
+        if len(things) == 1:
+            out.append({"a": a, "b": b, "recipes": [ra.name, rb.name], "differs_in": things[0]})
     return out

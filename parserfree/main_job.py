@@ -39,10 +39,11 @@ def _log(message: str) -> None:
     print(f"[parserfree run] {message}", flush=True)
 
 
-def pretrain_key(config: ExperimentConfig) -> str:
-    """A short digest of everything the pre-training stage depends on (its folder name)."""
-    settings = config.to_dict()
-    wanted = {k: settings[k] for k in ("seed", "parse", "vocab", "encoder", "predictor", "training")}
+def pretrain_key(pre: ExperimentConfig) -> str:
+    """A short digest of what a pre-training config depends on (its folder name): every setting but the
+    task's data, which pre-training replaces by the text of ``run.pretrain_datasets``."""
+    settings = pre.to_dict()
+    wanted = {k: v for k, v in settings.items() if k not in ("data", "run")}
     wanted["run"] = {k: settings["run"][k] for k in ("pretrain_datasets", "pretrain_epochs")}
     wanted["split"] = settings["data"]["split"]
     return hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()[:10]
@@ -70,13 +71,13 @@ def pretrain_stage(config: ExperimentConfig, root: Path, cache_dir: str | None, 
     into ``root/pretrain-<key>``, shared by every task with the same settings; returns its checkpoint."""
     if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
         return None
-    shared = root / f"pretrain-{pretrain_key(config)}"
     pre = copy.deepcopy(config)
     pre.recipe = "pretrain_predictor"
+    pre.training.max_epochs = config.run.pretrain_epochs
+    shared = root / f"pretrain-{pretrain_key(pre)}"
     text = pretrain_text(config, root / f"{shared.name}.txt")  # beside the run folder, which a rebuild empties
     pre.data = DataConfig(dataset=str(text), format="txt", task="none",
                           split=config.data.split, cache_dir=config.data.cache_dir)
-    pre.training.max_epochs = config.run.pretrain_epochs
     train_stage(pre, shared, cache_dir, progress)
     return str(shared / "checkpoints" / "best.ckpt")
 
