@@ -26,18 +26,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import torch
+from attainable import attainable_rates
+from graph_levers import graph_levers
+from spacy_tuning import tuned_stream
 from timing import format_table, write_result
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.distill.teacher import SpacyTeacher
 from parserfree.export.pipelines import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
+from parserfree.export.flops import bundle_shape, flops_per_word
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
 
 DEFAULT_RUN = Path("runs/main/sentiment")
 REFERENCE = "parser-fed end-to-end"
-GOAL_END_TO_END, GOAL_ORT_OVER_TORCH = 10.0, 1.5
+GOAL_END_TO_END, GOAL_ORT_OVER_TORCH, GOAL_PEAK_SHARE = 10.0, 1.5, 0.5
 
 
 def benchmark_texts(dataset: str, n: int, cache_dir: str | None) -> list[str]:
@@ -72,8 +76,9 @@ def find_models(args: argparse.Namespace) -> tuple[Path, Path]:
     return bundle, fed
 
 
-def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]], dict]:
-    """name → (runtime, pipeline) for every row this machine can run, and where each model came from."""
+def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]], dict, dict]:
+    """name → (runtime, pipeline) for every row this machine can run, where each model came from, and the
+    models themselves (``free``: the fp32 ParserFreeModel, ``fed``: the parser-fed ModelSource, ``spacy``)."""
     bundle_path, fed_path = find_models(args)
     free = resolve_model(bundle_path, args.threads)
     fed = resolve_model(fed_path, args.threads)
@@ -98,15 +103,17 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     if free_ckpt is not None:
         rows["parser-free PyTorch"] = ("PyTorch", parser_free_torch(free_ckpt, tokenize))
     names = {"default": "parser-free ORT fp32", "optimized": "parser-free ORT optimised", "int8": "parser-free ORT int8"}
+    loaded = {}
     for variant, name in names.items():
         if variant in free.bundle.manifest.get("models", {}):
-            model = ParserFreeModel.load(bundle_path, threads=args.threads, variant=variant)
-            rows[name] = ("onnxruntime", tokenizer_pipeline(ModelSource(model, None, None), tokenize))
+            loaded[variant] = ParserFreeModel.load(bundle_path, threads=args.threads, variant=variant)
+            rows[name] = ("onnxruntime", tokenizer_pipeline(ModelSource(loaded[variant], None, None), tokenize))
     sources = {"parser_free_bundle": str(bundle_path), "parser_fed": str(fed_path),
                "parser_free_checkpoint": str(free_ckpt.path) if free_ckpt is not None else None,
                "parser_free_manifest": {k: free.bundle.manifest.get(k) for k in ("recipe", "predictor_form", "max_len")},
                "encoder": {k: getattr(free_ckpt.encoder_config, k) for k in ("d_model", "n_layers", "n_heads", "d_ff")} if free_ckpt else None}
-    return rows, sources
+    models = {"free": loaded["default"], "fed": fed, "spacy": teacher.model}
+    return rows, sources, models
 
 
 def measure(rows: dict[str, tuple[str, Callable]], sets: dict[int, list[str]], words: dict[str, int],
@@ -122,19 +129,34 @@ def measure(rows: dict[str, tuple[str, Callable]], sets: dict[int, list[str]], w
                     best[name, size] = got
     out = []
     for size, texts in sets.items():
-        reference = best[REFERENCE, size]["seconds"]
         n_words = sum(words[t] for t in texts)
         for name, (runtime, _) in rows.items():
             got = best[name, size]
             out.append({"model": name, "runtime": runtime, "batch": size, "texts": len(texts),
                         "sentences_per_s": len(texts) / got["seconds"], "words_per_s": n_words / got["seconds"],
-                        "latency_ms_p50": got["p50_ms"], "latency_ms_p95": got["p95_ms"],
-                        "vs_parser_fed": reference / got["seconds"]})
+                        "latency_ms_p50": got["p50_ms"], "latency_ms_p95": got["p95_ms"]})
     return out
 
 
-def goals(rows: list[dict]) -> dict:
-    """The two speed goals of docs/design.md §8, per batch size, from the measured rows."""
+def add_reference(rows: list[dict], tuned: dict | None) -> dict[int, str]:
+    """Set every row's ``vs_parser_fed``: the speed ratio to the fastest parser-fed pipeline of its batch
+    size (the per-call rows, PyTorch or onnxruntime, and at batch 32 the tuned spaCy stream when faster);
+    returns which reference each batch size used."""
+    used = {}
+    for size in sorted({r["batch"] for r in rows}):
+        at = [r for r in rows if r["batch"] == size]
+        fed = max((r for r in at if r["model"].startswith(REFERENCE)), key=lambda r: r["sentences_per_s"])
+        rate, used[size] = fed["sentences_per_s"], fed["model"]
+        if size > 1 and tuned and tuned["best_texts_per_s"] > rate:
+            rate, used[size] = tuned["best_texts_per_s"], f"parser-fed stream, tuned spaCy ({tuned['best']})"
+        for r in at:
+            r["vs_parser_fed"] = r["sentences_per_s"] / rate
+    return used
+
+
+def goals(rows: list[dict], levers: dict | None = None) -> dict:
+    """The speed goals of docs/design.md §8, per batch size, from the measured rows; with ``levers`` also
+    the graph's share of the attainable matmul rate (fp32 model.onnx against fp32 GEMM; int8 against int8)."""
     out = {}
     for size in sorted({r["batch"] for r in rows}):
         at = {r["model"]: r for r in rows if r["batch"] == size}
@@ -148,6 +170,12 @@ def goals(rows: list[dict]) -> dict:
         if torch_row:
             entry["ort_over_pytorch"] = {k.removeprefix("parser-free ORT "): v["sentences_per_s"] / torch_row["sentences_per_s"]
                                          for k, v in ort.items()}
+        graph = (levers or {}).get("batches", {}).get(size, {}).get("variants", {})
+        if "default" in graph:
+            entry["peak_share"] = graph["default"]["peak_share"]
+            entry["achieved_gflops"] = graph["default"]["useful_gflops"]
+        if "int8" in graph:
+            entry["int8_peak_share"] = graph["int8"]["peak_share"]
         out[f"batch_{size}"] = entry
     return out
 
@@ -164,6 +192,11 @@ def summary(goal: dict) -> list[str]:
             best = max(g["ort_over_pytorch"].values())
             lines.append(f"  ORT over PyTorch on the same model: {parts} "
                          f"(goal ≥{GOAL_ORT_OVER_TORCH}×: {'reached' if best >= GOAL_ORT_OVER_TORCH else 'NOT reached'})")
+        if "peak_share" in g:
+            lines.append(f"  fp32 graph: {g['achieved_gflops']:.1f} GFLOP/s = {100 * g['peak_share']:.1f}% of the attainable "
+                         f"fp32 matmul rate (goal ≥{100 * GOAL_PEAK_SHARE:.0f}%: "
+                         f"{'reached' if g['peak_share'] >= GOAL_PEAK_SHARE else 'NOT reached'})"
+                         + (f"; int8 graph {100 * g['int8_peak_share']:.1f}% of int8" if "int8_peak_share" in g else ""))
     return lines
 
 
@@ -179,21 +212,38 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--repeats", type=int, help="passes per row, fastest kept (default 2, --quick 1)")
     parser.add_argument("--cache-dir", help="data cache (default $PARSERFREE_CACHE or ~/.cache/parserfree)")
     parser.add_argument("--quick", action="store_true", help="300 texts, one pass (well under 3 minutes)")
+    parser.add_argument("--no-tuning", action="store_true", help="skip the tuned spaCy stream (n_process × batch_size)")
     parser.add_argument("--out", help="JSON file (default bench/results/inference.json)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
 
-    rows, sources = pipelines(args)
+    rows, sources, models = pipelines(args)
     texts = benchmark_texts(args.dataset, args.n or (300 if args.quick else 1000), args.cache_dir)
-    words = {t: len(w) for t, w in zip(texts, rows["spaCy tokenizer only"][1](texts)[1])}
-    single = texts[:: max(1, len(texts) // (100 if args.quick else 500))]  # batch 1: an even sample over the lengths
+    tokenized = rows["spaCy tokenizer only"][1](texts)[1]
+    words = {t: len(w) for t, w in zip(texts, tokenized)}
+    every = max(1, len(texts) // (100 if args.quick else 500))
+    single = texts[::every]  # batch 1: an even sample over the lengths
+    repeats = args.repeats or (1 if args.quick else 2)
     load_before = os.getloadavg()[0]
-    measured = measure(rows, {32: texts, 1: single}, words, args.repeats or (1 if args.quick else 2))
+    attainable = attainable_rates(args.threads, min_time=0.5 if args.quick else 1.0)
+    measured = measure(rows, {32: texts, 1: single}, words, repeats)
+    free, fed = models["free"], models["fed"]
+    shape = bundle_shape(free.folder)
+    levers = graph_levers(free, tokenized, shape, attainable, args.threads, max(repeats, 2), every)
+    run_fed = (fed.bundle.run_words if fed.bundle is not None
+               else lambda w, d: torch_outputs(fed.trained, w, d, "parser"))
+    tuned = None if args.no_tuning else tuned_stream(
+        texts, models["spacy"], run_fed, (1, 2), (64, 256) if args.quick else (32, 128, 512))
+    references = add_reference(measured, tuned)
     n_words = sum(words[t] for t in texts)
     result = {"bench": "inference", "machine": machine(), "threads": args.threads, "dataset": args.dataset,
               "n_texts": len(texts), "n_words": n_words, "n_texts_batch_1": len(single), "quick": args.quick,
               "load_average": [load_before, os.getloadavg()[0]], "models": sources, "rows": measured,
-              "goals": goals(measured)}
+              "attainable_gflops": attainable["fp32"]["best"], "attainable_int8_gops": attainable["int8"]["best"],
+              "attainable": attainable, "flops_per_word": {"shape": vars(shape), "mean_length": n_words / len(texts),
+                                                           **flops_per_word(shape, round(n_words / len(texts)))},
+              "graph": levers, "parser_fed_tuning": tuned, "reference": references,
+              "goals": goals(measured, levers)}
 
     print(describe_machine(result["machine"]))
     print(f"{len(texts)} {args.dataset} texts ({n_words:,} words; batch 1 on {len(single)} of them), "
@@ -205,11 +255,38 @@ def main(argv: list[str] | None = None) -> dict:
                                   ("sentences_per_s", "sentences/s", ",.0f"), ("words_per_s", "words/s", ",.0f"),
                                   ("latency_ms_p50", "p50 ms", ".2f"), ("latency_ms_p95", "p95 ms", ".2f"),
                                   ("vs_parser_fed", "× parser-fed", ".2f")]))
+    print("reference (fastest parser-fed): " + "; ".join(f"batch {k}: {v}" for k, v in references.items()))
+    if tuned:
+        print("spaCy tuning (stream texts/s, cold / warm): " + "; ".join(
+            f"{k}: {v['cold_texts_per_s']:.0f} / {v['warm_texts_per_s']:.0f}" for k, v in tuned["grid"].items()))
+    print(describe_graph(result))
     for line in summary(result["goals"]):
         print(line)
     print(f"results: {write_result('inference', result, args.out)}")
     return result
 
+
+def describe_graph(result: dict) -> str:
+    """The graph-alone tables: attainable rates, FLOPs per word, each variant's rate and share, the session
+    settings and the fused variant."""
+    a, f = result["attainable"], result["flops_per_word"]
+    lines = [f"attainable (large GEMM, {result['threads']} threads): fp32 {a['fp32']['best']:.1f} GFLOP/s "
+             f"(torch.mm {max(a['fp32']['torch.mm'].values()):.1f}, onnxruntime MatMul "
+             f"{max(a['fp32']['onnxruntime MatMul'].values()):.1f}); int8 onnxruntime MatMulInteger {a['int8']['best']:.1f} GOP/s",
+             f"FLOPs per word at the mean length {f['mean_length']:.1f}: {f['total'] / 1e6:.3f} M (dense {f['dense'] / 1e6:.3f}, "
+             f"attention {f['attention'] / 1e6:.3f}, predictor {f['predictor'] / 1e6:.3f})"]
+    for size, b in result["graph"]["batches"].items():
+        rows = [{"variant": k, **v} for k, v in b["variants"].items()]
+        lines += [f"graph alone, batch {size}:", format_table(rows, [
+            ("variant", "variant", ""), ("sentences_per_s", "sentences/s", ",.0f"), ("useful_gflops", "GFLOP/s", ".1f"),
+            ("executed_gflops", "executed GFLOP/s", ".1f"), ("padding_overhead", "padding", ".1%"),
+            ("peak_share", "share of attainable", ".1%"), ("attainable", "of", "")])]
+        lines.append("session settings (fp32, sentences/s): " + "; ".join(f"{k} {v:,.0f}" for k, v in b["session_settings"].items()))
+    fused = result["graph"].get("fused", {})
+    lines.append(f"transformer optimiser: {fused}")
+    lines.append("dense products alone (GFLOP/s): " + ", ".join(
+        f"{k} {v:.1f}" for k, v in result["graph"].get("products_alone_gflops", {}).items()))
+    return "\n".join(lines)
 
 if __name__ == "__main__":
     main()

@@ -36,6 +36,9 @@ from parserfree.export.session import make_session
 from parserfree.export.tokenizer import load_tokenizer, words_of
 
 EMPTY = {"error": "empty text"}
+# Idle onnxruntime threads sleep instead of busy-waiting: on a CPU shared with other work, spinning threads
+# take cores from it (bench/README.md: measured in every run of bench/bench_inference.py, session settings).
+SPINNING = False
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -83,17 +86,18 @@ class ParserFreeModel:
 
     @classmethod
     def load(cls, bundle: str | os.PathLike, threads: int | None = None, variant: str = "default",
-             digest: str | None = None) -> ParserFreeModel:
+             digest: str | None = None, spinning: bool | None = SPINNING) -> ParserFreeModel:
         """Verify ``bundle`` (seal, sha256 of every file, format version; ``digest``: the bundle digest to
         insist on) and open ``variant``'s model: ``"default"`` (model.onnx), ``"optimized"`` or ``"int8"``
-        when the export wrote them. ``threads``: onnxruntime intra-op threads (None: its default)."""
+        when the export wrote them. ``threads``: onnxruntime intra-op threads (None: its default);
+        ``spinning``: whether idle onnxruntime threads busy-wait (default off, see ``SPINNING``)."""
         folder = Path(bundle)
         manifest = verify_bundle(folder, digest)
         models = manifest["models"]
         if variant not in models:
             raise BundleError(f"{folder}: no {variant!r} model in this bundle (it has: {', '.join(models)})")
         with _naming(folder / models[variant]):
-            session = make_session(folder / models[variant], threads)
+            session = make_session(folder / models[variant], threads, spinning=spinning)
         expected = list(input_names(manifest["kind"]))
         got = [i.name for i in session.get_inputs()]
         if got != expected:

@@ -1,0 +1,134 @@
+"""The parser-free graph alone, against the machine's limit, and the levers tried on it (bench_inference's second half).
+
+Everything here times ``session.run`` on prepared inputs (tokenising and featurising excluded), in
+length-sorted batches, each configuration keeping its fastest of ``repeats`` interleaved passes:
+
+- ``flop_rates``: achieved GFLOP/s of a graph — useful FLOPs (every sentence at its own length,
+  export/flops.py) and executed FLOPs (at its batch's padded length) over the measured time — and the
+  share of the attainable rate of the same number type;
+- ``session_sweep``: intra-op threads (1 and the benchmark's), spinning of idle threads on/off and the
+  parallel execution mode, on the fp32 graph;
+- ``fused_variant``: onnxruntime's transformer optimiser (``onnxruntime.transformers.optimizer``: layer
+  norm, skip layer norm, bias GELU and attention fusion where the pattern allows) applied to ``model.onnx``,
+  with its parity to the unfused graph; what it fused is reported;
+- ``product_shapes``: the model's own dense products (B·T × d × 3d, d × d, d × f, f × d at the benchmark's
+  mean batch) timed alone — what a perfect graph of this size could reach.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from attainable import shape_rate
+
+from parserfree.export.flops import ModelShape, executed_flops, useful_flops
+from parserfree.export.graph_inputs import graph_inputs
+from parserfree.export.session import make_session
+from parserfree.export.timing import batches
+
+
+def prepared(model, words: Sequence[Sequence[str]], size: int) -> tuple[list[dict], list[list[int]]]:
+    """Graph inputs of ``words`` in batches of ``size``, sorted by word count as ``ParserFreeModel.predict``
+    batches them, and the sentence lengths per batch."""
+    groups = batches(sorted((list(w[: model.max_len]) for w in words if w), key=len), size)
+    return [graph_inputs(model.vocab, g, model.max_len, None) for g in groups], [[len(w) for w in g] for g in groups]
+
+
+def time_sessions(sessions: dict[str, object], feeds: list[dict], repeats: int) -> dict[str, float]:
+    """Fastest seconds per session over ``repeats`` interleaved passes of all ``feeds`` (one warm-up run each)."""
+    best: dict[str, float] = {}
+    for session in sessions.values():
+        session.run(None, feeds[0])
+    for _ in range(repeats):
+        for name, session in sessions.items():
+            start = time.perf_counter()
+            for f in feeds:
+                session.run(None, f)
+            best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
+    return best
+
+
+def flop_rates(seconds: float, shape: ModelShape, lengths: list[list[int]], attainable: float) -> dict:
+    """Achieved GFLOP/s (useful and executed) for ``seconds`` over these batches, and the useful share of
+    ``attainable`` GFLOP/s."""
+    useful = useful_flops(shape, [n for b in lengths for n in b])
+    executed = executed_flops(shape, lengths)
+    return {"seconds": seconds, "useful_gflops": useful / seconds / 1e9, "executed_gflops": executed / seconds / 1e9,
+            "padding_overhead": executed / useful - 1.0, "peak_share": useful / seconds / 1e9 / attainable}
+
+
+def session_sweep(path: Path, feeds: list[dict], threads: int, repeats: int) -> dict[str, float]:
+    """Seconds of the graph at ``path`` under each session setting."""
+    settings = {f"{t} thread{'s' if t > 1 else ''}, spinning {'on' if s else 'off'}": dict(threads=t, spinning=s)
+                for t in sorted({1, threads}) for s in (True, False)}
+    if threads > 1:
+        settings[f"{threads} threads, parallel mode (2 inter-op)"] = dict(threads=threads, inter_op_threads=2)
+    sessions = {name: make_session(path, **kw) for name, kw in settings.items()}
+    return time_sessions(sessions, feeds, repeats)
+
+
+def fused_variant(source: Path, target: Path, shape: ModelShape, n_heads: int) -> dict[str, int]:
+    """Write onnxruntime's transformer-optimised copy of ``source`` to ``target``; returns what it fused."""
+    import logging
+
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    logging.getLogger("onnxruntime.transformers").setLevel(logging.ERROR)
+    optimised = optimize_model(str(source), model_type="bert", num_heads=n_heads, hidden_size=shape.d_model, opt_level=0)
+    optimised.save_model_to_file(str(target))
+    return {k: v for k, v in optimised.get_fused_operator_statistics().items() if v}
+
+
+def max_difference(a, b, feeds: list[dict]) -> float:
+    """Largest absolute difference of the task outputs of two sessions on ``feeds``."""
+    return max(float(np.abs(a.run(None, f)[0] - b.run(None, f)[0]).max()) for f in feeds)
+
+
+def product_shapes(shape: ModelShape, lengths: list[list[int]], threads: int) -> dict[str, float]:
+    """GFLOP/s of the model's dense products alone at the benchmark's mean padded batch (M = B·T rows)."""
+    m = int(np.mean([len(b) * max(b) for b in lengths]))
+    d, f = shape.d_model, shape.d_ff
+    return {f"{m}×{k}·{k}×{n}": shape_rate(m, k, n, threads) for k, n in ((d, 3 * d), (d, d), (d, f), (f, d))}
+
+
+def graph_levers(model, words: list[list[str]], shape: ModelShape, attainable: dict, threads: int, repeats: int,
+                 single_every: int) -> dict:
+    """The graph-alone half of the benchmark: rates and peak share per variant at batch 32 and 1, the
+    session sweep, the fused variant and the products alone."""
+    folder = model.folder
+    variants = {name: folder / file for name, file in model.manifest["models"].items()}
+    out: dict = {"batches": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        fused = Path(tmp) / "model.fused.onnx"
+        try:
+            out["fused"] = {"fused_operators": fused_variant(variants["default"], fused, shape, n_heads=_heads(model))}
+            variants["fused"] = fused
+        except Exception as e:  # noqa: BLE001 — the optimiser is optional; say why it is missing
+            out["fused"] = {"error": str(e).splitlines()[0][:200]}
+        for size in (32, 1):
+            chosen = words if size > 1 else words[::single_every]
+            feeds, lengths = prepared(model, chosen, size)
+            sessions = {name: make_session(path, threads) for name, path in variants.items()}
+            seconds = time_sessions(sessions, feeds, repeats)
+            rows = {}
+            for name, s in seconds.items():
+                kind = "int8" if name == "int8" else "fp32"
+                rows[name] = {**flop_rates(s, shape, lengths, attainable[kind]["best"]), "sentences_per_s": len(chosen) / s,
+                              "attainable": kind}
+            if "fused" in sessions:
+                out["fused"][f"max_diff_batch_{size}"] = max_difference(sessions["default"], sessions["fused"], feeds[:8])
+            out["batches"][size] = {"variants": rows, "session_settings": {
+                k: len(chosen) / v for k, v in session_sweep(variants["default"], feeds, threads, repeats).items()}}
+            if size == 32:
+                out["products_alone_gflops"] = product_shapes(shape, lengths, threads)
+    return out
+
+
+def _heads(model) -> int:
+    import yaml
+
+    return int(yaml.safe_load((model.folder / model.manifest["config"]).read_text())["encoder"]["n_heads"])
