@@ -282,8 +282,8 @@ def describe_graph(result: dict) -> str:
             ("executed_gflops", "executed GFLOP/s", ".1f"), ("padding_overhead", "padding", ".1%"),
             ("peak_share", "share of attainable", ".1%"), ("attainable", "of", "")])]
         lines.append("session settings (fp32, sentences/s): " + "; ".join(f"{k} {v:,.0f}" for k, v in b["session_settings"].items()))
-    fused = result["graph"].get("fused", {})
-    lines.append(f"transformer optimiser: {fused}")
+    lines.append(f"transformer optimiser (fused): {result['graph'].get('fused', {})}")
+    lines.append(f"attention fusion (attention_fused): {result['graph'].get('attention_fused', {})}")
     lines.append("dense products alone (GFLOP/s): " + ", ".join(
         f"{k} {v:.1f}" for k, v in result["graph"].get("products_alone_gflops", {}).items()))
     return "\n".join(lines)

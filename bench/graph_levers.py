@@ -11,6 +11,8 @@ length-sorted batches, each configuration keeping its fastest of ``repeats`` int
 - ``fused_variant``: onnxruntime's transformer optimiser (``onnxruntime.transformers.optimizer``: layer
   norm, skip layer norm, bias GELU and attention fusion where the pattern allows) applied to ``model.onnx``,
   with its parity to the unfused graph; what it fused is reported;
+- the attention-fused graph (export/attention_fusion.py: every biased attention block as one
+  MultiHeadAttention node with the syntax bias as its attention_bias), with its parity;
 - ``product_shapes``: the model's own dense products (B·T × d × 3d, d × d, d × f, f × d at the benchmark's
   mean batch) timed alone — what a perfect graph of this size could reach.
 """
@@ -25,8 +27,10 @@ from pathlib import Path
 import numpy as np
 from attainable import shape_rate
 
+from parserfree.export.attention_fusion import fuse_attention
 from parserfree.export.flops import ModelShape, executed_flops, useful_flops
 from parserfree.export.graph_inputs import graph_inputs
+from parserfree.export.runtime import SPINNING
 from parserfree.export.session import make_session
 from parserfree.export.timing import batches
 
@@ -109,18 +113,22 @@ def graph_levers(model, words: list[list[str]], shape: ModelShape, attainable: d
             variants["fused"] = fused
         except Exception as e:  # noqa: BLE001 — the optimiser is optional; say why it is missing
             out["fused"] = {"error": str(e).splitlines()[0][:200]}
+        attention = Path(tmp) / "model.attention.onnx"
+        out["attention_fused"] = {"blocks": fuse_attention(variants["default"], attention, _heads(model))}
+        variants["attention_fused"] = attention
         for size in (32, 1):
             chosen = words if size > 1 else words[::single_every]
             feeds, lengths = prepared(model, chosen, size)
-            sessions = {name: make_session(path, threads) for name, path in variants.items()}
+            sessions = {name: make_session(path, threads, spinning=SPINNING) for name, path in variants.items()}
             seconds = time_sessions(sessions, feeds, repeats)
             rows = {}
             for name, s in seconds.items():
                 kind = "int8" if name == "int8" else "fp32"
                 rows[name] = {**flop_rates(s, shape, lengths, attainable[kind]["best"]), "sentences_per_s": len(chosen) / s,
                               "attainable": kind}
-            if "fused" in sessions:
-                out["fused"][f"max_diff_batch_{size}"] = max_difference(sessions["default"], sessions["fused"], feeds[:8])
+            for name in ("fused", "attention_fused"):
+                if name in sessions:
+                    out[name][f"max_diff_batch_{size}"] = max_difference(sessions["default"], sessions[name], feeds[:8])
             out["batches"][size] = {"variants": rows, "session_settings": {
                 k: len(chosen) / v for k, v in session_sweep(variants["default"], feeds, threads, repeats).items()}}
             if size == 32:

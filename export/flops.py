@@ -8,10 +8,13 @@ arc width a (a ``probe`` of rank r):
               k + (N − k) = N without, N for a model without a predictor
     layer   = 8·d² + 4·d·f    (QKV 6·d², output 2·d², feed-forward 2·2·d·f)
             + 4·T·d            (QKᵀ and the weighted sum of V: 2·T·d each, over all heads)
+    shared  = 6·d² + 2·T·d     with ``bias_all_layers`` and k ≥ 1: layer 1's two passes read the same
+                               embeddings, so its QKV projection and QKᵀ are computed once (the exported
+                               graph holds them once)
     heads   = 4·d·a + 2·a² + 2·T·a + 4·a   (dependent and head projections, dep·W, (dep·W)·headᵀ, head·u, root)
     probe   = 2·d·r + 2·T·r                 (projection and Gram matrix)
     task    = 2·d·C / T                      (the pooled classifier, C outputs, shared by the sentence's words)
-    FLOPs/word(T) = passes · layer + predictor + task
+    FLOPs/word(T) = passes · layer − shared + predictor + task
 
 Not counted: embeddings (gathers), layer norms, softmax, GELU, the syntax bias's lookups and the predictor's
 tree ops (argmax, cycle breaking, pointer jumping: comparisons and gathers, no products) — the work that
@@ -62,9 +65,10 @@ class ModelShape:
 def flops_per_word(shape: ModelShape, length: int) -> dict[str, float]:
     """FLOPs per word of a sentence (or padded batch) of ``length`` words, by part and in ``total``."""
     d, f, t, a = shape.d_model, shape.d_ff, length, shape.predictor_width
+    shared = shape.predictor_form is not None and shape.bias_all_layers and shape.predictor_layer >= 1
     parts = {
-        "dense": shape.layer_passes * (8.0 * d * d + 4.0 * d * f),
-        "attention": shape.layer_passes * 4.0 * t * d,
+        "dense": shape.layer_passes * (8.0 * d * d + 4.0 * d * f) - (6.0 * d * d if shared else 0.0),
+        "attention": shape.layer_passes * 4.0 * t * d - (2.0 * t * d if shared else 0.0),
         "predictor": {"heads": 4.0 * d * a + 2.0 * a * a + 2.0 * t * a + 4.0 * a,
                       "probe": 2.0 * d * a + 2.0 * t * a, None: 0.0}[shape.predictor_form],
         "task": 2.0 * d * shape.n_outputs / max(t, 1),
