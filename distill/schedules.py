@@ -8,16 +8,18 @@ from __future__ import annotations
 import math
 
 
-def teacher_forcing_probability(step: int, total_steps: int, fraction: float) -> float:
+def teacher_forcing_probability(step: int, total_steps: int, fraction: float, end: float = 0.0) -> float:
     """Probability that a batch's biased layers see the parser's D instead of the predicted D̂.
 
-    Decays linearly from 1 at step 0 to 0 at ``fraction · total_steps``, then stays 0 (only D̂), so the
-    final model is trained on what it sees at inference. ``fraction = 0`` means D̂ from the start.
+    Decays linearly from 1 at step 0 to ``end`` at ``fraction · total_steps``, then stays at ``end``.
+    ``end = 0``: the last part of training sees only D̂, what the model sees at inference; ``end = 1``:
+    the biased layers always read the parser's trees (teacher forcing throughout) and meet D̂ only at
+    inference. ``fraction = 0`` means ``end`` from the start.
     """
     horizon = fraction * total_steps
     if horizon <= 0:
-        return 0.0
-    return max(0.0, 1.0 - step / horizon)
+        return end
+    return end + (1.0 - end) * max(0.0, 1.0 - step / horizon)
 
 
 def inverse_sqrt_factor(step: int, warmup_steps: int) -> float:

@@ -87,6 +87,17 @@ def _read_chunk(path: Path, key: str, index: int, expected: int) -> list[list[Ta
         return None
 
 
+def _folder(texts: Sequence[str], cache_dir: Path, model: str) -> tuple[str, Path, int]:
+    key = cache_key(texts, model)
+    return key, Path(cache_dir) / "tagged" / key, (len(texts) + CHUNK_SIZE - 1) // CHUNK_SIZE
+
+
+def is_tagged(texts: Sequence[str], cache_dir: Path, model: str = DEFAULT_MODEL) -> bool:
+    """Whether every chunk of these texts is in the cache (present; damage is found when it is read)."""
+    _, folder, n_chunks = _folder(texts, cache_dir, model)
+    return all((folder / f"chunk-{c:05d}.json").is_file() for c in range(n_chunks))
+
+
 def tag_cached(
     texts: Sequence[str],
     cache_dir: Path,
@@ -98,10 +109,8 @@ def tag_cached(
     """The sentences of every text, tagged through the cache (only missing chunks are tagged)."""
     from tqdm.auto import tqdm
 
-    key = cache_key(texts, model)
-    folder = Path(cache_dir) / "tagged" / key
+    key, folder, n_chunks = _folder(texts, cache_dir, model)
     folder.mkdir(parents=True, exist_ok=True)
-    n_chunks = (len(texts) + CHUNK_SIZE - 1) // CHUNK_SIZE
     spans = [texts[c * CHUNK_SIZE : (c + 1) * CHUNK_SIZE] for c in range(n_chunks)]
     results = [_read_chunk(folder / f"chunk-{c:05d}.json", key, c, len(spans[c])) for c in range(n_chunks)]
     todo = [c for c in range(n_chunks) if results[c] is None]

@@ -35,7 +35,7 @@ def run_curve(
     out.mkdir(parents=True, exist_ok=True)
     save_config(config, out / "config.yaml")
     recipes = list(recipes or config.run.recipes)
-    pretrained = pretrain_stage(config, out, cache_dir, progress)
+    pretrained = pretrain_stage(config, out.parent, cache_dir, progress)  # shared with curves and jobs beside it
     runs = []
     for fraction in fractions:
         for seed in range(seeds):
@@ -66,16 +66,27 @@ def _run_row(fraction: float, seed: int, recipe: str, result: dict) -> dict:
     return row
 
 
+def _mean_sd(values: list[float]) -> tuple[float, float]:
+    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
+
+
 def summarise(runs: list[dict]) -> dict:
-    """Per fraction and recipe: n, mean and sd of the test metric, and the training examples used."""
+    """Per fraction and recipe: n, mean and sd of the test metric (and of the test DSpr where the runs have
+    it), and the training examples used."""
     summary: dict = {}
     for run in runs:
-        entry = summary.setdefault(f"{run['fraction']:g}", {}).setdefault(run["recipe"], {"values": [], "n_train": run["n_train"]})
+        entry = summary.setdefault(f"{run['fraction']:g}", {}).setdefault(
+            run["recipe"], {"values": [], "dspr": [], "n_train": run["n_train"]})
         entry["values"].append(run["test"])
+        if "dspr" in run:
+            entry["dspr"].append(run["dspr"])
     for by_recipe in summary.values():
         for entry in by_recipe.values():
-            values = entry.pop("values")
-            entry.update(n=len(values), mean=statistics.fmean(values), sd=statistics.stdev(values) if len(values) > 1 else 0.0)
+            values, dspr = entry.pop("values"), entry.pop("dspr")
+            mean, sd = _mean_sd(values)
+            entry.update(n=len(values), mean=mean, sd=sd)
+            if len(dspr) == len(values):
+                entry["dspr_mean"], entry["dspr_sd"] = _mean_sd(dspr)
     return summary
 
 
@@ -95,6 +106,12 @@ def curve_markdown(curve: dict) -> str:
         n = next(iter(by.values()))["n_train"]
         cells = [f"{by[r]['mean']:.2f} ± {by[r]['sd']:.2f}" if r in by else "–" for r in recipes]
         lines.append(f"| {f} | {n if n is not None else '–'} | " + " | ".join(cells) + " |")
+    if metric == "uuas" and any("dspr_mean" in e for by in curve["summary"].values() for e in by.values()):
+        lines += ["", "Test DSpr (Spearman of D̂ with the tree distances):", "", "| fraction | " + " | ".join(recipes) + " |",
+                  "|---:|" + "---:|" * len(recipes)]
+        for f, by in curve["summary"].items():
+            cells = [f"{by[r]['dspr_mean']:.3f} ± {by[r]['dspr_sd']:.3f}" if "dspr_mean" in by.get(r, {}) else "–" for r in recipes]
+            lines.append(f"| {f} | " + " | ".join(cells) + " |")
     if base:
         lines += ["", f"Gain over {base} (points):", "", "| fraction | " + " | ".join(r for r in recipes if r != base) + " |",
                   "|---:|" + "---:|" * (len(recipes) - 1)]
@@ -104,25 +121,35 @@ def curve_markdown(curve: dict) -> str:
 
 
 def plot_curve(curve: dict, path: Path) -> None:
-    """Mean ± sd of the test metric against the fraction of training data, one line per recipe."""
+    """Mean ± sd of the test metric against the fraction of training data, one line per recipe; for a
+    predictor-only curve (no task), UUAS and DSpr side by side against the number of training sentences."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    xs = [float(f) for f in curve["summary"]]
-    for recipe in curve["recipes"]:
-        points = [(x, by[recipe]) for x, by in zip(xs, curve["summary"].values()) if recipe in by]
-        ax.errorbar([x for x, _ in points], [e["mean"] for _, e in points], yerr=[e["sd"] for _, e in points],
-                    marker="o", capsize=3, label=recipe)
-    ax.set_xscale("log")
-    ax.set_xticks(xs, [f"{x:g}" for x in xs])
-    ax.set_xlabel("fraction of the training split")
-    ax.set_ylabel(f"test {curve['runs'][0]['metric_name'] if curve['runs'] else 'metric'}")
-    ax.set_title(f"{curve['dataset']}: {curve['seeds']} seeds, mean ± sd")
-    ax.grid(alpha=0.3)
-    ax.legend()
+    metric = curve["runs"][0]["metric_name"] if curve["runs"] else "metric"
+    panels = [("mean", "sd", f"test {metric}")]
+    if metric == "uuas":
+        panels.append(("dspr_mean", "dspr_sd", "test DSpr"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.4 * len(panels), 4.2), squeeze=False)
+    fractions = [float(f) for f in curve["summary"]]
+    for ax, (mean, sd, label) in zip(axes[0], panels):
+        for recipe in curve["recipes"]:
+            points = [(f, by[recipe]) for f, by in zip(fractions, curve["summary"].values()) if mean in by.get(recipe, {})]
+            xs = [e["n_train"] if metric == "uuas" else f for f, e in points]
+            ax.errorbar(xs, [e[mean] for _, e in points], yerr=[e[sd] for _, e in points], marker="o", capsize=3, label=recipe)
+            if metric == "uuas":
+                ax.set_xticks(xs, [f"{x:,}" for x in xs], rotation=30)
+        ax.set_xscale("log")
+        if metric != "uuas":
+            ax.set_xticks(fractions, [f"{x:g}" for x in fractions])
+        ax.minorticks_off()
+        ax.set_xlabel("training sentences" if metric == "uuas" else "fraction of the training split")
+        ax.set_ylabel(label)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle(f"{curve['dataset']}: {curve['seeds']} seed{'s' if curve['seeds'] > 1 else ''}, mean ± sd")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -68,16 +68,22 @@ def pretrain_text(config: ExperimentConfig, path: Path) -> Path:
 
 def pretrain_stage(config: ExperimentConfig, root: Path, cache_dir: str | None, progress: bool) -> str | None:
     """Pre-train layers 1..k and the predictor on the configured text (when ``run.pretrain_epochs`` > 0)
-    into ``root/pretrain-<key>``, shared by every task with the same settings; returns its checkpoint."""
+    into ``root/pretrain-<key>``, shared by every task with the same settings; returns its checkpoint.
+    A single pre-training dataset is used as it is — e.g. ``silver-trees``, whose trees need no parsing;
+    several are joined into one text file of their train and dev texts (``pretrain_text``), then parsed."""
     if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
         return None
     pre = copy.deepcopy(config)
     pre.recipe = "pretrain_predictor"
     pre.training.max_epochs = config.run.pretrain_epochs
     shared = root / f"pretrain-{pretrain_key(pre)}"
-    text = pretrain_text(config, root / f"{shared.name}.txt")  # beside the run folder, which a rebuild empties
-    pre.data = DataConfig(dataset=str(text), format="txt", task="none",
-                          split=config.data.split, cache_dir=config.data.cache_dir)
+    if len(config.run.pretrain_datasets) == 1:  # one dataset is used as it is: its own splits (and trees, if it has them)
+        pre.data = DataConfig(dataset=config.run.pretrain_datasets[0], task="none", split=config.data.split,
+                              cache_dir=config.data.cache_dir, archive=config.data.archive)
+    else:
+        text = pretrain_text(config, root / f"{shared.name}.txt")  # beside the run folder, which a rebuild empties
+        pre.data = DataConfig(dataset=str(text), format="txt", task="none",
+                              split=config.data.split, cache_dir=config.data.cache_dir)
     train_stage(pre, shared, cache_dir, progress)
     return str(shared / "checkpoints" / "best.ckpt")
 
@@ -124,7 +130,7 @@ def train_stage(config: ExperimentConfig, run_dir: Path, cache_dir: str | None, 
         if resume and str(e).startswith(str(last)):
             raise CheckpointError(f"{e} — delete it to train {config.recipe} from the start") from None
         raise
-    record.finish()
+    _log(f"{config.recipe}: trained in {record.finish():.0f}s")
     return result
 
 
@@ -153,7 +159,7 @@ def _export_stage(config: ExperimentConfig, checkpoint: Path, bundle: Path, full
     _log(f"export: {why} — exporting again" if why else f"export: {checkpoint} → {bundle}")
     record.start(fresh=True)
     export_bundle(checkpoint, bundle, optimize=variants["optimize"], quantize=variants["quantize"], overwrite=True)
-    record.finish()
+    _log(f"export: {bundle.name} in {record.finish():.0f}s")
 
 
 def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | None = None, progress: bool = True) -> dict:
@@ -193,9 +199,17 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
             threads=compare_threads(config), latency_examples=config.run.latency_examples, max_examples=config.run.compare_max_examples,
             cache_dir=cache_dir or config.data.cache_dir, progress=progress,
         )
-        record.finish()
+        _log(f"compare: done in {record.finish():.0f}s")
     _log(f"{out.name}: done in {time.perf_counter() - start:.0f}s")
     return report
+
+
+def stage_seconds(out: Path, tasks: list[str]) -> dict[str, float | None]:
+    """Wall seconds of each stage's last build, from the stage records: the shared pre-training, then per
+    task its runs (the first one includes preparing and parsing the task's data), bundles and report."""
+    folders = [("", out / "stages"), *((f"{task}/", out / task / "stages") for task in tasks)]
+    return {prefix + path.stem: json.loads(path.read_text(encoding="utf-8")).get("seconds")
+            for prefix, folder in folders if folder.is_dir() for path in sorted(folder.glob("*.json"))}
 
 
 def run_main_job(tasks: dict[str, ExperimentConfig], out_dir: str | Path, cache_dir: str | None = None,
@@ -209,6 +223,6 @@ def run_main_job(tasks: dict[str, ExperimentConfig], out_dir: str | Path, cache_
     for name, config in tasks.items():
         _log(f"task {name}")
         reports[name] = run_task(config, out / name, cache_dir, progress)
-    write_index(reports, out, time.perf_counter() - start)
+    write_index(reports, out, time.perf_counter() - start, stage_seconds(out, list(tasks)))
     _log(f"done in {time.perf_counter() - start:.0f}s → {out / 'index.md'}")
     return reports

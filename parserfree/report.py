@@ -275,8 +275,9 @@ def write_markdown(report: dict, path: Path) -> None:
     path.write_text("\n".join(parts))
 
 
-def write_index(reports: dict[str, dict], out: Path, seconds: float) -> None:
-    """index.md and index.json of the main job: each task's headline models and a link to its report."""
+def write_index(reports: dict[str, dict], out: Path, seconds: float, stages: dict[str, float | None] | None = None) -> None:
+    """index.md and index.json of the main job: each task's headline models and a link to its report, and
+    the wall time of every stage's last build."""
     from parserfree.encoder.files import write_json, write_text_atomic
 
     parts = ["# parserfree main job", "", f"All tasks in {seconds / 60:.1f} min.", ""]
@@ -288,5 +289,10 @@ def write_index(reports: dict[str, dict], out: Path, seconds: float) -> None:
         parts += [f"## {task}: {report['dataset']} — [report]({task}/report/report.md)", "", headline_table(report), "",
                   f"Speed-up parser-free vs parser-fed {_fmt(report['speedup_end_to_end'], 1)}× · UUAS "
                   f"{_fmt(report['distance']['uuas'], 1)}", ""]
-    write_json(out / "index.json", {"seconds": seconds, "tasks": summary})
+    if stages:
+        parts += ["## Time per stage", "", "Wall seconds of each stage's last build (a stage reused by this run keeps "
+                  "the time it took when built; a task's first run includes preparing and parsing its data).", "",
+                  "| stage | seconds |", "|---|---:|"]
+        parts += [f"| {name} | {'–' if s is None else f'{s:.0f}'} |" for name, s in stages.items()] + [""]
+    write_json(out / "index.json", {"seconds": seconds, "stage_seconds": stages or {}, "tasks": summary})
     write_text_atomic(out / "index.md", "\n".join(parts))

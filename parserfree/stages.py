@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from parserfree.distill.config import ExperimentConfig
@@ -61,6 +62,7 @@ class StageRecord:
 
     output: Path
     fingerprint: dict
+    _started: float | None = field(default=None, repr=False)
 
     @property
     def path(self) -> Path:
@@ -93,7 +95,15 @@ class StageRecord:
             shutil.rmtree(self.output)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_json(self.path, {"fingerprint": self.fingerprint, "finished": False})
+        self._started = time.perf_counter()
 
-    def finish(self) -> None:
-        """Record that the stage finished."""
-        write_json(self.path, {"fingerprint": self.fingerprint, "finished": True})
+    def finish(self) -> float:
+        """Record that the stage finished, with its wall time in seconds (returned)."""
+        seconds = time.perf_counter() - self._started if self._started is not None else 0.0
+        write_json(self.path, {"fingerprint": self.fingerprint, "finished": True, "seconds": round(seconds, 1)})
+        return seconds
+
+    def seconds(self) -> float | None:
+        """Wall time of the stage's last finished build (None if unknown)."""
+        saved = self._saved()
+        return saved.get("seconds") if saved and saved.get("finished") else None

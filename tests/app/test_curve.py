@@ -42,3 +42,19 @@ def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, 
                  "--recipes", "no_syntax,parser_fed_twin", "--out", str(out), "--quiet",
                  *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)]]) == 0
     assert "training" not in capsys.readouterr().out
+
+
+def test_predictor_curve_reports_dspr_and_plots_it_against_training_sentences(smoke_overrides, tmp_path):
+    """The scaling curve of predictor pre-training: UUAS and DSpr per share, the x axis in sentences."""
+    out = tmp_path / "scaling"
+    code = main(["curve", "--config", "configs/smoke.yaml", "--quick", "--fractions", "0.5,1", "--seeds", "1",
+                 "--recipes", "pretrain_predictor", "--out", str(out), "--quiet",
+                 *[a for o in [*smoke_overrides, "data.task=none", "training.max_steps=4"] for a in ("--set", o)]])
+    assert code == 0
+    curve = json.loads((out / "curve.json").read_text())
+    for fraction, by in curve["summary"].items():
+        run = next(r for r in curve["runs"] if f"{r['fraction']:g}" == fraction)
+        assert run["metric_name"] == "uuas" and by["pretrain_predictor"]["dspr_mean"] == run["dspr"]
+    assert "Test DSpr" in (out / "curve.md").read_text()
+    with Image.open(out / "curve.png") as im:
+        assert im.size[0] > 1000  # two panels: UUAS and DSpr

@@ -41,6 +41,16 @@ def test_every_like_for_like_row_is_compared_and_differs_in_one_thing(smoke_job)
     assert "[report](smoke/report/report.md)" in (out.parent / "index.md").read_text()
 
 
+def test_index_gives_the_wall_time_of_every_stage_built(smoke_job):
+    out, _ = smoke_job
+    index = json.loads((out.parent / "index.json").read_text())
+    stages = index["stage_seconds"]
+    expected = {f"smoke/{r}" for r in ("no_syntax", "locality", "parser_fed_twin", "parser_free")} | {"smoke/bundle", "smoke/report"}
+    assert expected <= set(stages) and all(stages[s] > 0 for s in expected)
+    assert sum(stages.values()) <= index["seconds"]
+    assert "| smoke/report |" in (out.parent / "index.md").read_text()
+
+
 def test_report_has_the_required_keys_with_finite_values(smoke_job):
     out, _ = smoke_job
     report = json.loads((out / "report" / "report.json").read_text())
@@ -106,3 +116,17 @@ def test_rerun_skips_finished_stages(smoke_job, capsys):
     printed = capsys.readouterr().out
     assert "skipping" in printed and "training" not in printed
     assert again["models"]["parser_free_onnx"]["metric"] == report["models"]["parser_free_onnx"]["metric"]
+
+
+def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_to_text(monkeypatch, tmp_path):
+    """silver-trees carries spaCy's trees: joining it into a text file would parse 70,000 sentences again."""
+    from parserfree import main_job
+
+    seen = {}
+    monkeypatch.setattr(main_job, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg, run_dir=run_dir))
+    config = load_config("configs/main/agreement.yaml", ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2"])
+    checkpoint = main_job.pretrain_stage(config, tmp_path, None, False)
+    pre = seen["cfg"]
+    assert pre.recipe == "pretrain_predictor" and pre.training.max_epochs == 2
+    assert pre.data.dataset == "silver-trees" and pre.data.task == "none" and not list(tmp_path.glob("*.txt"))
+    assert checkpoint == str(seen["run_dir"] / "checkpoints" / "best.ckpt")

@@ -28,6 +28,7 @@ def test_extends_and_overrides():
         ("predictor.form=tree", "predictor.form"),
         ("recipe=magic", "recipe"),
         ("training.teacher_forcing_fraction=2", "training.teacher_forcing_fraction"),
+        ("training.teacher_forcing_end=-0.5", "training.teacher_forcing_end"),
         ("run.recipes=[parser_free]", "run.recipes"),
         ("threads=0", "threads"),
         ("encoder.n_feature_buckets=64", "encoder.n_feature_buckets=64 must equal vocab.n_feature_buckets"),
@@ -43,6 +44,15 @@ def test_bad_settings_name_the_key(override, key):
 def test_parser_free_needs_a_predictor_layer():
     with pytest.raises(ConfigError, match="predictor_layer"):
         load_config("configs/smoke.yaml", ["encoder.predictor_layer=0"])
+
+
+def test_task_gradient_setting_is_refused_where_the_task_never_reads_predicted_distances():
+    """With teacher forcing throughout, task_grad_to_predictor=true would silently do nothing."""
+    with pytest.raises(ConfigError, match="task_grad_to_predictor=true does nothing"):
+        load_config("configs/smoke.yaml", ["training.teacher_forcing_end=1", "training.task_grad_to_predictor=true"])
+    config = load_config("configs/smoke.yaml", ["training.teacher_forcing_end=0.5", "training.task_grad_to_predictor=true"])
+    assert config.training.task_grad_to_predictor  # it acts on the batches that read D̂
+    load_config("configs/smoke.yaml", ["recipe=parser_fed_twin", "training.teacher_forcing_end=1"])
 
 
 def test_invalid_yaml_names_the_line(tmp_path):
