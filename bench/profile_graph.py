@@ -27,7 +27,7 @@ from bench_inference import DEFAULT_RUN, benchmark_texts
 from timing import format_table, write_result
 
 from parserfree.export.graph_inputs import graph_inputs
-from parserfree.export.runtime import ParserFreeModel
+from parserfree.export.runtime import SPINNING, ParserFreeModel
 from parserfree.export.session import make_session
 from parserfree.export.timing import batches
 
@@ -58,7 +58,7 @@ def profile(model_path: Path, feeds: list[dict], threads: int, passes: int) -> d
     warm-up pass), and the wall-clock milliseconds of those runs."""
     with tempfile.TemporaryDirectory() as tmp:
         options_prefix = str(Path(tmp) / "profile")
-        session = make_session(model_path, threads, profile_prefix=options_prefix)
+        session = make_session(model_path, threads, spinning=SPINNING, profile_prefix=options_prefix)
         for f in feeds:
             session.run(None, f)
         start = time.perf_counter()
