@@ -6,6 +6,7 @@ length-sorted batches, each configuration keeping its fastest of ``repeats`` int
 - ``flop_rates``: achieved GFLOP/s of a graph — useful FLOPs (every sentence at its own length,
   export/flops.py) and executed FLOPs (at its batch's padded length) over the measured time — and the
   share of the attainable rate of the same number type;
+- length-sorted batching (what ``ParserFreeModel.predict`` does) against batches in a shuffled order, fp32;
 - ``session_sweep``: intra-op threads (1 and the benchmark's), spinning of idle threads on/off and the
   parallel execution mode, on the fp32 graph;
 - ``fused_variant``: onnxruntime's transformer optimiser (``onnxruntime.transformers.optimizer``: layer
@@ -19,6 +20,7 @@ length-sorted batches, each configuration keeping its fastest of ``repeats`` int
 
 from __future__ import annotations
 
+import random
 import tempfile
 import time
 from collections.abc import Sequence
@@ -35,10 +37,11 @@ from parserfree.export.session import make_session
 from parserfree.export.timing import batches
 
 
-def prepared(model, words: Sequence[Sequence[str]], size: int) -> tuple[list[dict], list[list[int]]]:
+def prepared(model, words: Sequence[Sequence[str]], size: int, by_length: bool = True) -> tuple[list[dict], list[list[int]]]:
     """Graph inputs of ``words`` in batches of ``size``, sorted by word count as ``ParserFreeModel.predict``
-    batches them, and the sentence lengths per batch."""
-    groups = batches(sorted((list(w[: model.max_len]) for w in words if w), key=len), size)
+    batches them (``by_length``; else in a fixed shuffled order), and the sentence lengths per batch."""
+    kept = [list(w[: model.max_len]) for w in words if w]
+    groups = batches(sorted(kept, key=len) if by_length else random.Random(0).sample(kept, len(kept)), size)
     return [graph_inputs(model.vocab, g, model.max_len, None) for g in groups], [[len(w) for w in g] for g in groups]
 
 
@@ -133,6 +136,10 @@ def graph_levers(model, words: list[list[str]], shape: ModelShape, attainable: d
                 k: len(chosen) / v for k, v in session_sweep(variants["default"], feeds, threads, repeats).items()}}
             if size == 32:
                 out["products_alone_gflops"] = product_shapes(shape, lengths, threads)
+                shuffled, shuffled_lengths = prepared(model, chosen, size, by_length=False)
+                s = time_sessions({"default": sessions["default"]}, shuffled, repeats)["default"]
+                rows["default, unsorted"] = {**flop_rates(s, shape, shuffled_lengths, attainable["fp32"]["best"]),
+                                             "sentences_per_s": len(chosen) / s, "attainable": "fp32"}
     return out
 
 
