@@ -3,7 +3,7 @@
 Two phases, one command each:
 
 - ``--train`` trains the parser-free recipe of the main job (``configs/main/agreement.yaml`` and
-  ``configs/main/sentiment.yaml``, one thread) at every size of the grid — d_model 64 / 128 / 256 × 2 / 4
+  ``configs/main/sentiment.yaml``, one thread, the schedule pinned by ``RECIPE``) at every size of the grid — d_model 64 / 128 / 256 × 2 / 4
   layers, plus the main job's d 64 × 3 — with d_ff = 4·d, 4 heads, the predictor after half the layers
   (rounded down) and arc_dim = d, into ``runs/pareto/<task>/d<d>_l<layers>``, and exports each with its
   optimised and int8 variants (``.../bundle``; the export evaluates fp32 and int8 on the test split).
@@ -39,6 +39,9 @@ ROOT = Path("runs/pareto")
 TASKS = {"agreement": "configs/main/agreement.yaml", "sentiment": "configs/main/sentiment.yaml"}
 GRID = [(64, 2), (64, 3), (64, 4), (128, 2), (128, 4), (256, 2), (256, 4)]  # smallest first
 BATCH = 32
+# The grid's training recipe, pinned (the main job's when the grid was trained): no pre-training, teacher
+# forcing decaying to D̂ over half of training, the task gradient reaching the predictor.
+RECIPE = ["training.teacher_forcing_end=0.0", "training.task_grad_to_predictor=true"]
 PARSE = "spaCy parse alone"  # tok2vec + parser on the same batches: a parser-fed pipeline is slower still
 
 
@@ -56,7 +59,7 @@ class Size:
     def overrides(self) -> list[str]:
         """``--set`` overrides on top of the main job's task config (always one thread)."""
         d, n = self.d_model, self.n_layers
-        return ["recipe=parser_free", "threads=1", f"encoder.d_model={d}", f"encoder.n_layers={n}",
+        return ["recipe=parser_free", "threads=1", *RECIPE, f"encoder.d_model={d}", f"encoder.n_layers={n}",
                 f"encoder.d_ff={4 * d}", "encoder.n_heads=4", f"encoder.predictor_layer={max(1, n // 2)}",
                 f"predictor.arc_dim={d}"]
 
