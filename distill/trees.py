@@ -2,8 +2,9 @@
 
 This is the teacher signal of the data flow: the parser (or a CoNLL-U file) gives one head per word,
 and this module turns those heads into the integer distance matrix D that the syntax bias looks up and
-the distance predictor learns. Everything is vectorised with numpy (ancestor matrix by repeated
-squaring), so a batch of trees costs a handful of matrix products.
+the distance predictor learns. The heads are checked here (numpy); the distances are the predictor's own
+(``predictor.tree_ops.distances_from_heads``: pointer jumping, O(B·T² log T)) on the whole padded
+batch at once, so parser and predicted trees get their distances from one implementation.
 
 Conventions (the constants live in ``parserfree.encoder.conventions``, used by every layer):
 - heads are 0-based indices into the example's words; a root points to itself;
@@ -77,54 +78,46 @@ def validate_heads(heads: Sequence[int]) -> np.ndarray:
     return h
 
 
-def ancestor_matrix(heads: np.ndarray) -> np.ndarray:
-    """Ancestor-or-self matrix A (n×n bool): A[i, a] is True iff a lies on the path from i to its root.
+def padded_distances(heads: np.ndarray) -> np.ndarray:
+    """Padded forests (B×T int64, 0-based heads, root = self, −1 on pad) → distances (B×T×T int64):
+    pairs in different trees → CROSS_TREE_DISTANCE, pairs touching padding → PAD_DISTANCE (a path of
+    CROSS_TREE_DISTANCE edges or more, possible only past 1000 words, reads as CROSS_TREE_DISTANCE)."""
+    import torch  # here, not above: serving reads heads (``validate_heads``) without PyTorch installed
 
-    Computed by repeated squaring of (I + P), P the parent one-hot: ⌈log2 n⌉ boolean matrix products.
-    """
-    n = heads.size
-    a = np.eye(n, dtype=np.float32)
-    a[np.arange(n), heads] = 1.0
-    reach = 1
-    while reach < n:
-        a = np.minimum(a @ a, 1.0)
-        reach *= 2
-    return a > 0
+    from parserfree.predictor.tree_ops import distances_from_heads, steps_for_length
+
+    batch, t = heads.shape
+    if batch == 0 or t == 0:
+        return np.full((batch, t, t), PAD_DISTANCE, dtype=np.int64)
+    h = torch.from_numpy(heads)
+    with torch.inference_mode():
+        distances = distances_from_heads(h, h >= 0, steps_for_length(t))
+    return distances.to(torch.int64).numpy()  # whole numbers, exact in float
 
 
 def tree_distances(heads: Sequence[int]) -> np.ndarray:
     """All-pairs path lengths of one forest (n×n int64); pairs in different trees → CROSS_TREE_DISTANCE.
 
-    d(i, j) = |anc(i)| + |anc(j)| − 2·|anc(i) ∩ anc(j)|, anc = ancestors-or-self.
+    Raises ``TreeError`` for heads that are not a forest (see ``validate_heads``).
     """
     h = validate_heads(heads)
-    n = h.size
-    if n == 0:
-        return np.zeros((0, 0), dtype=np.int64)
-    a = ancestor_matrix(h).astype(np.float32)
-    depth = a.sum(axis=1)
-    common = a @ a.T
-    d = depth[:, None] + depth[None, :] - 2.0 * common
-    out = np.rint(d).astype(np.int64)
-    out[common == 0] = CROSS_TREE_DISTANCE
-    return out
+    return padded_distances(h[None, :])[0]
 
 
 def batch_tree_distances(batch_heads: Sequence[Sequence[int]], length: int | None = None) -> np.ndarray:
     """Padded batch of distance matrices (B×T×T int64); pairs touching padding are PAD_DISTANCE.
 
     ``length`` pads (or truncates, dropping heads that point past it — they become roots) to T words.
+    Raises ``TreeError`` for an example whose heads are not a forest.
     """
     lengths = [len(h) for h in batch_heads]
     t = max(lengths, default=0) if length is None else length
-    out = np.full((len(batch_heads), t, t), PAD_DISTANCE, dtype=np.int64)
-    for b, heads in enumerate(batch_heads):
-        h = np.asarray(heads, dtype=np.int64)[:t]
+    heads = np.full((len(batch_heads), t), -1, dtype=np.int64)
+    for b, example in enumerate(batch_heads):
+        h = np.asarray(example, dtype=np.int64)[:t]
         n = h.size
-        cut = h >= n
-        h = np.where(cut, np.arange(n), h)
-        out[b, :n, :n] = tree_distances(h)
-    return out
+        heads[b, :n] = validate_heads(np.where(h >= n, np.arange(n), h))
+    return padded_distances(heads)
 
 
 def brute_force_distances(heads: Sequence[int]) -> np.ndarray:

@@ -8,16 +8,15 @@ on the data, no Python-side graph algorithm. It follows the project's distance c
 and pairs that touch padding get ``PAD_DISTANCE``.
 
 Heads (``distances_from_heads``, exact on a forest, O(B·T² log T)). Pointer jumping gives the 2^k-th
-ancestor tables up_k = f^(2^k) (f = the head function, a root is a fixed point) and every word's depth,
-by s gathers over B×T. Two B×T×T tables are then doubled by gathering whole rows:
-
-- the ancestor-or-self sets A_m(i) = {f^0(i), …, f^(m−1)(i)} as a bool matrix,
-  A_2m(i) = A_m(i) ∪ A_m(up(i));
-- the depth of the deepest common ancestor, W_m(i, j) = max{depth(a) : a ∈ A_m(i), a ancestor-or-self
-  of j} (−1 if none), W_2m(i, j) = max(W_m(i, j), W_m(up(i), j)).
-
-After s steps W is the depth of the lowest common ancestor, so D̂_ij = depth_i + depth_j − 2·W_ij, and
-W < 0 means different trees. Heads with a cycle are not a forest: D̂ stays finite (≤ 2^(s+1)) but means
+ancestor tables up_k = f^(2^k) (f = the head function, a root is a fixed point), and sums along the head
+walks by the same jumps give every word's depth, its subtree size and its depth-first pre-order position
+(with one sort of the words by parent for the sibling order): s steps each, over B×T. A subtree is then
+a range of pre-order positions, so "i is an ancestor-or-self of j" costs two comparisons, and one B×T×T
+table is doubled by gathering whole rows: W_1(i, j) = depth(i) if i is an ancestor-or-self of j (else
+none), W_2m(i, j) = max(W_m(i, j), W_m(up_m(i), j)). After s steps W is the depth of the lowest common
+ancestor, so D̂_ij = depth_i + depth_j − 2·W_ij, and no W means different trees. The B×T×T work is s row
+gathers and a few elementwise steps on whole numbers in float32 (float64 past 2^11 words), updated in
+place. Heads with a cycle are not a forest: D̂ stays within [PAD_DISTANCE, CROSS_TREE_DISTANCE] but means
 nothing — the predictor breaks cycles first (cycle_breaking.py). ``on_cycle`` finds the words on one.
 
 Parent probabilities (``distances_from_parents``, the `soft` variant and the straight-through gradient).
@@ -75,18 +74,18 @@ def parents_from_heads(heads: Tensor, dtype: torch.dtype = torch.float32) -> Ten
 
 
 # --- head indices: pointer jumping ------------------------------------------------------------------
+_FLOAT32_STEPS = 11  # the all-pairs step's integers stay below 2^24 (exact in float32) up to 2^11 words
+
+
 def jump(values: Tensor, index: Tensor) -> Tensor:
     """values (B×T) read at index (B×T long): out[b, i] = values[b, index[b, i]]."""
     return torch.gather(values, 1, index)
 
 
-def gather_rows(matrix: Tensor, index: Tensor) -> Tensor:
-    """Rows of matrix (B×T×T) picked by index (B×T long): out[b, i, :] = matrix[b, index[b, i], :].
-
-    One row copy per word (a Gather on the flattened B·T rows), not one gather per element.
-    """
-    offsets = torch.arange(index.shape[0], device=index.device).unsqueeze(1) * index.shape[1]  # B×1
-    return matrix.flatten(0, 1).index_select(0, (index + offsets).flatten()).view_as(matrix)
+def row_offsets(index: Tensor) -> Tensor:
+    """B×1 offsets that turn an index into 0..T−1 (B×T) into rows of a B×T×T tensor flattened to (B·T)×T,
+    so that gathering rows is one Gather of whole rows, not one gather per element."""
+    return torch.arange(index.shape[0], device=index.device).unsqueeze(1) * index.shape[1]
 
 
 def with_pads_as_roots(heads: Tensor, mask: Tensor) -> Tensor:
@@ -94,49 +93,35 @@ def with_pads_as_roots(heads: Tensor, mask: Tensor) -> Tensor:
     return torch.where(mask, heads, positions_like(heads).unsqueeze(0))
 
 
-def jump_tables(heads: Tensor, n_steps: int) -> tuple[list[Tensor], Tensor]:
-    """([up_0, …, up_s], depth): up_k = the 2^k-th ancestor (B×T long, roots are fixed points) and the
-    number of edges from each word to its root (B×T float; exact when it is below 2^s).
+def ancestor_tables(heads: Tensor, n_steps: int) -> list[Tensor]:
+    """[up_0, …, up_s]: up_k = the 2^k-th ancestor (B×T long, roots are fixed points), by s pointer jumps.
 
     ``heads`` must index 0..T−1 everywhere (see ``with_pads_as_roots``).
     """
-    up = heads
-    depth = (heads != positions_like(heads)).to(torch.float32)  # edges in the first 1 step
-    ups = [up]
+    ups = [heads]
     for _ in range(n_steps):
-        depth = depth + jump(depth, up)  # edges in the first 2^(k+1) steps
-        up = jump(up, up)
-        ups.append(up)
-    return ups, depth
+        ups.append(jump(ups[-1], ups[-1]))
+    return ups
 
 
-def ancestor_sets(heads: Tensor, ups: list[Tensor]) -> Tensor:
-    """Ancestor-or-self matrix (B×T×T bool): entry (i, a) is True iff a lies on the path from i to its root,
-    within 2^s steps (s = len(ups) − 1)."""
-    positions = positions_like(heads)
-    sets = (heads.unsqueeze(-1) == positions) | (positions.unsqueeze(-1) == positions)  # A_2: self and head
-    for up in ups[1:-1]:  # up_k = f^(2^k): A_(2^(k+1)) = A_(2^k)(i) ∪ A_(2^k)(up_k(i))
-        sets = sets | gather_rows(sets, up)
-    return sets
+def chain_sums(values: Tensor, ups: list[Tensor]) -> Tensor:
+    """Per word, the sum of ``values`` (B×T) over the first 2^s words of its head walk, itself included."""
+    for up in ups[:-1]:  # sums over the first 2^k words → over the first 2^(k+1)
+        values = values + jump(values, up)
+    return values
 
 
-def distances_from_heads(heads: Tensor, mask: Tensor, n_steps: int) -> Tensor:
-    """Head indices (B×T long, root = self, pad −1) + mask (B×T bool) → D̂ (B×T×T float).
+def jump_tables(heads: Tensor, n_steps: int) -> tuple[list[Tensor], Tensor]:
+    """([up_0, …, up_s], depth): ``ancestor_tables`` and the number of edges from each word to its root
+    (B×T float; exact when it is below 2^s). ``heads`` must index 0..T−1 everywhere."""
+    ups = ancestor_tables(heads, n_steps)
+    return ups, chain_sums((heads != positions_like(heads)).to(torch.float32), ups)
 
-    Exact path lengths for a forest of up to 2^n_steps words per example; pairs in different trees →
-    CROSS_TREE_DISTANCE, pairs touching padding → PAD_DISTANCE. O(B·T²·n_steps) work, gathers only.
-    """
-    heads = with_pads_as_roots(heads, mask)
-    ups, depth = jump_tables(heads, n_steps)
-    sets = ancestor_sets(heads, ups)  # (i, a): a ancestor-or-self of i
-    # W_1(i, j) = depth(i) if i is an ancestor-or-self of j, else −1; then climb i's side by doubling
-    below = sets.transpose(1, 2).contiguous()  # (i, j): i ancestor-or-self of j; row-major again for the row gathers
-    deepest = below.to(depth.dtype) * (depth + 1.0).unsqueeze(2) - 1.0  # depth(i) where below, else −1
-    for up in ups[:-1]:
-        deepest = torch.maximum(deepest, gather_rows(deepest, up))
-    distances = depth.unsqueeze(2) + depth.unsqueeze(1) - 2.0 * deepest
-    distances = torch.where(deepest < 0, float(CROSS_TREE_DISTANCE), distances)  # scalars: no T×T fill tensors
-    return torch.where(pair_mask(mask), distances, float(PAD_DISTANCE))
+
+def cycle_words(heads: Tensor, ups: list[Tensor], mask: Tensor) -> Tensor:
+    """``on_cycle`` from jump tables already built for ``heads`` (pads as roots)."""
+    walks_ending_here = torch.zeros_like(heads).scatter_add(1, ups[-1], torch.ones_like(heads))  # B×T, O(T)
+    return (walks_ending_here > 0) & (heads != positions_like(heads)) & mask
 
 
 def on_cycle(heads: Tensor, mask: Tensor, n_steps: int) -> Tensor:
@@ -146,9 +131,79 @@ def on_cycle(heads: Tensor, mask: Tensor, n_steps: int) -> Tensor:
     words are exactly the words some walk stands on then.
     """
     heads = with_pads_as_roots(heads, mask)
-    ups, _ = jump_tables(heads, n_steps)
-    walks_ending_here = torch.zeros_like(heads).scatter_add(1, ups[-1], torch.ones_like(heads))  # B×T, O(T)
-    return (walks_ending_here > 0) & (heads != positions_like(heads)) & mask
+    return cycle_words(heads, ancestor_tables(heads, n_steps), mask)
+
+
+def subtree_sizes(heads: Tensor, ups: list[Tensor]) -> Tensor:
+    """Words in each word's subtree, itself included (B×T long), from the jump tables of a forest.
+
+    Every word i contributes 1 to each word its walk stands on within 2^s steps. Counted top down: a
+    walk segment of 2^(k+1) steps from w is one of 2^k steps from w and one from up_k(w), so the counts
+    of all segments of one length are pushed down the levels by one scatter-add each (s scatter-adds over
+    B×T). A root's own count repeats for every step its words wait there; its tree size is the number of
+    walks that end on it.
+    """
+    sizes = torch.ones_like(heads)
+    for up in reversed(ups[:-1]):
+        sizes = sizes.scatter_add(1, up, sizes)
+    tree_sizes = torch.zeros_like(heads).scatter_add(1, ups[-1], torch.ones_like(heads))
+    return torch.where(heads == positions_like(heads), tree_sizes, sizes)
+
+
+def preorder(heads: Tensor, ups: list[Tensor], sizes: Tensor) -> Tensor:
+    """Depth-first pre-order position of every word of a forest (B×T long): trees in the order of their
+    roots, children in word order, so every subtree holds the positions pre(i) … pre(i) + size(i) − 1.
+
+    A word's position is its parent's + 1 + the sizes of its earlier siblings (one sort by parent and a
+    cumulative sum give those), summed down from the root by pointer jumping; a root's is the size of the
+    trees before it.
+    """
+    positions = positions_like(heads)
+    t = heads.shape[1]
+    is_root = heads == positions
+    parent = torch.where(is_root, t, heads)  # roots are the children of one virtual word T
+    order = torch.argsort(parent * t + positions, dim=1)  # sibling groups by parent, each in word order
+    ordered_sizes = jump(sizes, order)
+    before = torch.zeros_like(heads).scatter(1, order, ordered_sizes.cumsum(1) - ordered_sizes)  # earlier groups' sizes
+    children_so_far = (sizes - 1).cumsum(1)  # sizes of the subtrees of the children of words 0..g
+    root_offset = before - children_so_far[:, -1:]  # a root: the sizes of the trees before it
+    below_parent = 1 + before - jump(children_so_far - sizes + 1, heads)  # a child: 1 + its earlier siblings' sizes
+    return chain_sums(torch.where(is_root, 0, below_parent), ups) + jump(root_offset, ups[-1])  # roots add 0
+
+
+def distances_from_heads(heads: Tensor, mask: Tensor, n_steps: int) -> Tensor:
+    """Head indices (B×T long, root = self, pad −1) + mask (B×T bool) → D̂ (B×T×T float).
+
+    Exact path lengths for a forest of up to 2^n_steps words per example; pairs in different trees →
+    CROSS_TREE_DISTANCE, pairs touching padding → PAD_DISTANCE (so a path as long as CROSS_TREE_DISTANCE,
+    possible only beyond 1000 words, reads as one). O(B·T²·n_steps) work: B×T pointer jumps, then n_steps
+    row gathers and elementwise minima over B×T×T.
+    """
+    heads = with_pads_as_roots(heads, mask)
+    ups, depth = jump_tables(heads, n_steps)
+    dtype = torch.float32 if n_steps <= _FLOAT32_STEPS else torch.float64  # exact integer arithmetic
+    depth = depth.to(dtype)
+    sizes = subtree_sizes(heads, ups)
+    first = preorder(heads, ups, sizes).to(dtype)  # B×T: i's subtree holds first(i) … last(i)
+    last = first + sizes.to(dtype) - 1.0
+    # value(i, j) = −2·depth(i) if i is an ancestor-or-self of j, else CROSS_TREE_DISTANCE: with positions
+    # scaled by far (> T + CROSS_TREE_DISTANCE), x = |far·(2·first(j) − first(i) − last(i))| −
+    # far·(last(i) − first(i)) is ≤ 0 inside i's subtree and ≥ 2·far outside it, so value = max(x, 0) −
+    # 2·depth(i) capped at CROSS_TREE_DISTANCE. The minimum over i's first 2^s ancestors is then
+    # −2·depth(LCA(i, j)), or CROSS_TREE_DISTANCE in different trees. In place: a megabyte tensor fresh
+    # from the allocator costs page faults in eager mode, more than its arithmetic.
+    far = float(2**n_steps + CROSS_TREE_DISTANCE + 1)
+    half = far * (last - first) + 2.0 * depth  # B×T
+    value = ((2.0 * far) * first).unsqueeze(1) - (far * (first + last)).unsqueeze(2)
+    value = value.abs_().clamp_(min=(half - 2.0 * depth).unsqueeze(2)).sub_(half.unsqueeze(2))
+    value = value.clamp_(max=float(CROSS_TREE_DISTANCE))
+    rows, offsets = value.flatten(0, 1), row_offsets(heads)  # rows (B·T)×T, a view of value
+    for up in ups[:-1]:
+        rows = rows.clamp_(max=rows.index_select(0, (up + offsets).flatten()))
+    # d = depth(i) + depth(j) − 2·depth(LCA); a pad's depth is far below zero, so its pairs clamp to PAD_DISTANCE
+    depth = depth - far * (~mask).to(dtype)
+    value = rows.view_as(value).add_(depth.unsqueeze(2)).add_(depth.unsqueeze(1))
+    return value.clamp_(min=float(PAD_DISTANCE), max=float(CROSS_TREE_DISTANCE)).to(torch.float32)
 
 
 # --- parent probabilities: path doubling ------------------------------------------------------------

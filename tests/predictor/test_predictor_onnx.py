@@ -11,17 +11,25 @@ from torch import nn
 
 from parserfree.distill.trees import batch_tree_distances, validate_heads
 from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.cycle_breaking import break_cycles
 from parserfree.predictor.head import DistancePredictor
 from parserfree.predictor.tree_ops import distances_from_heads, on_cycle, steps_for_length
 
 MAX_LEN = 64
 AXES = {"h": {0: "batch", 1: "length"}, "heads": {0: "batch", 1: "length"}, "mask": {0: "batch", 1: "length"},
+        "scores": {0: "batch", 1: "length", 2: "length"}, "forest": {0: "batch", 1: "length"},
         "distances": {0: "batch", 1: "length", 2: "length"}, "predicted_heads": {0: "batch", 1: "length"}}
 
 
 class TreeDistances(nn.Module):
     def forward(self, heads: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return distances_from_heads(heads, mask, steps_for_length(MAX_LEN))
+
+
+class TreeRepair(nn.Module):
+    def forward(self, scores: torch.Tensor, heads: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        forest = break_cycles(scores, heads, mask, steps_for_length(MAX_LEN))
+        return forest, distances_from_heads(forest, mask, steps_for_length(MAX_LEN))
 
 
 class ExportedPredictor(nn.Module):
@@ -87,3 +95,21 @@ def test_exported_predictor_matches_pytorch_at_new_shape(tmp_path, config):
         validate_heads(got_heads[b, :n])  # the exported graph's heads form a forest
     if not config:  # hard distances are exact integers: those of the repaired forest
         np.testing.assert_array_equal(got_distances, batch_tree_distances([got_heads[b, :n] for b, n in enumerate(mask.sum(1).tolist())], length=23))
+
+
+def test_exported_cycle_breaking_and_distances_follow_the_length_and_the_cycles_of_each_call(tmp_path, make_forest):
+    """Traced at 6 words, run at 7–64: catches a length fixed at trace time (sorting keys, sentinels) and
+    a graph that fails when no word is on a cycle (the rows of cycle words are then an empty selection)."""
+    trace = (torch.randn(1, 6, 6), torch.tensor([[1, 0, 1, 2, 3, 3]]), torch.ones(1, 6, dtype=torch.bool))
+    session = _session(TreeRepair(), trace, ["scores", "heads", "mask"], ["forest", "distances"], tmp_path / "r.onnx")
+    rng = np.random.default_rng(7)
+    for t in (7, 23, 64):
+        scores = rng.normal(size=(3, t, t)).astype(np.float32)
+        argmax, mask = _padded([scores[0].argmax(1), scores[1, :t - 4, :t - 4].argmax(1), make_forest(rng, t // 2, 2)], t)
+        assert on_cycle(torch.from_numpy(argmax), torch.from_numpy(mask), steps_for_length(t)).any()
+        for heads in (argmax, _padded([make_forest(rng, t), make_forest(rng, t - 4, 3), make_forest(rng, t // 2)], t)[0]):
+            with torch.no_grad():
+                expected = TreeRepair()(torch.from_numpy(scores), torch.from_numpy(heads), torch.from_numpy(mask))
+            got = session.run(None, {"scores": scores, "heads": heads, "mask": mask})
+            np.testing.assert_array_equal(got[0], expected[0].numpy())
+            np.testing.assert_array_equal(got[1], expected[1].numpy())

@@ -84,6 +84,39 @@ def test_pointer_jumping_equals_brute_force_and_the_matrix_product_form(case):
         assert (got[b, n:] == PAD_DISTANCE).all() and (got[b, :, n:] == PAD_DISTANCE).all()
 
 
+@settings(max_examples=40, deadline=None)
+@given(padded_forests(), st.data())
+def test_pads_anywhere_get_pad_distance_and_leave_the_words_distances_alone(case, data):
+    """Pad positions in the middle of an example (not only at its end), even one that a word names as its
+    head: its pairs are PAD_DISTANCE, and the words keep the distances of the forest where it is a root."""
+    batch, t = case
+    heads, _ = _padded([np.array(h) for h in batch], t)
+    heads = torch.where(heads >= 0, heads, torch.arange(t))  # words past a forest's end are roots
+    rows = st.lists(st.booleans(), min_size=t, max_size=t)
+    mask = torch.tensor(data.draw(st.lists(rows, min_size=len(batch), max_size=len(batch))))
+    got = distances_from_heads(torch.where(mask, heads, -1), mask, steps_for_length(t))
+    for b in range(len(batch)):
+        roots_at_pads = [h if m else i for i, (h, m) in enumerate(zip(heads[b].tolist(), mask[b].tolist()))]
+        expected = brute_force_distances(roots_at_pads).astype(np.float32)
+        expected[~mask[b].numpy()] = PAD_DISTANCE
+        expected[:, ~mask[b].numpy()] = PAD_DISTANCE
+        np.testing.assert_array_equal(got[b].numpy(), expected)
+
+
+@pytest.mark.parametrize("max_len", [2048, 2049, 2**20])
+def test_distances_stay_exact_in_a_graph_built_for_very_long_sentences(make_forest, max_len):
+    """The pre-order positions are scaled by about 2^n_steps: past 2^11 words that leaves float32's exact
+    integers, so such graphs must compute in float64 (a float32 graph here is off by one or two)."""
+    rng = np.random.default_rng(5)
+    batch = [make_forest(rng, 90, 3), make_forest(rng, 64), np.array([0])]
+    heads, mask = _padded(batch, 90)
+    got = distances_from_heads(heads, mask, steps_for_length(max_len))
+    expected = batch_tree_distances([h.tolist() for h in batch], length=90)
+    for b, h in enumerate(batch):
+        expected[b, : h.size, : h.size] = brute_force_distances(h)
+    np.testing.assert_array_equal(got.numpy(), expected.astype(np.float32))
+
+
 def _cycle_words(heads: list[int]) -> set[int]:
     """Words on a cycle of the head function (self-loops of roots excluded), by walking from every word."""
     on = set()
