@@ -57,9 +57,11 @@ def own_split(sentence: str, fractions: Sequence[float]) -> str:
     return "train" if u < fractions[0] else "dev" if u < fractions[0] + fractions[1] else "test"
 
 
-def to_raw(sent: TaggedSentence, source: str, split: str) -> RawExample:
-    """One tagged sentence as a gold-tree raw example (its words, heads and punctuation flags)."""
-    return RawExample(sent.text(), None, source, sent.words, sent.heads, _punct(sent.words), split=split)
+def to_raw(sent: TaggedSentence, corpus: str, index: int, split: str) -> RawExample:
+    """One tagged sentence as a gold-tree raw example: its words, heads and punctuation flags, and as
+    columns its corpus and dependency labels (for quality by domain and relation)."""
+    return RawExample(sent.text(), None, f"silver-trees:{corpus}:{index}", sent.words, sent.heads, _punct(sent.words),
+                      split=split, columns={"corpus": corpus, "deps": sent.deps})
 
 
 def load_silver_trees(cache_dir: Path | None, archive: str | None, fractions: Sequence[float],
@@ -79,5 +81,5 @@ def load_silver_trees(cache_dir: Path | None, archive: str | None, fractions: Se
             if key in sentences_out or key in seen or len(sent.words) < 2:
                 continue
             seen.add(key)
-            out.append(to_raw(sent, f"silver-trees:{corpus}:{len(out)}", own_split(key, fractions)))
+            out.append(to_raw(sent, corpus, len(out), own_split(key, fractions)))
     return out

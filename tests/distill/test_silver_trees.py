@@ -56,3 +56,4 @@ def test_silver_trees_load_with_their_trees_so_pre_training_parses_nothing(corpu
     example = ds.splits["train"][0]
     assert example.label is None and example.words == tuple(example.text.split())
     assert example.heads == tuple(0 for _ in example.words) and example.punct[-1] and not any(example.punct[:-1])
+    assert example.columns == {"corpus": "src", "deps": tuple("dep" for _ in example.words)}  # quality by domain, relation
