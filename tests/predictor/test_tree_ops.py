@@ -1,5 +1,5 @@
-"""In-graph distances (predictor/tree_ops.py) against the teacher's numpy distances and the per-pair walk
-(distill/trees.py), and the in-graph cycle finder against a walk."""
+"""In-graph distances (predictor/tree_ops.py, also the teacher's distances in distill/trees.py) against
+the per-pair walk and the matrix-product form, and the in-graph cycle finder against a walk."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parserfree.distill.trees import batch_tree_distances, brute_force_distances, tree_distances
+from parserfree.distill.trees import brute_force_distances
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.predictor.tree_ops import (
     distances_from_heads,
@@ -34,22 +34,24 @@ def test_steps_cover_max_len(max_len, steps):
     assert steps_for_length(max_len) == steps
 
 
-def test_single_trees_and_forests_equal_teacher(make_forest, make_chain):
+def test_single_trees_and_forests_equal_the_walk(make_forest, make_chain):
     rng = np.random.default_rng(0)
     cases = [make_chain(60), make_chain(64), np.array([0])]
     cases += [make_forest(rng, int(rng.integers(2, 61)), int(rng.integers(1, 4))) for _ in range(40)]
     for heads in cases:
         h = torch.from_numpy(heads).unsqueeze(0)
         got = distances_from_heads(h, h >= 0, STEPS_64)[0]
-        np.testing.assert_array_equal(got.numpy(), tree_distances(heads).astype(np.float32))
+        np.testing.assert_array_equal(got.numpy(), brute_force_distances(heads).astype(np.float32))
 
 
-def test_padded_batch_equals_teacher(make_forest, make_chain):
+def test_padded_batch_equals_the_walk(make_forest, make_chain):
     rng = np.random.default_rng(1)
     batch = [make_chain(50), make_forest(rng, 7, 2), np.array([0]), make_forest(rng, 33), make_forest(rng, 12, 3)]
     heads, mask = _padded(batch, 52)  # two columns of pure padding
     got = distances_from_heads(heads, mask, STEPS_64)
-    expected = batch_tree_distances([h.tolist() for h in batch], length=52)
+    expected = np.full((len(batch), 52, 52), PAD_DISTANCE)
+    for b, h in enumerate(batch):
+        expected[b, : h.size, : h.size] = brute_force_distances(h)
     np.testing.assert_array_equal(got.numpy(), expected.astype(np.float32))
 
 
@@ -111,7 +113,7 @@ def test_distances_stay_exact_in_a_graph_built_for_very_long_sentences(make_fore
     batch = [make_forest(rng, 90, 3), make_forest(rng, 64), np.array([0])]
     heads, mask = _padded(batch, 90)
     got = distances_from_heads(heads, mask, steps_for_length(max_len))
-    expected = batch_tree_distances([h.tolist() for h in batch], length=90)
+    expected = np.full((len(batch), 90, 90), PAD_DISTANCE)
     for b, h in enumerate(batch):
         expected[b, : h.size, : h.size] = brute_force_distances(h)
     np.testing.assert_array_equal(got.numpy(), expected.astype(np.float32))
