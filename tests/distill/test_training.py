@@ -50,12 +50,13 @@ def test_recipes_start_from_the_same_weights(smoke_overrides):
             assert torch.equal(state[key], reference[key]), (recipe, key)
 
 
-def test_smoke_run_learns_and_logs_the_schedule(smoke_run):
+def test_smoke_run_learns_and_logs_teacher_forcing_held_at_its_end_value(smoke_run):
+    """The default teacher_forcing_end = 1 keeps parser trees throughout (a module ignoring it would decay to 0)."""
     out, metrics = smoke_run
     assert metrics["dev"]["metric"] > 60  # the fixture sentences are easy: well above chance
     rows = list(csv.DictReader(open(out / "logs" / "metrics.csv")))
     p = [float(r["train/p"]) for r in rows if r.get("train/p")]
-    assert p[0] > 0.5 and p[-1] == 0.0 and p == sorted(p, reverse=True)
+    assert len(p) > 3 and all(v == 1.0 for v in p)
     assert any(r.get("val/uuas") for r in rows) and any(r.get("train/distance_loss") for r in rows)
 
 
