@@ -100,7 +100,8 @@ def curve_markdown(curve: dict) -> str:
     """The curve as a table: mean ± sd per recipe and fraction, and the gain over the baseline."""
     recipes, base = curve["recipes"], curve["baseline"]
     metric = curve["runs"][0]["metric_name"] if curve["runs"] else "metric"
-    lines = [f"# Low-resource curve — {curve['dataset']} (test {metric}, {curve['seeds']} seeds, mean ± sd)", "",
+    kind = "Scaling curve of the predictor" if metric == "uuas" else "Low-resource curve"
+    lines = [f"# {kind} — {curve['dataset']} (test {metric}, {curve['seeds']} seeds, mean ± sd)", "",
              "| fraction | train examples | " + " | ".join(recipes) + " |", "|---:|---:|" + "---:|" * len(recipes)]
     for f, by in curve["summary"].items():
         n = next(iter(by.values()))["n_train"]
@@ -129,21 +130,20 @@ def plot_curve(curve: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     metric = curve["runs"][0]["metric_name"] if curve["runs"] else "metric"
-    panels = [("mean", "sd", f"test {metric}")]
+    panels = [("mean", "sd", f"test {'UUAS' if metric == 'uuas' else metric}")]
     if metric == "uuas":
         panels.append(("dspr_mean", "dspr_sd", "test DSpr"))
     fig, axes = plt.subplots(1, len(panels), figsize=(6.4 * len(panels), 4.2), squeeze=False)
     fractions = [float(f) for f in curve["summary"]]
     for ax, (mean, sd, label) in zip(axes[0], panels):
+        ax.set_xscale("log")
+        ticks = fractions
         for recipe in curve["recipes"]:
             points = [(f, by[recipe]) for f, by in zip(fractions, curve["summary"].values()) if mean in by.get(recipe, {})]
             xs = [e["n_train"] if metric == "uuas" else f for f, e in points]
             ax.errorbar(xs, [e[mean] for _, e in points], yerr=[e[sd] for _, e in points], marker="o", capsize=3, label=recipe)
-            if metric == "uuas":
-                ax.set_xticks(xs, [f"{x:,}" for x in xs], rotation=30)
-        ax.set_xscale("log")
-        if metric != "uuas":
-            ax.set_xticks(fractions, [f"{x:g}" for x in fractions])
+            ticks = xs
+        ax.set_xticks(ticks, [f"{x:,}" if metric == "uuas" else f"{x:g}" for x in ticks])
         ax.minorticks_off()
         ax.set_xlabel("training sentences" if metric == "uuas" else "fraction of the training split")
         ax.set_ylabel(label)
