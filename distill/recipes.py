@@ -88,6 +88,14 @@ RECIPES: dict[str, Recipe] = {
 }
 
 
+def training_rule(row: Recipe, teacher_forcing_end: float) -> tuple:
+    """What a recipe's training computes at every step: its effective distance source, whether it has a
+    predictor and a task head, and the settings it fixes. ``scheduled`` with ``teacher_forcing_end`` = 1
+    reads the parser's D at every step, so it trains exactly as a ``parser`` row does."""
+    source = "parser" if row.train_source == "scheduled" and teacher_forcing_end >= 1 else row.train_source
+    return source, row.predictor, row.task, tuple(sorted(row.fixed.items()))
+
+
 def get_recipe(name: str) -> Recipe:
     """The row of ``name``; ValueError naming the known recipes otherwise."""
     try:

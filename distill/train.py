@@ -20,13 +20,13 @@ from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.strategies import DDPStrategy
 
-from parserfree.distill.checkpoints import check_resumable, load_pretrained, load_trained
+from parserfree.distill.checkpoints import check_resumable, load_pretrained, load_trained, read_checkpoint
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.data_module import SyntaxDataModule
 from parserfree.distill.evaluate import evaluate
 from parserfree.distill.quiet import quiet_lightning
-from parserfree.encoder.files import write_json
+from parserfree.encoder.files import atomic_path, write_json
 
 
 class MidEpochCheckpoint(ModelCheckpoint):
@@ -144,5 +144,36 @@ def train(
     for split in ("dev", "test"):
         if data.splits[split]:
             result[split] = evaluate(trained.model, data.loader(split), trained.task, n_classes, source)
+    write_json(run_dir / "metrics.json", result)
+    return result
+
+
+def serve_trained(config: ExperimentConfig, source_run: str | Path, out_dir: str | Path, cache_dir: str | Path | None = None,
+                  progress: bool = True) -> dict:
+    """A run of ``config.recipe`` made from a run whose training is exactly the one this recipe would do
+    (``recipes.training_rule``: e.g. ``parser_free`` with ``teacher_forcing_end`` = 1 and its twin): the
+    source's best weights, labelled with this recipe and config, scored with this recipe's inference
+    source. The best epoch is the one the source chose on its own dev metric. Saves a training."""
+    run_dir, source = Path(out_dir), Path(source_run)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    config = config.resolved()
+    ckpt = read_checkpoint(source / "checkpoints" / "best.ckpt")
+    meta = ckpt["parserfree"]
+    config.encoder = config.model_encoder_config(meta["encoder"]["vocab_size"], meta["encoder"]["n_features"])
+    meta["experiment"], meta["recipe"] = config.to_dict(), config.recipe
+    best = run_dir / "checkpoints" / "best.ckpt"
+    best.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(best) as tmp:
+        torch.save(ckpt, tmp)
+    save_config(config, run_dir / "config.yaml")
+    trained = load_trained(best)
+    data = SyntaxDataModule(config, cache_dir, trained.vocab, progress)
+    data.setup()
+    result = {"recipe": config.recipe, "best_checkpoint": str(best), "trained_as": str(source), "train_seconds": 0.0,
+              "n_train": len(data.splits["train"])}
+    n_classes = max(2, len(data.label_names))
+    for split in ("dev", "test"):
+        if data.splits[split]:
+            result[split] = evaluate(trained.model, data.loader(split), trained.task, n_classes, config.recipe_row.eval_source)
     write_json(run_dir / "metrics.json", result)
     return result

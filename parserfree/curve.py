@@ -18,7 +18,7 @@ from pathlib import Path
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.recipes import comparison_roles
 from parserfree.encoder.files import write_json, write_text_atomic
-from parserfree.main_job import pretrain_stage, recipe_config, train_stage
+from parserfree.main_job import pretrain_stage, train_recipes
 
 
 def run_curve(
@@ -39,14 +39,12 @@ def run_curve(
     runs = []
     for fraction in fractions:
         for seed in range(seeds):
-            for recipe in recipes:
-                cfg = copy.deepcopy(config)
-                cfg.seed = seed
-                cfg.data.train_fraction = fraction
-                cfg.data.train_sample_seed = seed
-                result = train_stage(recipe_config(cfg, recipe, pretrained), out / f"f{fraction:g}-s{seed}" / recipe,
-                                     cache_dir, progress)
-                runs.append(_run_row(fraction, seed, recipe, result))
+            cfg = copy.deepcopy(config)
+            cfg.seed = seed
+            cfg.data.train_fraction = fraction
+            cfg.data.train_sample_seed = seed
+            results = train_recipes(cfg, recipes, pretrained, out / f"f{fraction:g}-s{seed}", cache_dir, progress)
+            runs += [_run_row(fraction, seed, recipe, results[recipe]) for recipe in recipes]
     curve = {"dataset": config.data.dataset, "fractions": fractions, "seeds": seeds, "recipes": recipes,
              "baseline": comparison_roles(recipes).baseline, "runs": runs, "summary": summarise(runs)}
     write_json(out / "curve.json", curve)

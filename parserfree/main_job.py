@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 from parserfree.distill.config import ExperimentConfig, save_config
-from parserfree.distill.recipes import comparison_roles
+from parserfree.distill.fingerprints import file_digest
+from parserfree.distill.recipes import comparison_roles, training_rule
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.encoder.files import write_text_atomic
 from parserfree.stages import StageRecord, compare_fingerprint, export_fingerprint, training_fingerprint
@@ -134,6 +135,45 @@ def train_stage(config: ExperimentConfig, run_dir: Path, cache_dir: str | None, 
     return result
 
 
+def train_recipes(config: ExperimentConfig, recipes: list[str], pretrained: str | None, out: Path,
+                  cache_dir: str | None, progress: bool) -> dict[str, dict]:
+    """Train each recipe into ``out/<recipe>`` — once per training rule: a recipe that would train exactly
+    as one already trained (``parser_free`` with ``teacher_forcing_end`` = 1 and its twin) is served from
+    that run instead (``serve_stage``). Returns each recipe's metrics."""
+    results, trained = {}, {}  # trained: training rule → the recipe trained with it
+    for recipe in recipes:
+        cfg = recipe_config(config, recipe, pretrained)
+        rule = training_rule(cfg.recipe_row, cfg.training.teacher_forcing_end)
+        if rule in trained:
+            results[recipe] = serve_stage(cfg, out / trained[rule], out / recipe, cache_dir, progress)
+        else:
+            results[recipe] = train_stage(cfg, out / recipe, cache_dir, progress)
+            trained[rule] = recipe
+    return results
+
+
+def serve_stage(config: ExperimentConfig, source_run: Path, run_dir: Path, cache_dir: str | None, progress: bool) -> dict:
+    """A recipe whose training is exactly that of a recipe already trained (``recipes.training_rule``): the
+    source run's weights served with this recipe's distances (``distill.train.serve_trained``), or skip."""
+    from parserfree.distill.train import serve_trained
+
+    fingerprint = training_fingerprint(config)
+    fingerprint["inputs"]["trained_as"] = file_digest(source_run / "checkpoints" / "best.ckpt")
+    record = StageRecord(run_dir, fingerprint)
+    metrics = _read_json(run_dir / "metrics.json")
+    action, why = record.plan(intact=metrics is not None)
+    if action == "skip":
+        _log(f"{config.recipe}: finished earlier, skipping ({run_dir})")
+        return metrics
+    if why:
+        _log(f"{config.recipe}: {why} — again")
+    record.start(fresh=True)
+    _log(f"{config.recipe}: trains exactly as {source_run.name} → its weights, served with its own distances ({run_dir})")
+    result = serve_trained(config, source_run, run_dir, cache_dir, progress)
+    _log(f"{config.recipe}: scored in {record.finish():.0f}s")
+    return result
+
+
 def _bundle_intact(bundle: Path) -> bool:
     from parserfree.export.bundle import verify_bundle
     from parserfree.export.errors import BundleError
@@ -171,8 +211,7 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
     save_config(config, out / "config.yaml")
     start = time.perf_counter()
     pretrained = pretrain_stage(config, out.parent, cache_dir, progress)
-    for recipe in config.run.recipes:
-        train_stage(recipe_config(config, recipe, pretrained), out / recipe, cache_dir, progress)
+    train_recipes(config, config.run.recipes, pretrained, out, cache_dir, progress)
 
     roles = comparison_roles(config.run.recipes)
     bundles = {}

@@ -130,3 +130,27 @@ def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_
     assert pre.recipe == "pretrain_predictor" and pre.training.max_epochs == 2
     assert pre.data.dataset == "silver-trees" and pre.data.task == "none" and not list(tmp_path.glob("*.txt"))
     assert checkpoint == str(seen["run_dir"] / "checkpoints" / "best.ckpt")
+
+
+def test_parser_free_trained_on_parser_trees_throughout_is_served_from_its_twin_not_trained_twice(smoke_job):
+    """With teacher_forcing_end = 1 parser_free and its twin train identically: one training, two servings."""
+    import torch
+
+    from parserfree.distill.checkpoints import load_trained
+
+    out, _ = smoke_job
+    metrics = json.loads((out / "parser_free" / "metrics.json").read_text())
+    assert metrics["trained_as"] == str(out / "parser_fed_twin") and metrics["test"]["source"] == "predicted"
+    free, twin = load_trained(out / "parser_free/checkpoints/best.ckpt"), load_trained(out / "parser_fed_twin/checkpoints/best.ckpt")
+    assert free.recipe == "parser_free" and free.experiment["recipe"] == "parser_free"
+    assert all(torch.equal(a, b) for a, b in zip(free.model.state_dict().values(), twin.model.state_dict().values()))
+    assert not (out / "parser_free" / "logs").exists()  # no second training
+
+
+def test_training_rule_separates_a_parser_free_run_that_meets_its_own_distances_in_training():
+    from parserfree.distill.recipes import get_recipe, training_rule
+
+    free, twin = get_recipe("parser_free"), get_recipe("parser_fed_twin")
+    assert training_rule(free, 1.0) == training_rule(twin, 1.0)
+    assert training_rule(free, 0.5) != training_rule(twin, 0.5)
+    assert training_rule(get_recipe("parser_fed"), 1.0) != training_rule(twin, 1.0)  # no predictor, fixed layers
