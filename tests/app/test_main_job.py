@@ -47,7 +47,7 @@ def test_index_gives_the_wall_time_of_every_stage_built(smoke_job):
     stages = index["stage_seconds"]
     expected = {f"smoke/{r}" for r in ("no_syntax", "locality", "parser_fed_twin", "parser_free")} | {"smoke/bundle", "smoke/report"}
     assert expected <= set(stages) and all(stages[s] > 0 for s in expected)
-    assert sum(stages.values()) <= index["seconds"]
+    assert sum(stages.values()) <= index["seconds"] + 0.05 * len(stages)  # each stage's time is rounded to 0.1 s
     assert "| smoke/report |" in (out.parent / "index.md").read_text()
 
 
