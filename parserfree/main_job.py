@@ -108,19 +108,27 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
+def _plan_run(record: StageRecord, run_dir: Path, recipe: str, redo: str) -> tuple[str, dict | None]:
+    """The plan of a run stage (``StageRecord.plan``) and, when it is skipped, the run's metrics; says why
+    an existing run is redone."""
+    metrics = _read_json(run_dir / "metrics.json")
+    action, why = record.plan(intact=metrics is not None)
+    if action == "skip":
+        _log(f"{recipe}: finished earlier, skipping ({run_dir})")
+    elif why:
+        _log(f"{recipe}: {why} — {redo}")
+    return action, metrics
+
+
 def train_stage(config: ExperimentConfig, run_dir: Path, cache_dir: str | None, progress: bool) -> dict:
     """Train one recipe into ``run_dir``, or skip / resume it per its stage record."""
     from parserfree.distill.checkpoints import CheckpointError
     from parserfree.distill.train import train
 
     record = StageRecord(run_dir, training_fingerprint(config))
-    metrics = _read_json(run_dir / "metrics.json")
-    action, why = record.plan(intact=metrics is not None)
+    action, metrics = _plan_run(record, run_dir, config.recipe, "training again from the start")
     if action == "skip":
-        _log(f"{config.recipe}: finished earlier, skipping ({run_dir})")
         return metrics
-    if why:
-        _log(f"{config.recipe}: {why} — training again from the start")
     record.start(fresh=action == "build")
     last = run_dir / "checkpoints" / "last.ckpt"
     resume = action == "resume" and last.exists()
@@ -160,13 +168,9 @@ def serve_stage(config: ExperimentConfig, source_run: Path, run_dir: Path, cache
     fingerprint = training_fingerprint(config)
     fingerprint["inputs"]["trained_as"] = file_digest(source_run / "checkpoints" / "best.ckpt")
     record = StageRecord(run_dir, fingerprint)
-    metrics = _read_json(run_dir / "metrics.json")
-    action, why = record.plan(intact=metrics is not None)
+    action, metrics = _plan_run(record, run_dir, config.recipe, "again")
     if action == "skip":
-        _log(f"{config.recipe}: finished earlier, skipping ({run_dir})")
         return metrics
-    if why:
-        _log(f"{config.recipe}: {why} — again")
     record.start(fresh=True)
     _log(f"{config.recipe}: trains exactly as {source_run.name} → its weights, served with its own distances ({run_dir})")
     result = serve_trained(config, source_run, run_dir, cache_dir, progress)
