@@ -24,7 +24,7 @@ import torch
 from parserfree.distill.datasets import DataConfig, load_dataset
 from parserfree.distill.evaluate import argmax_heads
 from parserfree.encoder.files import write_json
-from parserfree.distill.task_metrics import predictions, task_metrics
+from parserfree.distill.task_metrics import agreement, predictions, task_metrics
 from parserfree.distill.teacher import Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.export.bundle import package_versions
@@ -43,13 +43,6 @@ from parserfree.predictor.metrics import RelationMetrics
 from parserfree.breakdown import breakdowns, plot_breakdown
 from parserfree.report import (plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves,
                                plot_tree_comparison, write_markdown)
-
-
-def agreement(task: str, a: np.ndarray, b: np.ndarray) -> float:
-    """Share of identical predictions (classification) or Pearson r of the two models' scores (regression)."""
-    if task == "regression":
-        return float(np.corrcoef(a, b)[0, 1]) if a.size > 1 else float("nan")
-    return float(np.mean(a == b)) if a.size else float("nan")
 
 
 def distance_quality(dists: list[np.ndarray], words: list[list[str]], parses: list[Parse],
@@ -186,7 +179,7 @@ def _run_domain(pipelines: dict[str, Pipeline], texts: list[str], gold: np.ndarr
         runs[name] = run_timed(pipe, texts, batch_size)
         bar.update(1)
     preds = {name: predictions(task, r["outputs"]) for name, r in runs.items()}
-    scores = {name: task_metrics(task, preds[name], gold) for name in runs}
+    scores = {name: task_metrics(task, preds[name], gold, n_classes(task, r["outputs"])) for name, r in runs.items()}
     free, parsed = runs["parser_free_onnx"], runs["parser_fed"]
     trained = free_source.trained if free_source is not None else None
     argmax = argmax_heads(trained.model, trained.vocab, free["words"], trained.encoder_config.max_len) if trained else None
@@ -194,6 +187,11 @@ def _run_domain(pipelines: dict[str, Pipeline], texts: list[str], gold: np.ndarr
     agree = agreement(task, preds["parser_free_onnx"], preds["parser_fed"])
     split_by = breakdowns(preds, gold, columns) if columns and task != "regression" else None
     return DomainRun(texts, gold, task, runs, scores, agree, dist, split_by)
+
+
+def n_classes(task: str, outputs: np.ndarray) -> int:
+    """Classes of a model's task outputs (B×C logits; 1 for the B scores of a regression)."""
+    return outputs.shape[-1] if task != "regression" and outputs.ndim == 2 else 1
 
 
 def _headline(report: dict, dataset: str, domain: DomainRun, pipelines: dict[str, Pipeline], sources: dict[str, ModelSource | None], latency_examples: int, batch_size: int) -> None:
@@ -229,7 +227,7 @@ def _with_parser_distances(free: ModelSource, domain: DomainRun, batch_size: int
         torch_outputs(free.trained, parsed["words"][i : i + batch_size], batch_tree_distances([p.heads for p in parsed["parses"][i : i + batch_size]]), "parser")
         for i in range(0, len(domain.texts), batch_size)
     ])
-    return task_metrics(domain.task, predictions(domain.task, outputs), domain.gold)
+    return task_metrics(domain.task, predictions(domain.task, outputs), domain.gold, n_classes(domain.task, outputs))
 
 
 def _domain_row(domain: DomainRun) -> dict:
