@@ -21,7 +21,7 @@ from torch.utils.data import DataLoader, Sampler
 from parserfree.distill.config import ExperimentConfig
 from parserfree.distill.datasets import SPLITS, load_dataset
 from parserfree.distill.parsing import ParsedExample, parse_dataset
-from parserfree.distill.trees import batch_tree_distances
+from parserfree.distill.trees import batch_tree_distances, truncate_heads
 from parserfree.distill.vader import default_cache_dir
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder import Vocabulary
@@ -38,12 +38,9 @@ class EncodedExample:
 
 
 def truncate(example: ParsedExample, max_len: int) -> EncodedExample:
-    """Cut an example to ``max_len`` words; words whose head was cut become roots."""
+    """Cut an example to ``max_len`` words; words whose head was cut become roots (``truncate_heads``)."""
     n = min(len(example.words), max_len)
-    heads = example.heads[:n].copy()
-    cut = heads >= n
-    heads[cut] = np.nonzero(cut)[0]
-    return EncodedExample(tuple(example.words[:n]), heads, example.punct[:n].copy(), example.label)
+    return EncodedExample(tuple(example.words[:n]), truncate_heads(example.heads, max_len), example.punct[:n].copy(), example.label)
 
 
 class BucketSampler(Sampler[int]):

@@ -104,19 +104,28 @@ def tree_distances(heads: Sequence[int]) -> np.ndarray:
     return padded_distances(h[None, :])[0]
 
 
+def truncate_heads(heads: Sequence[int], max_len: int) -> np.ndarray:
+    """The tree of the first ``max_len`` words: words whose head was cut become roots (int64, a copy).
+
+    The one truncation rule of the project: training, validation and the comparison's parser-fed
+    pipeline all cut over-long inputs this way, so a model always meets the distances it was trained on."""
+    h = np.array(heads, dtype=np.int64)[:max_len]
+    idx = np.arange(h.size)
+    return np.where(h >= h.size, idx, h)
+
+
 def batch_tree_distances(batch_heads: Sequence[Sequence[int]], length: int | None = None) -> np.ndarray:
     """Padded batch of distance matrices (B×T×T int64); pairs touching padding are PAD_DISTANCE.
 
-    ``length`` pads (or truncates, dropping heads that point past it — they become roots) to T words.
+    ``length`` pads (or truncates, ``truncate_heads``) to T words.
     Raises ``TreeError`` for an example whose heads are not a forest.
     """
     lengths = [len(h) for h in batch_heads]
     t = max(lengths, default=0) if length is None else length
     heads = np.full((len(batch_heads), t), -1, dtype=np.int64)
     for b, example in enumerate(batch_heads):
-        h = np.asarray(example, dtype=np.int64)[:t]
-        n = h.size
-        heads[b, :n] = validate_heads(np.where(h >= n, np.arange(n), h))
+        h = truncate_heads(example, t)
+        heads[b, : h.size] = validate_heads(h)
     return padded_distances(heads)
 
 

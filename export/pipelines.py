@@ -22,7 +22,7 @@ from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import normalise_text
 from parserfree.distill.recipes import Recipe, get_recipe
 from parserfree.distill.teacher import Parse, SpacyTeacher
-from parserfree.distill.trees import batch_tree_distances
+from parserfree.distill.trees import batch_tree_distances, truncate_heads
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, time_calls
 from parserfree.export.tokenizer import words_of
@@ -79,13 +79,25 @@ def torch_outputs(trained: TrainedModel, words: list[list[str]], distances: np.n
     return out.task.numpy()
 
 
+def parser_distances(parses: Sequence[Parse], max_len: int) -> np.ndarray:
+    """The parser distances a model of ``max_len`` words reads for these parses (B×T×T int64): each tree
+    cut to its first ``max_len`` words as in training (``distill.trees.truncate_heads``), not cropped."""
+    return batch_tree_distances([truncate_heads(p.heads, max_len) for p in parses])
+
+
+def model_max_len(model: ModelSource) -> int:
+    """The longest input, in words, the model reads."""
+    return model.bundle.max_len if model.bundle is not None else model.trained.encoder_config.max_len
+
+
 def parser_fed_pipeline(model: ModelSource, teacher: SpacyTeacher) -> Pipeline:
     """spaCy parse → tree distances → model (ORT when a parser-fed bundle is given, else PyTorch)."""
+    max_len = model_max_len(model)
 
     def run(texts):
         parses = list(teacher.parse([normalise_text(t) for t in texts]))
         words = [list(p.words) for p in parses]
-        distances = batch_tree_distances([p.heads for p in parses])
+        distances = parser_distances(parses, max_len)
         if model.bundle is not None:
             out, _ = model.bundle.run_words(words, distances)
         else:

@@ -33,6 +33,7 @@ from parserfree.export.pipelines import (
     Pipeline,
     latency_ms,
     model_pipeline,
+    parser_distances,
     resolve_model,
     run_timed,
     torch_outputs,
@@ -224,7 +225,7 @@ def _with_parser_distances(free: ModelSource, domain: DomainRun, batch_size: int
     """Task metrics of the parser-free checkpoint run in PyTorch on the parser's tree distances."""
     parsed = domain.runs["parser_fed"]
     outputs = np.concatenate([
-        torch_outputs(free.trained, parsed["words"][i : i + batch_size], batch_tree_distances([p.heads for p in parsed["parses"][i : i + batch_size]]), "parser")
+        torch_outputs(free.trained, parsed["words"][i : i + batch_size], parser_distances(parsed["parses"][i : i + batch_size], free.trained.encoder_config.max_len), "parser")
         for i in range(0, len(domain.texts), batch_size)
     ])
     return task_metrics(domain.task, predictions(domain.task, outputs), domain.gold, n_classes(domain.task, outputs))
