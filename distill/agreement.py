@@ -38,6 +38,11 @@ MIN_TEST_ATTRACTED = 300
 MAX_WORDS = 50  # longer sentences are left out (as in Linzen et al.): the verb may lie past the encoder's reach
 ATTRACTOR_BUCKETS = ("0", "1", "2+")
 DISTANCE_BUCKETS = ("1", "2-3", "4-6", "7+")
+NUMBERS = ("sg", "pl")  # grammatical number of a subject or a verb form, as the columns write it
+# names of the columns every agreement example carries (``Example.columns``)
+ATTRACTORS, DISTANCE, SOURCE = "attractors", "distance", "source"
+SUBJECT_NUMBER, VERB, VERB_NUMBER, VERB_INDEX, PREV_WORD, PAIR_ID = (
+    "subject_number", "verb", "verb_number", "verb_index", "prev_word", "pair_id")
 SUBJECT_DEPS = ("nsubj", "nsubjpass")
 AUX_DEPS = ("aux", "auxpass")
 NOUN_NUMBER = {"NN": "sg", "NNP": "sg", "NNS": "pl", "NNPS": "pl"}
