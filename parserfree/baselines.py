@@ -1,0 +1,130 @@
+"""Shortcut baselines: the cheap rules a model's accuracy must beat before it says anything about syntax.
+
+Rows of kind "baseline" in every classification report, fitted on the training split of the dataset the
+models were trained on (the same share of it) and scored on every compared domain whose examples carry
+what they read. ``majority``: the most frequent training label. ``bag_of_words``: a linear model over
+1–2-grams (``parserfree.bag_of_words``, λ chosen on dev). On agreement items (columns of
+``distill/agreement.py``) also ``verb_form``: the shown verb form, lower-cased, → its majority label on
+train (an unseen form → the training majority), and ``prev_word``: grammatical iff the word before the
+verb ends in "s" exactly when the shown verb is plural — the two shortcuts that solved an agreement set
+whose subjects were mostly singular.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from parserfree.bag_of_words import fit_bag_of_words
+from parserfree.distill.agreement import LABEL_NAMES, PREV_WORD, VERB, VERB_NUMBER
+from parserfree.distill.datasets import Example
+
+# examples → (class ids N, class probabilities N×C or None for a rule without probabilities)
+Predict = Callable[[Sequence[Example]], tuple[np.ndarray, np.ndarray | None]]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A fitted shortcut baseline: its report name, what it does, the columns it reads and its predictor."""
+
+    name: str
+    description: str
+    columns: tuple[str, ...]
+    predict: Predict
+
+    def applies_to(self, examples: Sequence[Example]) -> bool:
+        """Every example carries the columns the baseline reads."""
+        return carries(examples, self.columns)
+
+
+def carries(examples: Sequence[Example], columns: Sequence[str]) -> bool:
+    """There are examples and every one carries all of ``columns``."""
+    return bool(examples) and all(e.columns is not None and all(c in e.columns for c in columns) for e in examples)
+
+
+def _counts(labels: Sequence[int], n_classes: int) -> np.ndarray:
+    return np.bincount(np.asarray(labels, dtype=np.int64), minlength=n_classes).astype(float)
+
+
+def majority(train: Sequence[Example], n_classes: int) -> Baseline:
+    """The most frequent training label for every item; probabilities are the training prior."""
+    prior = _counts([e.label for e in train], n_classes)
+    prior /= prior.sum()
+    label = int(np.argmax(prior))
+
+    def predict(examples):
+        return np.full(len(examples), label), np.tile(prior, (len(examples), 1))
+
+    return Baseline("majority", f"the most frequent training label ({label}) for every item", (), predict)
+
+
+def verb_form(train: Sequence[Example], n_classes: int) -> Baseline:
+    """The shown verb form (lower-cased) → its majority training label (ties and unseen forms → the
+    training majority); probabilities are the form's training label shares."""
+    fallback = majority(train, n_classes)
+    prior = _counts([e.label for e in train], n_classes)
+    by_form: dict[str, np.ndarray] = {}
+    for e in train:
+        by_form.setdefault(str(e.columns[VERB]).lower(), np.zeros(n_classes))[e.label] += 1
+    top = int(np.argmax(prior))
+
+    def predict(examples):
+        preds, probs = np.empty(len(examples), dtype=np.int64), np.empty((len(examples), n_classes))
+        for i, e in enumerate(examples):
+            counts = by_form.get(str(e.columns[VERB]).lower())
+            if counts is None:
+                preds[i], probs[i] = fallback.predict([e])[0][0], prior / prior.sum()
+                continue
+            best = np.flatnonzero(counts == counts.max())
+            preds[i] = top if top in best else int(best[0])
+            probs[i] = counts / counts.sum()
+        return preds, probs
+
+    return Baseline("verb_form", "the shown verb form → its majority label on train", (VERB,), predict)
+
+
+def prev_word(label_names: Sequence[str]) -> Baseline | None:
+    """Grammatical iff (the word before the verb ends in "s") == (the shown verb is plural); None unless
+    the labels are agreement's."""
+    if sorted(label_names) != sorted(LABEL_NAMES):
+        return None
+    grammatical, ungrammatical = label_names.index(LABEL_NAMES[1]), label_names.index(LABEL_NAMES[0])
+
+    def predict(examples):
+        rule = [str(e.columns[PREV_WORD]).lower().endswith("s") == (e.columns[VERB_NUMBER] == "pl") for e in examples]
+        return np.where(rule, grammatical, ungrammatical), None
+
+    return Baseline("prev_word", 'grammatical iff (the previous word ends in "s") == (the verb is plural)',
+                    (PREV_WORD, VERB_NUMBER), predict)
+
+
+def bag_of_words(train: Sequence[Example], dev: Sequence[Example], n_classes: int) -> Baseline:
+    """Multinomial logistic regression over lower-cased 1–2-grams, λ chosen on dev."""
+    model = fit_bag_of_words([e.text for e in train], [e.label for e in train], [e.text for e in dev],
+                             [e.label for e in dev], n_classes)
+
+    def predict(examples):
+        probs = model.probabilities([e.text for e in examples])
+        return probs.argmax(1), probs
+
+    return Baseline("bag_of_words", f"logistic regression on 1–2-grams (λ {model.l2:g}, chosen on dev)", (), predict)
+
+
+BASELINE_NAMES = ("majority", "verb_form", "prev_word", "bag_of_words")
+
+
+def fit_baselines(train: Sequence[Example], dev: Sequence[Example], label_names: Sequence[str]) -> list[Baseline]:
+    """Every shortcut baseline the training examples allow (those reading columns need them on every
+    training example), in ``BASELINE_NAMES`` order."""
+    n_classes = max(2, len(label_names))
+    out = [majority(train, n_classes)]
+    if carries(train, (VERB,)):
+        out.append(verb_form(train, n_classes))
+    rule = prev_word(label_names)
+    if rule is not None and rule.applies_to(train):
+        out.append(rule)
+    out.append(bag_of_words(train, dev, n_classes))
+    return out

@@ -1,0 +1,221 @@
+"""Paired verdicts: is one row of a report right on more of the same test items than another, and could the
+test split have shown it?
+
+Two rows of a report are scored on the very same items, so only a paired test says anything about their
+difference (two unpaired intervals overlap long before a paired test gives up). For one seed per row:
+the difference in accuracy points, a 95 % percentile bootstrap interval that resamples *clusters* —
+minimal pairs (the two versions of one source sentence, which a model tends to get right or wrong
+together) where the items carry a pair id, else single items — and the exact McNemar p
+(``scipy.stats.binomtest`` on the discordant counts). With several seeds per row (seed s of one row
+paired with seed s of the other): the mean over seeds of the per-seed differences; an interval from a
+bootstrap that resamples seeds and clusters together; and two tests that must both reject — a
+sign-flip permutation test over clusters of the seed-averaged per-item difference (the items side; it
+reduces to the exact McNemar test for one seed without pairs) and a one-sample t-test over the per-seed
+differences (the training side: a gap that only one lucky seed shows is not shown). Holm's correction
+runs over the contrasts of one report slice; a verdict is "ahead" or "behind" only when the corrected p
+is below ``ALPHA`` and the interval lies on the same side of 0. Power: the smallest difference the test
+detects at ``ALPHA`` with power ``POWER`` given the observed discordance (Connor 1987's normal
+approximation for McNemar, solved for δ; with seeds, the normal approximation on the cluster sums and
+the noncentral t over seeds, the larger of the two). docs/statistics.md says how to read them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize, stats
+
+ALPHA = 0.05
+POWER = 0.8
+RESAMPLES = 2000  # bootstrap resamples of an interval
+PERMUTATIONS = 9999  # sign flips of the items-side test with several seeds (exact below 2¹³ clusters' worth)
+AHEAD, BEHIND, NO_DIFFERENCE = "ahead", "behind", "no difference shown"
+
+
+def clusters_of(pair_ids: Sequence[str | None] | None, n: int) -> np.ndarray:
+    """The resampling cluster of each of ``n`` items (N int): items sharing a pair id form one cluster; an
+    item without one (or all items, without pair ids) is a cluster of its own."""
+    if pair_ids is None:
+        return np.arange(n)
+    ids: dict[object, int] = {}
+    out = np.empty(n, dtype=np.int64)
+    for i, pid in enumerate(pair_ids):
+        out[i] = ids.setdefault(("pair", pid) if pid is not None else ("item", i), len(ids))
+    return out
+
+
+def _dense(clusters: np.ndarray) -> tuple[np.ndarray, int]:
+    """Cluster ids renumbered 0..K−1 (for a slice of the items) and K."""
+    uniq, dense = np.unique(clusters, return_inverse=True)
+    return dense, uniq.size
+
+
+class Resampler:
+    """One set of bootstrap draws for a slice of items, shared by every row, so that differences are paired:
+    cluster weights W (B×K, a multinomial draw of K clusters) and seed weights V (B×S, a draw of S seeds)."""
+
+    def __init__(self, clusters: np.ndarray, seeds: int, resamples: int = RESAMPLES, seed: int = 0) -> None:
+        self.clusters, self.k = _dense(np.asarray(clusters))
+        self.seeds = seeds
+        rng = np.random.default_rng(seed)
+        self.weights = rng.multinomial(self.k, np.full(self.k, 1 / self.k), size=resamples).astype(np.float32)
+        self.sizes = np.bincount(self.clusters, minlength=self.k).astype(np.float32)
+        if seeds > 1:
+            self.seed_weights = rng.multinomial(seeds, np.full(seeds, 1 / seeds), size=resamples) / seeds
+        else:
+            self.seed_weights = np.ones((resamples, 1))
+        self._items = self.weights @ self.sizes  # B: items in each resample
+
+    def accuracies(self, correct: np.ndarray) -> np.ndarray:
+        """Resampled accuracy (B, a share) of a row's S×N correctness on this slice's items."""
+        sums = np.stack([np.bincount(self.clusters, weights=c, minlength=self.k) for c in np.asarray(correct, float)])
+        per_seed = (self.weights @ sums.T.astype(np.float32)) / self._items[:, None]  # B×S
+        return (per_seed * self.seed_weights).sum(1)
+
+
+def mcnemar(a: np.ndarray, b: np.ndarray) -> tuple[float, int, int]:
+    """Exact McNemar test of two rows' correctness on the same items: (two-sided p, items only a gets
+    right, items only b gets right); p = 1 without discordant items."""
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    if only_a + only_b == 0:
+        return 1.0, only_a, only_b
+    return float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue), only_a, only_b
+
+
+def sign_flip(cluster_sums: np.ndarray, seed: int = 0) -> float:
+    """Two-sided p of a sign-flip permutation test that the cluster sums of paired differences are
+    symmetric around 0 (exact when few clusters differ; p = 1 when none does)."""
+    x = np.asarray(cluster_sums, dtype=float)
+    x = x[x != 0]
+    if x.size == 0:
+        return 1.0
+    result = stats.permutation_test((x,), lambda v, axis: np.sum(v, axis=axis), permutation_type="samples",
+                                    n_resamples=PERMUTATIONS, vectorized=True, rng=seed)
+    return float(result.pvalue)
+
+
+def seed_test(differences: np.ndarray) -> float:
+    """Two-sided p of a one-sample t-test that the per-seed differences have mean 0 (identical
+    differences: 0 unless they are all 0)."""
+    d = np.asarray(differences, dtype=float)
+    if np.ptp(d) == 0:
+        return 1.0 if d[0] == 0 else 0.0
+    return float(stats.ttest_1samp(d, 0.0).pvalue)
+
+
+def connor_detectable(n: int, discordance: float, alpha: float = ALPHA, power: float = POWER) -> float | None:
+    """Smallest paired difference δ (a share) that McNemar's test on ``n`` items with discordant share ψ
+    detects at ``alpha`` with ``power`` (Connor 1987: √n·δ = z₁₋α/₂·√ψ + z_power·√(ψ − δ²), solved for δ);
+    None when even δ = ψ (every discordant item on one side) is not detectable."""
+    psi = discordance
+    if n <= 0 or psi <= 0:
+        return None
+    za, zb = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
+
+    def gap(delta: float) -> float:
+        return math.sqrt(n) * delta - za * math.sqrt(psi) - zb * math.sqrt(max(psi - delta * delta, 0.0))
+
+    if gap(psi) < 0:
+        return None
+    return float(optimize.brentq(gap, 0.0, psi))
+
+
+def t_detectable(sd: float, seeds: int, alpha: float = ALPHA, power: float = POWER) -> float | None:
+    """Smallest mean of per-seed differences that a two-sided one-sample t-test over ``seeds`` seeds with
+    this sd detects at ``alpha`` with ``power`` (noncentral t); None for fewer than two seeds."""
+    if seeds < 2:
+        return None
+    if sd == 0:
+        return 0.0
+    df = seeds - 1
+    crit = stats.t.ppf(1 - alpha / 2, df)
+
+    def gap(nc: float) -> float:
+        return stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc) - power
+
+    high = 1.0
+    while gap(high) < 0:
+        high *= 2
+    return float(optimize.brentq(gap, 0.0, high) * sd / math.sqrt(seeds))
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (same order as given), controlling the family-wise error."""
+    p = np.asarray(pvalues, dtype=float)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted.tolist()
+
+
+def verdict(difference: float, ci95: Sequence[float], p_adjusted: float, alpha: float = ALPHA) -> str:
+    """"ahead" / "behind" when the corrected p is below ``alpha`` and the interval lies on the side of the
+    difference; else "no difference shown"."""
+    lo, hi = ci95
+    if p_adjusted < alpha and difference > 0 and lo > 0:
+        return AHEAD
+    if p_adjusted < alpha and difference < 0 and hi < 0:
+        return BEHIND
+    return NO_DIFFERENCE
+
+
+@dataclass
+class PairedResult:
+    """One paired comparison of row a with row b on one slice of items (differences in points, a − b)."""
+
+    n_items: int
+    n_clusters: int
+    seeds: int
+    difference: float
+    ci95: list[float]
+    discordant: list[float]  # items only a gets right, only b gets right (mean over seeds)
+    p: float  # the test's p (one seed: exact McNemar; several: the larger of p_items and p_seeds)
+    p_items: float
+    p_seeds: float | None
+    detectable: float | None  # smallest difference (points) detectable at ALPHA with POWER; None: none is
+    detectable_items: float | None
+    detectable_seeds: float | None
+
+
+def paired_test(a: np.ndarray, b: np.ndarray, clusters: np.ndarray, resampler: Resampler,
+                boot_a: np.ndarray | None = None, boot_b: np.ndarray | None = None, seed: int = 0) -> PairedResult:
+    """Compare rows a and b (S×N correctness on the same items, seed s with seed s) on the items of
+    ``resampler``'s slice; ``boot_a``/``boot_b`` are their resampled accuracies when already drawn."""
+    a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    seeds, n = a.shape
+    per_seed = a.mean(1) - b.mean(1)  # S shares
+    boot_a = resampler.accuracies(a) if boot_a is None else boot_a
+    boot_b = resampler.accuracies(b) if boot_b is None else boot_b
+    lo, hi = np.percentile(boot_a - boot_b, [2.5, 97.5])
+    only_a = np.sum(a & ~b, axis=1).astype(float)
+    only_b = np.sum(~a & b, axis=1).astype(float)
+    dense, k = _dense(clusters)
+    if seeds == 1:
+        p_items, _, _ = mcnemar(a[0], b[0])
+        p_seeds, p = None, p_items
+        detectable_items = connor_detectable(n, (only_a[0] + only_b[0]) / n)
+        detectable_seeds = None
+        detectable = detectable_items
+    else:
+        sums = np.bincount(dense, weights=(a.astype(float) - b).mean(0), minlength=k)
+        p_items, p_seeds = sign_flip(sums, seed), seed_test(per_seed)
+        p = max(p_items, p_seeds)
+        z = stats.norm.ppf(1 - ALPHA / 2) + stats.norm.ppf(POWER)
+        detectable_items = float(z * math.sqrt(k * np.var(sums, ddof=1)) / n) if k > 1 else None
+        detectable_seeds = t_detectable(float(np.std(per_seed, ddof=1)), seeds)
+        both = [d for d in (detectable_items, detectable_seeds) if d is not None]
+        detectable = max(both) if len(both) == 2 else None
+
+    def points(x: float | None) -> float | None:
+        return None if x is None else 100 * x
+
+    return PairedResult(n, k, seeds, 100 * float(per_seed.mean()), [100 * float(lo), 100 * float(hi)],
+                        [float(only_a.mean()), float(only_b.mean())], p, p_items, p_seeds,
+                        points(detectable), points(detectable_items), points(detectable_seeds))

@@ -1,0 +1,125 @@
+"""Paired verdicts: the exact McNemar test, Holm's correction, the bootstrap over minimal pairs, the tests over
+seeds, and power figures that hold when simulated."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from parserfree.paired import (
+    AHEAD,
+    BEHIND,
+    NO_DIFFERENCE,
+    Resampler,
+    clusters_of,
+    connor_detectable,
+    holm,
+    mcnemar,
+    paired_test,
+    seed_test,
+    sign_flip,
+    t_detectable,
+    verdict,
+)
+
+
+def test_mcnemar_is_the_exact_binomial_test_on_the_discordant_items():
+    a = np.array([1] * 10 + [0] * 2 + [1] * 30 + [0] * 8, dtype=bool)  # 10 only a, 2 only b, 30 both, 8 neither
+    b = np.array([0] * 10 + [1] * 2 + [1] * 30 + [0] * 8, dtype=bool)
+    p, only_a, only_b = mcnemar(a, b)
+    assert (only_a, only_b) == (10, 2)
+    assert p == pytest.approx(2 * (1 + 12 + 66) / 4096)  # 2·P(X ≤ 2), X ~ Bin(12, ½), by hand
+    assert mcnemar(a, a)[0] == 1.0
+
+
+def test_holm_multiplies_by_the_rank_and_keeps_the_order_monotone():
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def test_items_sharing_a_pair_id_form_one_cluster_and_others_stand_alone():
+    got = clusters_of(["p1", "p2", "p1", None, "p2", None], 6)
+    assert got[0] == got[2] and got[1] == got[4] and len(set(got.tolist())) == 4
+    assert clusters_of(None, 3).tolist() == [0, 1, 2]
+
+
+def test_the_interval_resamples_minimal_pairs_so_pairs_that_move_together_widen_it():
+    """Both versions of a pair right or wrong together: an item bootstrap would count each pair twice as
+    evidence; the pair bootstrap sees half as many independent units (interval about √2 wider)."""
+    rng = np.random.default_rng(1)
+    per_pair_a = rng.random(400) < 0.7
+    per_pair_b = rng.random(400) < 0.6
+    a, b = np.repeat(per_pair_a, 2)[None], np.repeat(per_pair_b, 2)[None]
+    pairs = np.repeat(np.arange(400), 2)
+    by_pair = paired_test(a, b, pairs, Resampler(pairs, 1))
+    by_item = paired_test(a, b, np.arange(800), Resampler(np.arange(800), 1))
+    width = lambda r: r.ci95[1] - r.ci95[0]  # noqa: E731
+    assert by_pair.difference == by_item.difference == pytest.approx(100 * (per_pair_a.mean() - per_pair_b.mean()))
+    assert width(by_pair) / width(by_item) == pytest.approx(np.sqrt(2), rel=0.15)
+    assert by_pair.n_clusters == 400 and by_item.n_clusters == 800
+
+
+def test_one_seed_without_pairs_the_sign_flip_test_is_mcnemars():
+    a = np.array([1] * 9 + [0] * 3 + [1] * 5, dtype=bool)
+    b = np.array([0] * 9 + [1] * 3 + [1] * 5, dtype=bool)
+    assert sign_flip(a.astype(float) - b) == pytest.approx(mcnemar(a, b)[0])
+
+
+def test_a_gap_shown_by_one_lucky_seed_is_not_shown_over_seeds():
+    assert seed_test(np.array([0.04, 0.05, 0.045])) < 0.01
+    assert seed_test(np.array([0.12, -0.01, 0.0])) > 0.05
+    assert seed_test(np.zeros(3)) == 1.0
+
+
+def test_a_verdict_needs_the_corrected_p_and_the_interval_on_one_side():
+    assert verdict(2.0, [0.5, 3.5], 0.01) == AHEAD
+    assert verdict(-2.0, [-3.5, -0.5], 0.01) == BEHIND
+    assert verdict(2.0, [-0.1, 3.5], 0.01) == NO_DIFFERENCE  # the pairs say it may be chance
+    assert verdict(2.0, [0.5, 3.5], 0.08) == NO_DIFFERENCE
+
+
+def _mcnemar_power(n: int, psi: float, delta: float, runs: int = 4000) -> float:
+    """Share of simulated test splits (n items, discordant share ψ, paired difference δ) on which the exact
+    McNemar test rejects at 0.05."""
+    rng = np.random.default_rng(0)
+    discordant = rng.binomial(n, psi, runs)
+    only_a = rng.binomial(discordant, (psi + delta) / (2 * psi))
+    low = np.minimum(only_a, discordant - only_a)
+    p = np.minimum(1.0, 2 * stats.binom.cdf(low, discordant, 0.5))
+    return float(np.mean((p < 0.05) & (discordant > 0)))
+
+
+def test_the_detectable_difference_is_detected_about_four_times_in_five():
+    n, psi = 3000, 0.12
+    delta = connor_detectable(n, psi)
+    assert 0.01 < delta < 0.03
+    assert _mcnemar_power(n, psi, delta) == pytest.approx(0.8, abs=0.04)
+    assert _mcnemar_power(n, psi, delta / 2) < 0.4  # half of it mostly goes unseen
+    assert connor_detectable(10, 0.1) is None  # one discordant item expected: nothing is detectable
+    assert connor_detectable(n, 0.0) is None
+
+
+def test_the_detectable_mean_over_seeds_is_detected_about_four_times_in_five():
+    sd, seeds = 1.5, 3
+    delta = t_detectable(sd, seeds)
+    rng = np.random.default_rng(0)
+    draws = rng.normal(delta, sd, size=(20000, seeds))
+    rejected = stats.ttest_1samp(draws, 0.0, axis=1).pvalue < 0.05
+    assert rejected.mean() == pytest.approx(0.8, abs=0.02)
+    assert t_detectable(sd, 1) is None
+
+
+def test_several_seeds_need_both_the_items_and_the_seeds_to_agree():
+    """Seed 0 of row a is far ahead, seeds 1 and 2 are level: the items side (seed-averaged) rejects, the
+    seeds side does not, so the combined p is the seeds side's."""
+    rng = np.random.default_rng(3)
+    b = rng.random((3, 2000)) < 0.7
+    a = b.copy()
+    flip = rng.random(2000) < 0.25
+    a[0] = np.where(flip, True, b[0])
+    clusters = np.arange(2000)
+    result = paired_test(a, b, clusters, Resampler(clusters, 3))
+    assert result.p_items < 0.001 and result.p_seeds > 0.05 and result.p == result.p_seeds
+    assert result.detectable == max(result.detectable_items, result.detectable_seeds)
+    assert result.seeds == 3 and result.difference == pytest.approx(100 * (a.mean() - b.mean()))
