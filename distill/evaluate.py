@@ -32,32 +32,42 @@ def update_distance_metrics(metrics: DistanceMetrics, predicted, batch: dict) ->
 
 
 @torch.no_grad()
-def predict_loader(model: SyntaxModel, loader: DataLoader, source: str, distance_metrics: DistanceMetrics | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(predictions, gold labels) over a loader: class ids or scores; fills ``distance_metrics`` if given."""
+def loader_outputs(model: SyntaxModel, loader: DataLoader, source: str, distance_metrics: DistanceMetrics | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(task outputs, gold labels) over a loader, in the dataset's order (not the loader's length-sorted
+    one): B×C logits or B scores; fills ``distance_metrics`` if given."""
     model.eval()
-    preds, gold = [], []
+    outputs, gold = [], []
     for batch in loader:
         out = model(batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"], source=source, task=model.head is not None)
         if out.task is not None:
-            preds.append(predictions(model.head.task, out.task).numpy())
+            outputs.append(out.task.numpy())
             gold.append(batch["labels"].numpy())
         if distance_metrics is not None and out.predicted is not None:
             update_distance_metrics(distance_metrics, out.predicted, batch)
-    if not preds:
+    if not outputs:
         return np.zeros(0), np.zeros(0)
-    return np.concatenate(preds), np.concatenate(gold)
+    served = loader.sampler.order() if hasattr(loader.sampler, "order") else np.arange(len(loader.dataset))
+    outputs_, gold_ = np.concatenate(outputs), np.concatenate(gold)
+    inverse = np.empty_like(served)
+    inverse[served] = np.arange(served.size)
+    return outputs_[inverse], gold_[inverse]
+
+
+def evaluate_with_outputs(model: SyntaxModel, loader: DataLoader, task: str, n_classes: int, source: str) -> tuple[dict, np.ndarray]:
+    """``evaluate``'s metrics and the task outputs behind them, in the dataset's order."""
+    metrics = DistanceMetrics()
+    outputs, gold = loader_outputs(model, loader, source, metrics if model.predictor is not None else None)
+    result: dict = {"n_examples": len(loader.dataset), "source": source}
+    if task != "none" and gold.size:
+        result.update(task_metrics(task, predictions(task, outputs), gold, n_classes))
+    if metrics.n_sentences:
+        result.update({k: v for k, v in metrics.compute().items() if k != "n_sentences"})
+    return result, outputs
 
 
 def evaluate(model: SyntaxModel, loader: DataLoader, task: str, n_classes: int, source: str) -> dict:
     """Task metrics (when labelled) plus UUAS / DSpr / L1 of D̂ against the parser (when predicted)."""
-    metrics = DistanceMetrics()
-    pred, gold = predict_loader(model, loader, source, metrics if model.predictor is not None else None)
-    result: dict = {"n_examples": len(loader.dataset), "source": source}
-    if task != "none" and gold.size:
-        result.update(task_metrics(task, pred, gold, n_classes))
-    if metrics.n_sentences:
-        result.update({k: v for k, v in metrics.compute().items() if k != "n_sentences"})
-    return result
+    return evaluate_with_outputs(model, loader, task, n_classes, source)[0]
 
 
 @torch.no_grad()

@@ -4,7 +4,8 @@ Drives the co-training of one recipe with Lightning. A run directory holds the r
 ``config.yaml``, ``checkpoints/best.ckpt`` (best validation metric) and ``checkpoints/last.ckpt``
 (resume point: rewritten at every validation and about four times per epoch in between, so a run killed
 mid-epoch resumes there and ends exactly as an uninterrupted one), ``logs/metrics.csv`` (training
-curves) and ``metrics.json`` (dev and test scores of the best checkpoint, with the training time).
+curves), ``metrics.json`` (dev and test scores of the best checkpoint, with the training time) and
+``predictions.jsonl`` (the best checkpoint's prediction for every test item, ``distill/predictions.py``).
 Works on CPU by default and under Lightning DDP unchanged.
 """
 
@@ -20,11 +21,13 @@ from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.strategies import DDPStrategy
 
-from parserfree.distill.checkpoints import check_resumable, load_pretrained, load_trained, read_checkpoint
+from parserfree.distill.checkpoints import TrainedModel, check_resumable, load_pretrained, load_trained, read_checkpoint
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.data_module import SyntaxDataModule
-from parserfree.distill.evaluate import evaluate
+from parserfree.distill.datasets import load_dataset
+from parserfree.distill.evaluate import evaluate_with_outputs
+from parserfree.distill.predictions import records_from_outputs, write_predictions
 from parserfree.distill.quiet import quiet_lightning
 from parserfree.encoder.files import atomic_path, write_json
 
@@ -132,7 +135,6 @@ def train(
     best_path = Path(best.best_model_path) if best.best_model_path else last
     trained = load_trained(best_path)
     source = config.recipe_row.eval_source
-    n_classes = max(2, len(data.label_names))
     result = {
         "recipe": config.recipe,
         "best_checkpoint": str(best_path),
@@ -141,10 +143,23 @@ def train(
         "steps": trainer.global_step,
         "n_train": len(data.splits["train"]),
     }
-    for split in ("dev", "test"):
-        if data.splits[split]:
-            result[split] = evaluate(trained.model, data.loader(split), trained.task, n_classes, source)
+    result.update(score_splits(trained, data, config, run_dir, source))
     write_json(run_dir / "metrics.json", result)
+    return result
+
+
+def score_splits(trained: TrainedModel, data: SyntaxDataModule, config: ExperimentConfig, run_dir: Path, source: str) -> dict:
+    """Dev and test metrics of a trained model read with ``source``; the test split's per-item predictions
+    go to ``run_dir/predictions.jsonl`` (``distill.predictions``) when the task has labels."""
+    n_classes = max(2, len(data.label_names))
+    result = {}
+    for split in ("dev", "test"):
+        if not data.splits[split]:
+            continue
+        result[split], outputs = evaluate_with_outputs(trained.model, data.loader(split), trained.task, n_classes, source)
+        if split == "test" and trained.task != "none" and len(outputs):
+            examples = load_dataset(config.data).splits["test"]
+            write_predictions(run_dir / "predictions.jsonl", records_from_outputs(examples, outputs, trained.task))
     return result
 
 
@@ -171,9 +186,6 @@ def serve_trained(config: ExperimentConfig, source_run: str | Path, out_dir: str
     data.setup()
     result = {"recipe": config.recipe, "best_checkpoint": str(best), "trained_as": str(source), "train_seconds": 0.0,
               "n_train": len(data.splits["train"])}
-    n_classes = max(2, len(data.label_names))
-    for split in ("dev", "test"):
-        if data.splits[split]:
-            result[split] = evaluate(trained.model, data.loader(split), trained.task, n_classes, config.recipe_row.eval_source)
+    result.update(score_splits(trained, data, config, run_dir, config.recipe_row.eval_source))
     write_json(run_dir / "metrics.json", result)
     return result
