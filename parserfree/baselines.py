@@ -42,7 +42,7 @@ class Baseline:
 
 def carries(examples: Sequence[Example], columns: Sequence[str]) -> bool:
     """There are examples and every one carries all of ``columns``."""
-    return bool(examples) and all(e.columns is not None and all(c in e.columns for c in columns) for e in examples)
+    return bool(examples) and all(not columns or (e.columns is not None and all(c in e.columns for c in columns)) for e in examples)
 
 
 def _counts(labels: Sequence[int], n_classes: int) -> np.ndarray:

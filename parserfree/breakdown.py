@@ -1,25 +1,59 @@
-"""Breakdowns: accuracy by number of attractors and by subject–verb distance, with 95 % Wilson intervals.
+"""Breakdowns: accuracy by number of attractors, by subject–verb distance and by subject number × attractors,
+with item and minimal-pair accuracy and 95 % intervals.
 
-For classification datasets whose examples carry ``attractors`` and ``distance`` columns (the built-in
-``agreement`` dataset), where a model's overall accuracy hides what matters: items with nouns of the
-other number between subject and verb, and long dependencies. Buckets: attractors 0, 1, 2+; distance 1,
-2–3, 4–6, 7+ words (``distill/agreement.py``). ``compare`` stores the result in ``report.json`` under
-``breakdown.<model>.<attractors|distance>.<bucket>.{n, accuracy, ci95}`` (accuracy and interval in %);
-this module also renders it as a Markdown table and a plot.
+For classification datasets whose examples carry agreement's columns (``distill/agreement.py``), where a
+row's overall accuracy hides what matters: items with nouns of the other number between subject and
+verb, long dependencies, and singular against plural subjects (a number prior shows as a gap between
+them). Buckets: attractors 0, 1, 2+; distance 1, 2–3, 4–6, 7+ words; subject number sg/pl × attractors.
+Each bucket is also a *slice* of the items on which ``compare`` gives paired verdicts (``Slices``).
+``report.json`` holds ``domains.<dataset>.breakdown.<row>.<group>.<bucket>.{n, accuracy, sd, ci95,
+pair_accuracy, n_pairs}`` (in %): accuracy is the mean over seeds; the interval is Wilson's for one seed
+on independent items, else the percentile bootstrap over minimal pairs (and seeds) of
+``parserfree.paired``. This module also renders it as Markdown tables and a plot.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from parserfree.distill.agreement import ATTRACTOR_BUCKETS, DISTANCE_BUCKETS, attractor_bucket, distance_bucket
+from parserfree.distill.agreement import (
+    ATTRACTOR_BUCKETS,
+    ATTRACTORS,
+    DISTANCE,
+    DISTANCE_BUCKETS,
+    NUMBERS,
+    SUBJECT_NUMBER,
+    attractor_bucket,
+    distance_bucket,
+)
+from parserfree.paired import Resampler, clusters_of
 
-COLUMNS = {"attractors": (attractor_bucket, ATTRACTOR_BUCKETS), "distance": (distance_bucket, DISTANCE_BUCKETS)}
-TITLES = {"attractors": "attractors", "distance": "subject–verb distance (words)"}
+ALL = "all"  # the slice of every item
+
+
+@dataclass(frozen=True)
+class Group:
+    """One breakdown: the columns it reads, each item's bucket, the buckets in order, and its title."""
+
+    columns: tuple[str, ...]
+    bucket_of: Callable[[Mapping], str]
+    buckets: tuple[str, ...]
+    title: str
+
+
+GROUPS: dict[str, Group] = {
+    "attractors": Group((ATTRACTORS,), lambda c: attractor_bucket(int(c[ATTRACTORS])), ATTRACTOR_BUCKETS, "attractors"),
+    "distance": Group((DISTANCE,), lambda c: distance_bucket(int(c[DISTANCE])), DISTANCE_BUCKETS, "subject–verb distance (words)"),
+    "subject_number×attractors": Group(
+        (SUBJECT_NUMBER, ATTRACTORS), lambda c: f"{c[SUBJECT_NUMBER]}/{attractor_bucket(int(c[ATTRACTORS]))}",
+        tuple(f"{n}/{b}" for n in NUMBERS for b in ATTRACTOR_BUCKETS), "subject number / attractors"),
+}
+REQUIRED = (ATTRACTORS, DISTANCE)  # without these columns a dataset gets no breakdown at all
 
 
 def wilson(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -32,74 +66,152 @@ def wilson(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     return 100 * max(0.0, centre - half), 100 * min(1.0, centre + half)
 
 
-def breakdown(pred: np.ndarray, gold: np.ndarray, columns: Sequence[Mapping | None]) -> dict | None:
-    """{column: {bucket: {n, accuracy, ci95}}} for one model's class predictions; None when the examples
-    do not all carry the ``attractors`` and ``distance`` columns."""
-    if not columns or any(c is None or not all(k in c for k in COLUMNS) for c in columns):
-        return None
-    correct = np.asarray(pred) == np.asarray(gold)
-    out: dict = {}
-    for column, (bucket_of, buckets) in COLUMNS.items():
-        keys = np.array([bucket_of(int(c[column])) for c in columns])
-        out[column] = {}
-        for b in buckets:
-            hits = correct[keys == b]
-            n, k = int(hits.size), int(hits.sum())
-            out[column][b] = {"n": n, "accuracy": 100 * k / n if n else float("nan"), "ci95": list(wilson(k, n))}
-    return out
+def slice_name(group: str, bucket: str) -> str:
+    """The name of a breakdown bucket as a slice of the items ("attractors:1")."""
+    return f"{group}:{bucket}"
 
 
-def breakdowns(preds: Mapping[str, np.ndarray], gold: np.ndarray, columns: Sequence[Mapping | None]) -> dict | None:
-    """``breakdown`` of every model (name → class predictions); None when the data has no such columns."""
-    if breakdown(gold, gold, columns) is None:
+@dataclass
+class Slices:
+    """A domain's items cut into the breakdown buckets (item masks by slice name, ``ALL`` first), with the
+    resampling clusters (minimal pairs) and one shared set of bootstrap draws per slice."""
+
+    masks: dict[str, np.ndarray]
+    groups: dict[str, dict[str, str]]  # group → bucket → slice name (the breakdowns that apply)
+    pair_ids: list | None
+    clusters: np.ndarray
+    seeds: int
+    resamples: int
+    _resamplers: dict[str, Resampler] = field(default_factory=dict, repr=False)
+
+    def resampler(self, name: str) -> Resampler:
+        """The bootstrap draws of one slice (made once, shared by every row and contrast)."""
+        if name not in self._resamplers:
+            self._resamplers[name] = Resampler(self.clusters[self.masks[name]], self.seeds, self.resamples)
+        return self._resamplers[name]
+
+
+def item_slices(columns: Sequence[Mapping | None] | None, n: int, seeds: int, resamples: int, pair_column: str | None) -> Slices:
+    """The slices of ``n`` items: ``ALL`` and, when every item carries agreement's attractors and distance,
+    one per breakdown bucket (subject number × attractors too where the items carry the subject number);
+    items sharing ``pair_column``'s value form one resampling cluster."""
+    masks = {ALL: np.ones(n, dtype=bool)}
+    groups: dict[str, dict[str, str]] = {}
+    have = columns is not None and len(columns) == n and all(c is not None for c in columns)
+    if have and all(all(k in c for k in REQUIRED) for c in columns):
+        for group, g in GROUPS.items():
+            if not all(all(k in c for k in g.columns) for c in columns):
+                continue
+            keys = np.array([g.bucket_of(c) for c in columns])
+            groups[group] = {}
+            for bucket in g.buckets:
+                groups[group][bucket] = slice_name(group, bucket)
+                masks[slice_name(group, bucket)] = keys == bucket
+    pair_ids = [c.get(pair_column) for c in columns] if have and pair_column and any(pair_column in c for c in columns) else None
+    return Slices(masks, groups, pair_ids, clusters_of(pair_ids, n), seeds, resamples)
+
+
+def pair_accuracy(correct: np.ndarray, pair_ids: Sequence | None, mask: np.ndarray) -> tuple[float | None, int]:
+    """(% of minimal pairs with every version right, mean over seeds; number of pairs) over the pairs with
+    at least two items in ``mask``; (None, 0) without pair ids or pairs."""
+    if pair_ids is None:
+        return None, 0
+    members: dict = {}
+    for i in np.flatnonzero(mask):
+        if pair_ids[i] is not None:
+            members.setdefault(pair_ids[i], []).append(i)
+    pairs = [idx for idx in members.values() if len(idx) >= 2]
+    if not pairs:
+        return None, 0
+    right = np.array([[c[idx].all() for idx in pairs] for c in np.asarray(correct, dtype=bool)])  # S×P
+    return 100 * float(right.mean()), len(pairs)
+
+
+def bucket_entry(correct: np.ndarray, slices: Slices, name: str) -> dict:
+    """{n, accuracy, sd, ci95, pair_accuracy, n_pairs} of a row's S×N correctness on one slice (in %)."""
+    mask = slices.masks[name]
+    hits = np.asarray(correct, dtype=bool)[:, mask]
+    n = int(mask.sum())
+    if n == 0:
+        nan = float("nan")
+        return {"n": 0, "accuracy": nan, "sd": None, "ci95": [nan, nan], "pair_accuracy": None, "n_pairs": 0}
+    per_seed = 100 * hits.mean(1)
+    if slices.seeds == 1 and slices.pair_ids is None:
+        ci = list(wilson(int(hits.sum()), n))
+    else:
+        ci = [float(v) for v in np.percentile(100 * slices.resampler(name).accuracies(hits), [2.5, 97.5])]
+    pairs, n_pairs = pair_accuracy(correct, slices.pair_ids, mask)
+    return {"n": n, "accuracy": float(per_seed.mean()), "sd": float(np.std(per_seed, ddof=1)) if per_seed.size > 1 else None,
+            "ci95": ci, "pair_accuracy": pairs, "n_pairs": n_pairs}
+
+
+def breakdown(correct: np.ndarray, slices: Slices) -> dict | None:
+    """{group: {bucket: entry}} of one row's S×N correctness; None when no breakdown applies."""
+    if not slices.groups:
         return None
-    return {name: breakdown(p, gold, columns) for name, p in preds.items()}
+    return {group: {bucket: bucket_entry(correct, slices, name) for bucket, name in buckets.items()}
+            for group, buckets in slices.groups.items()}
+
+
+def breakdowns(correct: Mapping[str, np.ndarray], slices: Slices) -> dict | None:
+    """``breakdown`` of every row (name → S×N correctness); None when the data has no such columns."""
+    if not slices.groups:
+        return None
+    return {name: breakdown(c, slices) for name, c in correct.items()}
 
 
 def _cell(entry: dict) -> str:
     if not entry["n"]:
         return "–"
     lo, hi = entry["ci95"]
-    return f"{entry['accuracy']:.1f} [{lo:.1f}, {hi:.1f}]"
+    sd = f" ± {entry['sd']:.1f}" if entry.get("sd") is not None else ""
+    pairs = f" · pairs {entry['pair_accuracy']:.1f}" if entry.get("pair_accuracy") is not None else ""
+    return f"{entry['accuracy']:.1f}{sd} [{lo:.1f}, {hi:.1f}]{pairs}"
 
 
 def breakdown_markdown(result: dict) -> list[str]:
-    """Markdown lines: one table per column, a row per model, accuracy [95 % interval] per bucket, n in the header."""
+    """Markdown lines: one table per breakdown, a row per report row, accuracy [95 % interval] (and
+    minimal-pair accuracy) per bucket, n in the header."""
     lines: list[str] = []
     first = next(iter(result.values()))
-    for column, (_, buckets) in COLUMNS.items():
-        header = " | ".join(f"{b} (n={first[column][b]['n']:,})" for b in buckets)
-        lines += [f"Accuracy % by {TITLES[column]}, [95 % Wilson interval]:", "", f"| model | {header} |",
-                  "|---|" + "---:|" * len(buckets)]
-        lines += [f"| {name} | " + " | ".join(_cell(r[column][b]) for b in buckets) + " |" for name, r in result.items()]
+    for group, g in GROUPS.items():
+        if group not in first:
+            continue
+        header = " | ".join(f"{b} (n={first[group][b]['n']:,})" for b in g.buckets)
+        lines += [f"Accuracy % by {g.title} [95 % interval] · minimal pairs both right %:", "", f"| row | {header} |",
+                  "|---|" + "---:|" * len(g.buckets)]
+        lines += [f"| {name} | " + " | ".join(_cell(r[group][b]) for b in g.buckets) + " |" for name, r in result.items()]
         lines.append("")
     return lines
 
 
 def plot_breakdown(result: dict, path: Path) -> None:
-    """Accuracy with 95 % intervals per bucket, one panel per column, one series per model."""
+    """Accuracy with 95 % intervals per bucket, one panel per breakdown, one series per row."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(COLUMNS), figsize=(5.2 * len(COLUMNS), 4.2), squeeze=False)
+    first = next(iter(result.values()))
+    groups = [g for g in GROUPS if g in first]
+    fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 4.2), squeeze=False)
     width = 0.8 / max(1, len(result))
-    for ax, (column, (_, buckets)) in zip(axes[0], COLUMNS.items()):
+    for ax, group in zip(axes[0], groups):
+        buckets = GROUPS[group].buckets
         x = np.arange(len(buckets))
         for m, (name, r) in enumerate(result.items()):
-            acc = np.array([r[column][b]["accuracy"] for b in buckets], dtype=float)
-            ci = np.array([r[column][b]["ci95"] for b in buckets], dtype=float)
+            acc = np.array([r[group][b]["accuracy"] for b in buckets], dtype=float)
+            ci = np.array([r[group][b]["ci95"] for b in buckets], dtype=float)
             err = np.clip(np.nan_to_num(np.stack([acc - ci[:, 0], ci[:, 1] - acc])), 0, None)  # rounding at 0 % and 100 %
             ax.bar(x + (m - (len(result) - 1) / 2) * width, acc, width, yerr=err, capsize=2, label=name)
         ax.axhline(50, color="grey", lw=0.6, ls="--")
-        ax.set_xticks(x, [f"{b}\nn={next(iter(result.values()))[column][b]['n']:,}" for b in buckets])
-        ax.set_xlabel(TITLES[column])
+        ax.set_xticks(x, [f"{b}\nn={first[group][b]['n']:,}" for b in buckets], fontsize=8)
+        ax.set_xlabel(GROUPS[group].title)
         ax.set_ylabel("accuracy %")
         ax.set_ylim(0, 100)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=8)
-    fig.suptitle("Accuracy by attractors and subject–verb distance (95 % Wilson intervals; dashed: chance)")
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.suptitle("Accuracy by attractors, subject–verb distance and subject number (95 % intervals; dashed: chance)")
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from parserfree.commands import _positive_int
 from parserfree.distill.builtin import BUILTIN
 from parserfree.distill.datasets import SPLITS, DataConfig, describe, load_dataset
 from parserfree.distill.vader import default_cache_dir
@@ -118,17 +119,29 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
-    """Compare a parser-free bundle with a parser-fed model and write the report."""
-    from parserfree.compare import compare
-    from parserfree.report import headline_table
+def seed_paths(option: str, template: str | None, seeds: int) -> list[str]:
+    """One path per seed from a path that holds ``{seed}`` (0, 1, …) or, for one seed, from any path."""
+    if template is None:
+        return []
+    if "{seed}" not in template:
+        if seeds > 1:
+            raise ValueError(f"{option} {template}: with --seeds {seeds} the path must hold {{seed}}, e.g. runs/s{{seed}}/bundle")
+        return [template]
+    return [template.format(seed=s) for s in range(seeds)]
 
-    report = compare(
-        args.parser_free, args.parser_fed, [d.strip() for d in args.dataset.split(",") if d.strip()], args.out,
-        baseline=args.baseline, split=args.split, threads=args.threads, latency_examples=args.latency_examples,
-        max_examples=args.max_examples, cache_dir=args.cache_dir, progress=not args.quiet,
-    )
-    print(headline_table(report))
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Compare a parser-free bundle with a parser-fed model (and more rows, each over its seeds) and write
+    the report."""
+    from parserfree.compare import CompareOptions, ComparedModels, compare
+    from parserfree.report import summary_lines
+
+    models = ComparedModels(seed_paths("--parser-free", args.parser_free, args.seeds), seed_paths("--parser-fed", args.parser_fed, args.seeds),
+                            seed_paths("--baseline", args.baseline, args.seeds), [seed_paths("--extra", e, args.seeds) for e in args.extra or []])
+    options = CompareOptions(split=args.split, threads=args.threads, latency_examples=args.latency_examples,
+                             max_examples=args.max_examples, cache_dir=args.cache_dir, progress=not args.quiet)
+    report = compare(models, [d.strip() for d in args.dataset.split(",") if d.strip()], args.out, options)
+    print("\n".join(summary_lines(report)))
     print(f"report: {Path(args.out) / 'report.md'}")
     return 0
 
@@ -140,17 +153,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     """The main job."""
     from parserfree.distill.config import load_config
     from parserfree.main_job import run_main_job
-    from parserfree.report import headline_table
+    from parserfree.report import summary_lines
 
     paths = args.config or list(DEFAULT_TASKS)
     tasks = {Path(p).stem: load_config(p, args.set or []) for p in paths}
     out = Path(args.out or "runs/main")
-    reports = run_main_job(tasks, out, cache_dir=args.cache_dir, progress=not args.quiet)
+    reports = run_main_job(tasks, out, cache_dir=args.cache_dir, progress=not args.quiet, seeds=args.seeds)
     for name, report in reports.items():
-        d = report["distance"]
-        print(f"\n{name} ({report['dataset']}):\n{headline_table(report)}")
-        print(f"speed-up {report['speedup_end_to_end']:.1f}× · agreement {100 * report['agreement']:.1f}% · "
-              f"UUAS {d['uuas']:.1f} · DSpr {d['dspr']:.3f}")
+        print(f"\n{name} ({report.dataset}):")
+        print("\n".join(summary_lines(report)))
     print(f"index: {out / 'index.md'}")
     return 0
 
@@ -221,6 +232,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parser-free", required=True, help="parser-free bundle folder")
     p.add_argument("--parser-fed", required=True, help="parser_fed run folder, checkpoint or bundle")
     p.add_argument("--baseline", help="no_syntax run folder, checkpoint or bundle")
+    p.add_argument("--extra", action="append", metavar="PATH", help="another model row, e.g. the locality control (repeatable)")
+    p.add_argument("--seeds", type=_positive_int, default=1, help="models per row, one per seed: every path then holds {seed} (0, 1, …), "
+                   "e.g. runs/s{seed}/bundle (default 1)")
     p.add_argument("--dataset", default="vader-movies", help="dataset name(s), comma-separated; the first is the headline")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
     p.add_argument("--out", required=True, help="report folder")
@@ -234,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("curve", help="the low-resource curve: the recipes at fractions of the training split, several seeds")
     p.add_argument("--config", required=True, help="a task's YAML config, e.g. configs/agreement.yaml")
     p.add_argument("--fractions", type=_fractions, default=[0.1, 0.25, 0.5, 1.0], help="shares of the training split (default 0.1,0.25,0.5,1)")
-    p.add_argument("--seeds", type=int, default=3, help="seeds per fraction and recipe (default 3)")
+    p.add_argument("--seeds", type=_positive_int, default=3, help="seeds per fraction and recipe (default 3)")
     p.add_argument("--recipes", help="comma-separated recipes (default: the config's run.recipes)")
     p.add_argument("--quick", action="store_true", help="a few training steps per run and no pre-training (a quick look, tests)")
     p.add_argument("--out", help="output folder (default: runs/curve-<config name>)")
@@ -247,6 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", action="append", help="a task's YAML config, repeatable; its file name names the task "
                    f"(default: {' and '.join(DEFAULT_TASKS)})")
     p.add_argument("--out", help="output folder, one sub-folder per task and index.md (default: runs/main)")
+    p.add_argument("--seeds", type=_positive_int, default=1, help="train every recipe with this many seeds; the report gives mean ± sd "
+                   "and verdicts over seeds × items (default 1)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true")

@@ -6,7 +6,9 @@ its resolved settings and its inputs' digests), so re-running the same command s
 resumes what is not (a training run from its ``last.ckpt``) and rebuilds — saying what changed — every
 stage whose settings or inputs changed, and every stage downstream of it.
 Layout of a task's folder: ``pretrain/`` (optional), one run folder per recipe, ``bundle/`` (the
-parser-free ONNX bundle), ``bundle_<recipe>/`` (the other recipes' graphs), ``report/``, ``stages/``.
+parser-free ONNX bundle), ``bundle_<recipe>/`` (the other recipes' graphs), ``report/``, ``stages/``;
+with several seeds (``--seeds N``) seed 0 keeps that layout and seed s its own ``seed-<s>/`` folder of
+runs, bundles and stage records, and the one report compares the rows over all seeds.
 
 Which models are compared comes from the recipe table: every recipe with a predictor starts from the
 pre-trained lower layers and predictor (when pre-training is on), so the like-for-like rows differ in
@@ -28,6 +30,7 @@ from parserfree.distill.fingerprints import file_digest
 from parserfree.distill.recipes import comparison_roles, training_rule
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.encoder.files import write_text_atomic
+from parserfree.report_types import REPORT_FORMAT, Report
 from parserfree.stages import StageRecord, compare_fingerprint, export_fingerprint, training_fingerprint
 
 
@@ -206,42 +209,68 @@ def _export_stage(config: ExperimentConfig, checkpoint: Path, bundle: Path, full
     _log(f"export: {bundle.name} in {record.finish():.0f}s")
 
 
-def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | None = None, progress: bool = True) -> dict:
-    """Run (or resume) every stage of one task; returns its comparison report."""
-    from parserfree.compare import compare
+def seed_folder(out: Path, seed: int) -> Path:
+    """Where seed ``seed`` of a task's runs and bundles live: the task folder itself for seed 0 (so a
+    one-seed job and seed 0 of a several-seed job are the same runs), ``seed-<s>/`` beside it otherwise."""
+    return out if seed == 0 else out / f"seed-{seed}"
 
+
+def seed_config(config: ExperimentConfig, seed: int) -> ExperimentConfig:
+    """The task's config for its ``seed``-th seed: ``config.seed + seed`` (initialisation and batch order;
+    the training data stay the same)."""
+    cfg = copy.deepcopy(config)
+    cfg.seed = config.seed + seed
+    return cfg
+
+
+def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | None = None, progress: bool = True,
+             seeds: int = 1) -> Report:
+    """Run (or resume) every stage of one task, each recipe trained and exported ``seeds`` times; returns its
+    comparison report (every row over the seeds, paired verdicts over seeds × items)."""
+    from parserfree.compare import CompareOptions, ComparedModels, compare
+
+    if seeds < 1:
+        raise ValueError(f"--seeds {seeds} must be ≥ 1")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     save_config(config, out / "config.yaml")
     start = time.perf_counter()
     pretrained = pretrain_stage(config, out.parent, cache_dir, progress)
-    train_recipes(config, config.run.recipes, pretrained, out, cache_dir, progress)
-
     roles = comparison_roles(config.run.recipes)
-    bundles = {}
-    for recipe in config.run.recipes:
-        main = recipe == roles.parser_free  # the product: with the optimised and int8 variants
-        bundles[recipe] = out / ("bundle" if main else f"bundle_{recipe}")
-        _export_stage(config, out / recipe / "checkpoints" / "best.ckpt", bundles[recipe], full=main)
+    bundles: dict[str, list[Path]] = {recipe: [] for recipe in config.run.recipes}
+    for seed in range(seeds):
+        folder = seed_folder(out, seed)
+        if seeds > 1:
+            _log(f"seed {seed + 1} of {seeds} (seed {config.seed + seed}) → {folder}")
+        train_recipes(seed_config(config, seed), config.run.recipes, pretrained, folder, cache_dir, progress)
+        for recipe in config.run.recipes:
+            main = recipe == roles.parser_free
+            bundle = folder / ("bundle" if main else f"bundle_{recipe}")  # seed 0's product: with the optimised and int8 variants
+            _export_stage(config, folder / recipe / "checkpoints" / "best.ckpt", bundle, full=main and seed == 0)
+            bundles[recipe].append(bundle)
 
     settings = {"datasets": config.run.compare_datasets, "max_examples": config.run.compare_max_examples,
-                "latency_examples": config.run.latency_examples, "threads": compare_threads(config), "roles": str(roles)}
-    record = StageRecord(out / "report", compare_fingerprint(settings, bundles, config.run.compare_datasets))
-    report = _read_json(out / "report" / "report.json")
-    action, why = record.plan(intact=report is not None)
+                "latency_examples": config.run.latency_examples, "threads": compare_threads(config), "roles": str(roles),
+                "seeds": seeds, "report_format": REPORT_FORMAT}
+    every_bundle = {recipe if seed == 0 else f"{recipe}@seed-{seed}": bundle
+                    for recipe, paths in bundles.items() for seed, bundle in enumerate(paths)}
+    record = StageRecord(out / "report", compare_fingerprint(settings, every_bundle, config.run.compare_datasets))
+    saved = _read_json(out / "report" / "report.json")
+    action, why = record.plan(intact=saved is not None and saved.get("format") == REPORT_FORMAT)
     if action == "skip":
         _log("compare: report exists, skipping")
+        report = Report.from_dict(saved)
     else:
         if why:
             _log(f"compare: {why} — comparing again")
         _log(f"compare on {', '.join(config.run.compare_datasets)} ({compare_threads(config)} threads)")
         record.start(fresh=True)
-        report = compare(
-            bundles[roles.parser_free], bundles[roles.reference], config.run.compare_datasets, out / "report",
-            baseline=bundles.get(roles.baseline), extra={r: bundles[r] for r in roles.extra},
-            threads=compare_threads(config), latency_examples=config.run.latency_examples, max_examples=config.run.compare_max_examples,
-            cache_dir=cache_dir or config.data.cache_dir, progress=progress,
-        )
+        models = ComparedModels(bundles[roles.parser_free], bundles[roles.reference],
+                                bundles[roles.baseline] if roles.baseline else (), [bundles[r] for r in roles.extra])
+        options = CompareOptions(threads=compare_threads(config), latency_examples=config.run.latency_examples,
+                                 max_examples=config.run.compare_max_examples, cache_dir=cache_dir or config.data.cache_dir,
+                                 progress=progress)
+        report = compare(models, config.run.compare_datasets, out / "report", options)
         _log(f"compare: done in {record.finish():.0f}s")
     _log(f"{out.name}: done in {time.perf_counter() - start:.0f}s")
     return report
@@ -249,15 +278,20 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
 
 def stage_seconds(out: Path, tasks: list[str]) -> dict[str, float | None]:
     """Wall seconds of each stage's last build, from the stage records: the shared pre-training, then per
-    task its runs (the first one includes preparing and parsing the task's data), bundles and report."""
-    folders = [("", out / "stages"), *((f"{task}/", out / task / "stages") for task in tasks)]
+    task its runs (the first one includes preparing and parsing the task's data), bundles and report, and
+    those of its other seeds (``<task>/seed-<s>/…``)."""
+    folders = [("", out / "stages")]
+    for task in tasks:
+        folders.append((f"{task}/", out / task / "stages"))
+        folders += [(f"{task}/{seed.name}/", seed / "stages") for seed in sorted((out / task).glob("seed-*"))]
     return {prefix + path.stem: json.loads(path.read_text(encoding="utf-8")).get("seconds")
             for prefix, folder in folders if folder.is_dir() for path in sorted(folder.glob("*.json"))}
 
 
 def run_main_job(tasks: dict[str, ExperimentConfig], out_dir: str | Path, cache_dir: str | None = None,
-                 progress: bool = True) -> dict[str, dict]:
-    """Run every task into ``out_dir/<task>`` and write ``index.md`` / ``index.json`` over their reports."""
+                 progress: bool = True, seeds: int = 1) -> dict[str, Report]:
+    """Run every task into ``out_dir/<task>`` (every recipe ``seeds`` times) and write ``index.md`` /
+    ``index.json`` over their reports."""
     from parserfree.report import write_index
 
     out = Path(out_dir)
@@ -265,7 +299,7 @@ def run_main_job(tasks: dict[str, ExperimentConfig], out_dir: str | Path, cache_
     reports = {}
     for name, config in tasks.items():
         _log(f"task {name}")
-        reports[name] = run_task(config, out / name, cache_dir, progress)
+        reports[name] = run_task(config, out / name, cache_dir, progress, seeds)
     write_index(reports, out, time.perf_counter() - start, stage_seconds(out, list(tasks)))
     _log(f"done in {time.perf_counter() - start:.0f}s → {out / 'index.md'}")
     return reports

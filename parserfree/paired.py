@@ -70,7 +70,8 @@ class Resampler:
         self._items = self.weights @ self.sizes  # B: items in each resample
 
     def accuracies(self, correct: np.ndarray) -> np.ndarray:
-        """Resampled accuracy (B, a share) of a row's S×N correctness on this slice's items."""
+        """Resampled accuracy (B, a share) of a row's S×N correctness on this slice's items (a 1×N row, a
+        deterministic baseline, is the same for every seed)."""
         sums = np.stack([np.bincount(self.clusters, weights=c, minlength=self.k) for c in np.asarray(correct, float)])
         per_seed = (self.weights @ sums.T.astype(np.float32)) / self._items[:, None]  # B×S
         return (per_seed * self.seed_weights).sum(1)
@@ -187,8 +188,9 @@ class PairedResult:
 def paired_test(a: np.ndarray, b: np.ndarray, clusters: np.ndarray, resampler: Resampler,
                 boot_a: np.ndarray | None = None, boot_b: np.ndarray | None = None, seed: int = 0) -> PairedResult:
     """Compare rows a and b (S×N correctness on the same items, seed s with seed s) on the items of
-    ``resampler``'s slice; ``boot_a``/``boot_b`` are their resampled accuracies when already drawn."""
-    a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    ``resampler``'s slice; a row of one seed (a deterministic baseline) stands for every seed.
+    ``boot_a``/``boot_b`` are their resampled accuracies when already drawn."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=bool), np.asarray(b, dtype=bool))  # a baseline has one "seed"
     seeds, n = a.shape
     per_seed = a.mean(1) - b.mean(1)  # S shares
     boot_a = resampler.accuracies(a) if boot_a is None else boot_a

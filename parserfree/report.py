@@ -1,8 +1,11 @@
-"""The comparison report: report.json → report.md tables and the PNGs a person would rather look at.
+"""The comparison report: a ``Report`` (or its report.json) → report.md tables, the main job's index, and
+the PNGs a person would rather look at.
 
-Last step of the data flow. ``compare`` measures; this module only presents: the learned bias per
-distance bucket of each biased model, predicted vs parser distance heatmaps with the words on the
-axes, throughput bars, and training curves read from the runs' ``logs/metrics.csv``.
+Last step of the data flow. ``compare`` measures; this module only presents: the headline table (rows
+with mean ± sd, minimal-pair accuracy and the margin over the best shortcut baseline), the paired
+verdicts with their power, the learned bias per distance bucket of each biased model, predicted vs
+parser distance heatmaps with the words on the axes, throughput bars, and training curves read from the
+runs' ``logs/metrics.csv``. Every function that renders a report takes the ``Report`` or its JSON form.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from parserfree.breakdown import breakdown_markdown  # noqa: E402
+from parserfree.breakdown import ALL, GROUPS, breakdown_markdown, slice_name  # noqa: E402
+from parserfree.encoder.files import write_text_atomic  # noqa: E402
+from parserfree.report_types import LIKE_FOR_LIKE, MODEL, Contrast, Margin, Report, Score, as_report  # noqa: E402
 
 
 def plot_bias_curves(curves: dict[str, np.ndarray], path: Path) -> None:
@@ -176,18 +181,92 @@ def _fmt(value, digits: int = 1) -> str:
     return f"{value:,.{digits}f}" if isinstance(value, (int, float)) else str(value)
 
 
-def headline_table(report: dict) -> str:
-    """The models table of a report as Markdown."""
-    lines = [
-        "| model | recipe | " + report["models"][next(iter(report["models"]))]["metric_name"] + " | sentences/s | words/s | p50 ms | p95 ms |",
-        "|---|---|---:|---:|---:|---:|---:|",
-    ]
-    for name, m in report["models"].items():
-        lines.append(
-            f"| {name} | {m.get('recipe', '–')} | {_fmt(m['metric'], 2)} | {_fmt(m['sentences_per_s'], 0)} | {_fmt(m['words_per_s'], 0)} "
-            f"| {_fmt(m['latency_ms_p50'], 2)} | {_fmt(m['latency_ms_p95'], 2)} |"
-        )
+def _signed(value, digits: int = 1) -> str:
+    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:+.{digits}f}"
+
+
+def score_cell(score: Score, digits: int = 2) -> str:
+    """A row's metric as "mean ± sd" over seeds (the mean alone for one seed)."""
+    return _fmt(score.metric, digits) + (f" ± {score.metric_sd:.{digits}f}" if score.metric_sd is not None else "")
+
+
+def margin_cell(margin: Margin | None) -> str:
+    """How far a row is from the best baseline: "+3.1 [1.2, 5.0] ahead of bag_of_words"."""
+    if margin is None:
+        return "–"
+    lo, hi = margin.ci95
+    return f"{_signed(margin.difference)} [{_fmt(lo)}, {_fmt(hi)}] {margin.verdict} ({margin.baseline})"
+
+
+def headline_table(report: Report | dict) -> str:
+    """The rows of a report on its headline domain as Markdown: metric (mean ± sd over seeds), minimal-pair
+    accuracy, the margin over the best shortcut baseline, and speed."""
+    report = as_report(report)
+    domain = report.headline
+    name = next(iter(domain.scores.values())).metric_name
+    pairs = domain.n_pairs > 0
+    lines = [f"| row | kind | {name} | " + ("pairs both right % | " if pairs else "") + "vs best baseline (points) | sentences/s | p50 ms | p95 ms |",
+             "|---|---|---:|" + ("---:|" if pairs else "") + "---|---:|---:|---:|"]
+    for row_name, row in report.models.items():
+        score = domain.scores.get(row_name)
+        if score is None:
+            continue
+        kind = f"{row.recipe} · {row.role}" if row.kind == MODEL else "shortcut baseline"
+        speed = row.speed
+        cells = [row_name, kind, score_cell(score)] + ([_fmt(score.pair_accuracy, 1)] if pairs else [])
+        cells += [margin_cell(score.over_best_baseline) if row.kind == MODEL else "–",
+                  _fmt(speed.sentences_per_s, 0) if speed else "–", _fmt(speed.latency_ms_p50, 2) if speed else "–",
+                  _fmt(speed.latency_ms_p95, 2) if speed else "–"]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def contrast_table(contrasts: list[Contrast]) -> list[str]:
+    """Paired verdicts as Markdown lines: difference [95 % interval], discordant items, p, Holm's p, the
+    verdict and the smallest difference the test split detects (α 0.05, power 0.8)."""
+    lines = ["| a | b | differs in | a − b (points) [95 % interval] | only a / only b right | p | p (Holm) | verdict | detectable |",
+             "|---|---|---|---:|---:|---:|---:|---|---:|"]
+    for c in contrasts:
+        lo, hi = c.ci95
+        lines.append(f"| {c.a} | {c.b} | {c.differs_in} | {_signed(c.difference, 2)} [{_fmt(lo, 2)}, {_fmt(hi, 2)}] | "
+                     f"{_fmt(c.discordant[0], 0)} / {_fmt(c.discordant[1], 0)} | {c.p:.3g} | {c.p_holm:.3g} | **{c.verdict}** | "
+                     f"{'±' + _fmt(c.detectable, 2) if c.detectable is not None else 'none'} |")
+    return lines
+
+
+def verdict_markdown(report: Report, domain: str) -> list[str]:
+    """The paired verdicts of one domain: every contrast on all items, then the like-for-like ones and
+    each model against the best baseline per breakdown bucket."""
+    overall = [c for c in report.contrasts if c.domain == domain and c.slice == ALL]
+    if not overall:
+        return []
+    note = report.statistics
+    lines = ["", f"## Paired verdicts — {domain}", "",
+             f"Every row's prediction for every item, compared pairwise ({note.test}; 95 % percentile bootstrap over "
+             f"{note.resampling_unit}s{' and seeds' if report.seeds > 1 else ''}, {note.resamples:,} resamples; Holm over "
+             f"the {len(overall)} contrasts of a slice). A verdict (ahead / behind) needs Holm's p < {note.alpha:g} and the "
+             f"interval on one side of 0. *detectable*: the smallest paired difference this split detects at α "
+             f"{note.alpha:g} with power {note.power:g} given the observed discordance ({note.power_method}) — "
+             "\"no difference shown\" rules out only differences at least that large.", "", *contrast_table(overall)]
+    best = {c.a: s.over_best_baseline.baseline for c in overall if (s := report.domains[domain].scores.get(c.a)) and s.over_best_baseline}
+    wanted = [c for c in overall if c.kind == LIKE_FOR_LIKE or best.get(c.a) == c.b]
+    breakdown = report.domains[domain].breakdown
+    if not breakdown or not wanted:
+        return lines
+    groups = next(iter(breakdown.values()))
+    by_key = {(c.a, c.b, c.slice): c for c in report.contrasts if c.domain == domain}
+    for group, buckets in groups.items():
+        names = list(buckets)
+        lines += ["", f"By {GROUPS[group].title}: a − b in points [95 % interval], verdict", "",
+                  "| a | b | " + " | ".join(f"{b} (n={buckets[b]['n']:,})" for b in names) + " |",
+                  "|---|---|" + "---:|" * len(names)]
+        for c in wanted:
+            cells = []
+            for b in names:
+                x = by_key.get((c.a, c.b, slice_name(group, b)))
+                cells.append("–" if x is None else f"{_signed(x.difference)} [{_fmt(x.ci95[0])}, {_fmt(x.ci95[1])}] {x.verdict}")
+            lines.append(f"| {c.a} | {c.b} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def relations_markdown(domains: dict[str, dict]) -> list[str]:
@@ -229,66 +308,105 @@ def variants_markdown(evaluation: dict | None) -> list[str]:
     return lines
 
 
-def write_markdown(report: dict, path: Path) -> None:
-    """report.md: headline table, distances, agreement, speed-up, per-domain results, figures."""
-    d = report["distance"]
+def write_markdown(report: Report | dict, path: Path) -> None:
+    """report.md: headline table, speed-up, agreement, distances, paired verdicts, per-domain results,
+    breakdowns, the bundle's variants, figures."""
+    report = as_report(report)
+    head = report.headline
+    d = head.distance or {}
+    seeds = f" · {report.seeds} seeds per model row (mean ± sd; speed of seed 0)" if report.seeds > 1 else ""
     parts = [
-        f"# parserfree comparison — {report['dataset']} ({report['split']}, {report['n_examples']:,} examples)",
+        f"# parserfree comparison — {report.dataset} ({report.split}, {head.n_examples:,} examples"
+        + (f", {head.n_pairs:,} minimal pairs" if head.n_pairs else "") + ")",
         "",
-        f"Threads: {report['threads']} · throughput at batch 32, latency at batch 1, parsing and tokenisation included.",
+        f"Threads: {report.threads} · throughput at batch {report.batch_size}, latency at batch 1, parsing and tokenisation included{seeds}.",
         "",
         headline_table(report),
         "",
-        f"- End-to-end speed-up, parser-free ONNX vs parser-fed: **{_fmt(report['speedup_end_to_end'], 1)}×**",
-        f"- Agreement of parser-free and parser-fed predictions: **{_fmt(100 * report['agreement'], 1)}%**",
-        f"- Predicted distances vs spaCy: UUAS **{_fmt(d['uuas'], 1)}**, DSpr **{_fmt(d['dspr'], 3)}**, L1 {_fmt(d['l1'], 2)}"
+        f"- End-to-end speed-up, parser-free vs parser-fed ({report.roles['parser_free']} vs {report.roles['reference']}): "
+        f"**{_fmt(report.speedup_end_to_end, 1)}×**",
+        f"- Agreement of parser-free and parser-fed predictions: **{_fmt(100 * head.agreement, 1)}%**" if head.agreement is not None else None,
+        f"- Predicted distances vs spaCy: UUAS **{_fmt(d.get('uuas'), 1)}**, DSpr **{_fmt(d.get('dspr'), 3)}**, L1 {_fmt(d.get('l1'), 2)}"
         f" (|i−j| chain baseline: UUAS {_fmt(d.get('chain_uuas'), 1)}, DSpr {_fmt(d.get('chain_dspr'), 3)})",
     ]
+    if head.distance_by_seed:
+        parts.append("- UUAS by seed: " + ", ".join(_fmt(x.get("uuas"), 1) for x in head.distance_by_seed))
     if d.get("argmax_cycle_rate") is not None:
         parts.append(f"- The predictor's raw argmax heads hold a cycle in {_fmt(d['argmax_cycle_rate'], 1)}% of examples; the graph"
                      " breaks every cycle, so its distances are those of a forest")
-    extra = report.get("parser_free_with_parser_distances")
+    extra = report.parser_free_with_parser_distances
     if extra:
-        parts.append(f"- The parser-free model fed the parser's distances instead of its own: {extra['metric_name']} {_fmt(extra['metric'], 2)}")
-    if report.get("domains"):
-        parts += ["", "## Per domain", "", "| domain | n | parser-fed | parser-free | no-syntax | agreement | UUAS | DSpr |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
-        for name, dom in report["domains"].items():
-            parts.append(
-                f"| {name} | {dom['n_examples']:,} | {_fmt(dom['parser_fed'], 2)} | {_fmt(dom['parser_free_onnx'], 2)} | "
-                f"{_fmt(dom.get('no_syntax'), 2)} | {_fmt(100 * dom['agreement'], 1)}% | {_fmt(dom['uuas'], 1)} | {_fmt(dom['dspr'], 3)} |"
-            )
-    if any(dom.get("relations") for dom in report.get("domains", {}).values()):
-        parts += ["", "## Predicted trees by relation and sentence length", "", *relations_markdown(report["domains"])]
-    if report.get("contrasts"):
-        parts += ["", "## Which rows differ in one thing only", "", "| model | vs | the one difference |", "|---|---|---|"]
-        parts += [f"| {c['a']} ({c['recipes'][0]}) | {c['b']} ({c['recipes'][1]}) | {c['differs_in']} |" for c in report["contrasts"]]
-    if report.get("breakdown"):
-        parts += ["", "## By attractors and subject–verb distance", "", *breakdown_markdown(report["breakdown"])]
-    parts += variants_markdown(report.get("variants"))
-    parts += ["", "## Figures", ""]
-    for png, caption in (("bias_curves.png", "Learned bias per distance"), ("distance_heatmaps.png", "Predicted vs parser distances"),
-                         ("throughput.png", "Throughput"), ("training_curves.png", "Training curves"), ("breakdown.png", "Accuracy by attractors and distance"),
-                         ("tree_comparison.png", "spaCy trees (top) and predicted trees (bottom); orange: missed, red: not spaCy's")):
-        if (path.parent / png).exists():
-            parts.append(f"![{caption}]({png})")
-    parts += ["", f"Versions: {', '.join(f'{k} {v}' for k, v in report['versions'].items())}", ""]
-    path.write_text("\n".join(parts))
+        parts.append(f"- The parser-free model fed the parser's distances instead of its own: {extra.metric_name} {score_cell(extra)}")
+    parts = [p for p in parts if p is not None]
+    parts += verdict_markdown(report, report.dataset)
+    if len(report.domains) > 1:
+        names = [n for n in report.models if any(n in dom.scores for dom in report.domains.values())]
+        parts += ["", "## Per domain", "", "| domain | n | " + " | ".join(names) + " | agreement | UUAS | DSpr |",
+                  "|---|---:|" + "---:|" * len(names) + "---:|---:|---:|"]
+        for name, dom in report.domains.items():
+            cells = [score_cell(dom.scores[n]) if n in dom.scores else "–" for n in names]
+            dd = dom.distance or {}
+            parts.append(f"| {name} | {dom.n_examples:,} | " + " | ".join(cells) +
+                         f" | {_fmt(100 * dom.agreement if dom.agreement is not None else None, 1)}% | {_fmt(dd.get('uuas'), 1)} | {_fmt(dd.get('dspr'), 3)} |")
+        for name in list(report.domains)[1:]:
+            parts += verdict_markdown(report, name)
+    domains = {n: {"relations": (dom.distance or {}).get("relations")} for n, dom in report.domains.items()}
+    if any(dom["relations"] for dom in domains.values()):
+        parts += ["", "## Predicted trees by relation and sentence length", "", *relations_markdown(domains)]
+    if head.breakdown:
+        parts += ["", "## By attractors, subject–verb distance and subject number", "", *breakdown_markdown(head.breakdown)]
+    parts += variants_markdown(report.variants)
+    figures = [f"![{caption}]({png})" for png, caption in (
+        ("bias_curves.png", "Learned bias per distance"), ("distance_heatmaps.png", "Predicted vs parser distances"),
+        ("throughput.png", "Throughput"), ("training_curves.png", "Training curves"),
+        ("breakdown.png", "Accuracy by attractors, distance and subject number"),
+        ("tree_comparison.png", "spaCy trees (top) and predicted trees (bottom); orange: missed, red: not spaCy's"))
+        if (path.parent / png).exists()]
+    parts += ["", "## Figures", "", *figures] if figures else []
+    parts += ["", f"Versions: {', '.join(f'{k} {v}' for k, v in report.versions.items())}", ""]
+    write_text_atomic(path, "\n".join(parts))
 
 
-def write_index(reports: dict[str, dict], out: Path, seconds: float, stages: dict[str, float | None] | None = None) -> None:
-    """index.md and index.json of the main job: each task's headline models and a link to its report, and
-    the wall time of every stage's last build."""
-    from parserfree.encoder.files import write_json, write_text_atomic
+def summary_lines(report: Report | dict) -> list[str]:
+    """A report in a few lines for the terminal: the headline table, speed-up, agreement and D̂ quality,
+    and the like-for-like verdicts on all items."""
+    report = as_report(report)
+    head = report.headline
+    d = head.distance or {}
+    lines = [headline_table(report), f"speed-up {_fmt(report.speedup_end_to_end, 1)}× · agreement "
+             f"{_fmt(100 * head.agreement if head.agreement is not None else None, 1)}% · UUAS {_fmt(d.get('uuas'), 1)} · DSpr {_fmt(d.get('dspr'), 3)}"]
+    for c in report.contrasts:
+        if c.domain == report.dataset and c.slice == ALL and c.kind == LIKE_FOR_LIKE:
+            power = f"detectable ±{_fmt(c.detectable, 2)}" if c.detectable is not None else "no difference detectable"
+            lines.append(f"{c.a} vs {c.b}: {_signed(c.difference, 2)} points [{_fmt(c.ci95[0], 2)}, {_fmt(c.ci95[1], 2)}], {c.verdict} ({power})")
+    return lines
+
+
+def write_index(reports: dict[str, Report | dict], out: Path, seconds: float, stages: dict[str, float | None] | None = None) -> None:
+    """index.md and index.json of the main job: each task's headline rows, its like-for-like verdicts and
+    the power behind them, a link to its report, and the wall time of every stage's last build."""
+    from parserfree.encoder.files import write_json
 
     parts = ["# parserfree main job", "", f"All tasks in {seconds / 60:.1f} min.", ""]
     summary = {}
     for task, report in reports.items():
-        summary[task] = {"dataset": report["dataset"], "metric_name": next(iter(report["models"].values()))["metric_name"],
-                         "models": {name: m["metric"] for name, m in report["models"].items()},
-                         "speedup_end_to_end": report["speedup_end_to_end"], "uuas": report["distance"]["uuas"]}
-        parts += [f"## {task}: {report['dataset']} — [report]({task}/report/report.md)", "", headline_table(report), "",
-                  f"Speed-up parser-free vs parser-fed {_fmt(report['speedup_end_to_end'], 1)}× · UUAS "
-                  f"{_fmt(report['distance']['uuas'], 1)}", ""]
+        report = as_report(report)
+        head = report.headline
+        overall = [c for c in report.contrasts if c.domain == report.dataset and c.slice == ALL]
+        summary[task] = {"dataset": report.dataset, "seeds": report.seeds, "metric_name": next(iter(head.scores.values())).metric_name,
+                         "rows": {n: {"kind": report.models[n].kind, "metric": s.metric, "metric_sd": s.metric_sd,
+                                      "pair_accuracy": s.pair_accuracy} for n, s in head.scores.items() if n in report.models},
+                         "contrasts": [{k: getattr(c, k) for k in ("a", "b", "kind", "difference", "ci95", "p_holm", "verdict", "detectable")}
+                                       for c in overall],
+                         "speedup_end_to_end": report.speedup_end_to_end, "uuas": (head.distance or {}).get("uuas")}
+        like = [c for c in overall if c.kind == LIKE_FOR_LIKE]
+        parts += [f"## {task}: {report.dataset} — [report]({task}/report/report.md)", "", headline_table(report), "",
+                  f"Speed-up parser-free vs parser-fed {_fmt(report.speedup_end_to_end, 1)}× · UUAS "
+                  f"{_fmt((head.distance or {}).get('uuas'), 1)}", ""]
+        if like:
+            parts += [f"Like-for-like verdicts on all {head.n_examples:,} items ({report.statistics.test}; Holm; *detectable*: "
+                      f"smallest difference detectable at α {report.statistics.alpha:g}, power {report.statistics.power:g}):", "",
+                      *contrast_table(like), ""]
     if stages:
         parts += ["## Time per stage", "", "Wall seconds of each stage's last build (a stage reused by this run keeps "
                   "the time it took when built; a task's first run includes preparing and parsing its data).", "",

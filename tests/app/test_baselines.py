@@ -79,3 +79,10 @@ def test_agreement_data_gets_all_four_baselines_and_other_data_the_two_without_c
     assert not fit_baselines(agreement, agreement[:4], list(LABEL_NAMES))[1].applies_to(sentiment)
     assert np.array_equal(fit_baselines(sentiment, sentiment, ["negative", "positive"])[1].predict(sentiment)[0],
                           np.arange(12) % 2)
+
+
+def test_baselines_that_read_no_column_apply_to_examples_without_columns():
+    """A user's file carries no columns at all (Example.columns is None): majority and the bag of words still apply."""
+    train = [Example(f"text {i} {'good' if i % 2 else 'bad'}", i % 2, "f") for i in range(12)]
+    assert all(b.applies_to(train) for b in fit_baselines(train, train[:4], ["negative", "positive"]))
+    assert not verb_form([item("the dog is", 1, "is", "sg", "dog")], 2).applies_to(train)

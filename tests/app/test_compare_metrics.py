@@ -5,36 +5,27 @@ import warnings
 
 import numpy as np
 import pytest
-from fake_pipelines import NoBar, scripted_pipeline
 
+from parserfree.compare import score_outputs, seed_agreement
+from parserfree.distill.datasets import Example
 from parserfree.distill.task_metrics import macro_f1
 
 
 def test_macro_f1_of_a_three_class_domain_averages_all_three_classes():
     """Issue 21 item 2: compare called task_metrics without n_classes, so class 2 never counted."""
-    from parserfree.compare import _run_domain
-
     gold = np.array([0, 1, 2, 2, 2, 1, 0, 2])
     pred = np.array([0, 1, 2, 0, 2, 1, 1, 1])
-    texts = [f"text number {i}" + " x" * i for i in range(len(gold))]
-    logits = {t: np.eye(3)[p] for t, p in zip(texts, pred)}
-    pipes = {"parser_fed": scripted_pipeline(logits, False), "parser_free_onnx": scripted_pipeline(logits, True)}
-    domain = _run_domain(pipes, texts, gold, "classification", 3, NoBar())
+    examples = [Example(f"text {i}", int(g), "f") for i, g in enumerate(gold)]
+    scored, _ = score_outputs("three", examples, "classification", ["a", "b", "c"], {"parser_fed_twin": [np.eye(3)[pred]]}, [], [])
     expected = macro_f1(pred, gold, 3)
     assert expected != pytest.approx(macro_f1(pred, gold, 2))  # the fixture tells the two apart
-    assert domain.scores["parser_fed"]["macro_f1"] == pytest.approx(expected)
+    assert scored.scores["parser_fed_twin"].per_seed[0]["macro_f1"] == pytest.approx(expected)
 
 
 def test_agreement_of_a_constant_regression_score_is_nan_without_a_warning():
     """Issue 21 item 7: compare's own agreement lacked task_metrics' guard for constant scores."""
-    from parserfree.compare import _run_domain
-
-    texts = [f"sentence {i}" + " y" * i for i in range(6)]
-    gold = np.linspace(-2, 2, 6)
-    constant = {t: np.float32(0.5) for t in texts}
-    varying = {t: np.float32(i) for i, t in enumerate(texts)}
-    pipes = {"parser_fed": scripted_pipeline(varying, False), "parser_free_onnx": scripted_pipeline(constant, True)}
+    constant, varying = np.full((2, 6), 0.5), np.tile(np.arange(6.0), (2, 1))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        domain = _run_domain(pipes, texts, gold, "regression", 3, NoBar())
-    assert np.isnan(domain.agreement)
+        assert np.isnan(seed_agreement("regression", constant, varying))
+    assert seed_agreement("binary", np.array([[1, 0, 1, 1]]), np.array([[1, 1, 1, 1]])) == 0.75

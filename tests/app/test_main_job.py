@@ -15,6 +15,7 @@ from parserfree.distill.teacher import SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.export import ParserFreeModel
 from parserfree.predictor import DistanceMetrics
+from parserfree.compare import dataset_slug
 from parserfree.main_job import run_main_job, run_task
 
 REQUIRED_MODEL_KEYS = ("metric_name", "metric", "sentences_per_s", "words_per_s", "latency_ms_p50", "latency_ms_p95")
@@ -30,15 +31,22 @@ def smoke_job(smoke_overrides, sentiment_file, tmp_path_factory):
 
 def test_every_like_for_like_row_is_compared_and_differs_in_one_thing(smoke_job):
     out, report = smoke_job
-    recipes = {name: m["recipe"] for name, m in report["models"].items()}
-    assert recipes == {"parser_fed": "parser_fed_twin", "parser_free_onnx": "parser_free",
-                       "no_syntax": "no_syntax", "locality": "locality"}
-    pairs = {(c["a"], c["b"]): c["differs_in"] for c in report["contrasts"]}
+    roles = {name: (m.recipe, m.role) for name, m in report.models.items() if m.kind == "model"}
+    assert roles == {"parser_fed_twin": ("parser_fed_twin", "reference"), "parser_free": ("parser_free", "parser_free"),
+                     "no_syntax": ("no_syntax", "baseline"), "locality": ("locality", "extra")}
+    assert [n for n, m in report.models.items() if m.kind == "baseline"] == ["majority", "bag_of_words"]  # no agreement columns
+    overall = [c for c in report.contrasts if c.slice == "all"]
+    pairs = {(c.a, c.b): c.differs_in for c in overall if c.kind == "like_for_like"}
     assert len(pairs) == 6  # four models started alike: every pair differs in the distance source only
     assert all(d.startswith("distance source:") for d in pairs.values()), pairs
+    assert {(c.a, c.b) for c in overall if c.kind == "baseline"} == {(m, b) for m in roles for b in ("majority", "bag_of_words")}
+    assert all(c.verdict in ("ahead", "behind", "no difference shown") and c.p_holm >= c.p for c in overall)
     index = json.loads((out.parent / "index.json").read_text())
-    assert index["tasks"]["smoke"]["models"] == {name: m["metric"] for name, m in report["models"].items()}
-    assert "[report](smoke/report/report.md)" in (out.parent / "index.md").read_text()
+    scores = report.headline.scores
+    assert {n: r["metric"] for n, r in index["tasks"]["smoke"]["rows"].items()} == {n: s.metric for n, s in scores.items()}
+    assert len(index["tasks"]["smoke"]["contrasts"]) == len(overall)
+    index_md = (out.parent / "index.md").read_text()
+    assert "[report](smoke/report/report.md)" in index_md and "Like-for-like verdicts" in index_md
 
 
 def test_index_gives_the_wall_time_of_every_stage_built(smoke_job):
@@ -54,13 +62,15 @@ def test_index_gives_the_wall_time_of_every_stage_built(smoke_job):
 def test_report_has_the_required_keys_with_finite_values(smoke_job):
     out, _ = smoke_job
     report = json.loads((out / "report" / "report.json").read_text())
-    for key in ("dataset", "split", "n_examples", "threads", "agreement", "speedup_end_to_end", "versions"):
+    for key in ("dataset", "split", "domains", "threads", "contrasts", "speedup_end_to_end", "versions"):
         assert key in report
-    for name in ("parser_fed", "parser_free_onnx", "no_syntax", "locality"):
-        for key in REQUIRED_MODEL_KEYS[1:]:
-            assert math.isfinite(report["models"][name][key]), (name, key)
+    head = report["domains"][report["dataset"]]
+    for name in ("parser_fed_twin", "parser_free", "no_syntax", "locality"):
+        assert math.isfinite(head["scores"][name]["metric"]), name
+        for key in REQUIRED_MODEL_KEYS[2:]:
+            assert math.isfinite(report["models"][name]["speed"][key]), (name, key)
     for key in ("uuas", "dspr", "l1"):
-        assert math.isfinite(report["distance"][key])
+        assert math.isfinite(head["distance"][key])
 
 
 def test_report_numbers_match_an_independent_run_of_the_bundles(smoke_job):
@@ -72,37 +82,41 @@ def test_report_numbers_match_an_independent_run_of_the_bundles(smoke_job):
     data = DataConfig(**{**asdict(config.data), "max_examples": None})
     examples = load_dataset(data).splits["test"][: config.run.compare_max_examples]
     texts, gold = [e.text for e in examples], np.array([e.label for e in examples])
-    assert report["n_examples"] == len(texts)
+    head = report["domains"][report["dataset"]]
+    assert head["n_examples"] == len(texts)
 
     free = ParserFreeModel.load(out / "bundle", threads=1)
     results = free.predict(texts, with_distances=True)
     free_pred = np.array([free.label_names.index(r["label"]) for r in results])
     parses = list(SpacyTeacher(config.parse.spacy_model).parse([normalise_text(t) for t in texts]))
-    fed = ParserFreeModel.load(out / f"bundle_{report['models']['parser_fed']['recipe']}", threads=1)
+    fed = ParserFreeModel.load(out / f"bundle_{report['roles']['reference']}", threads=1)
     fed_pred = np.concatenate([
         fed.run_words([list(p.words) for p in parses[i : i + 32]], batch_tree_distances([p.heads for p in parses[i : i + 32]]))[0].argmax(-1)
         for i in range(0, len(parses), 32)])
 
-    models = report["models"]
-    assert models["parser_free_onnx"]["metric"] == pytest.approx(100 * np.mean(free_pred == gold))
-    assert models["parser_fed"]["metric"] == pytest.approx(100 * np.mean(fed_pred == gold))
-    assert report["agreement"] == pytest.approx(np.mean(free_pred == fed_pred))
+    scores, models = head["scores"], report["models"]
+    assert scores["parser_free"]["metric"] == pytest.approx(100 * np.mean(free_pred == gold))
+    assert scores["parser_fed_twin"]["metric"] == pytest.approx(100 * np.mean(fed_pred == gold))
+    assert head["agreement"] == pytest.approx(np.mean(free_pred == fed_pred))
+    kept = [json.loads(line) for line in (out / "report" / "predictions" / dataset_slug(report["dataset"]) / "parser_free.jsonl").read_text().splitlines()]
+    assert [k["prediction"] for k in kept] == free_pred.tolist() and [k["text"] for k in kept] == texts  # item order
     quality = DistanceMetrics()
     for r, p in zip(results, parses):
         assert r["words"] == list(p.words)
         quality.update(np.array(r["distances"]), p.heads, p.punct)
-    assert report["distance"]["uuas"] == pytest.approx(quality.compute()["uuas"])
+    assert head["distance"]["uuas"] == pytest.approx(quality.compute()["uuas"])
     words_per_text = sum(len(p.words) for p in parses) / len(parses)
     for name, m in models.items():
-        assert m["words_per_s"] / m["sentences_per_s"] == pytest.approx(words_per_text), name
+        if m["speed"] is not None:
+            assert m["speed"]["words_per_s"] / m["speed"]["sentences_per_s"] == pytest.approx(words_per_text), name
     assert report["speedup_end_to_end"] == pytest.approx(
-        models["parser_free_onnx"]["sentences_per_s"] / models["parser_fed"]["sentences_per_s"])
+        models["parser_free"]["speed"]["sentences_per_s"] / models["parser_fed_twin"]["speed"]["sentences_per_s"])
 
 
 def test_report_files_and_pictures(smoke_job):
     out, _ = smoke_job
     md = (out / "report" / "report.md").read_text()
-    assert "parser_free_onnx" in md and "UUAS" in md
+    assert "parser_free" in md and "UUAS" in md and "## Paired verdicts" in md
     assert "](tree_comparison.png)" in md  # spaCy's and the predicted trees, one above the other
     for png in ("bias_curves.png", "distance_heatmaps.png", "throughput.png", "training_curves.png", "tree_comparison.png"):
         with Image.open(out / "report" / png) as im:
@@ -115,7 +129,7 @@ def test_rerun_skips_finished_stages(smoke_job, capsys):
     again = run_task(config, out, progress=False)
     printed = capsys.readouterr().out
     assert "skipping" in printed and "training" not in printed
-    assert again["models"]["parser_free_onnx"]["metric"] == report["models"]["parser_free_onnx"]["metric"]
+    assert again.headline.scores["parser_free"].metric == report.headline.scores["parser_free"].metric
 
 
 def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_to_text(monkeypatch, tmp_path):

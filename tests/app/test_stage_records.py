@@ -50,8 +50,8 @@ def test_a_changed_setting_rebuilds_what_depends_on_it_and_nothing_else(job, tmp
     assert "compare: inputs.bundles.parser_free " in printed
     assert load_trained(out / "parser_free" / "checkpoints" / "best.ckpt").predictor_config.arc_dim == 16
     assert yaml.safe_load((out / "bundle" / "config.yaml").read_text())["predictor"]["arc_dim"] == 16
-    assert report["distance"] != before["distance"]  # the report is of the new model
-    assert json.loads((out / "report" / "report.json").read_text())["distance"] == report["distance"]
+    assert report.headline.distance != before["domains"][before["dataset"]]["distance"]  # the report is of the new model
+    assert json.loads((out / "report" / "report.json").read_text())["domains"][report.dataset]["distance"] == report.headline.distance
 
 
 def test_the_same_settings_skip_every_stage(job, tmp_path, capsys):
