@@ -4,21 +4,31 @@ The method's own claim is that syntax helps most with little data. For each frac
 split and each seed, every recipe of the config is trained (the seed sets the initialisation and which
 share of the training split is kept; for one seed a smaller share is a subset of a larger one) and scored
 on the full test split. With ``--recipes pretrain_predictor`` the same command gives the predictor's
-scaling curve: UUAS against the number of pre-training sentences. Results: ``curve.json`` (every run, and mean ± sd per fraction and recipe, with
-each recipe's gain over the baseline), ``curve.md`` and ``curve.png``. Runs that finished are reused,
-so an interrupted curve resumes.
+scaling curve: UUAS against the number of pre-training sentences. Results: ``curve.json`` (every run, and
+mean ± sd per fraction and recipe, with each recipe's gain over the baseline, and the paired verdicts of
+every like-for-like pair of recipes per fraction over seeds × test items, from the test predictions each
+run keeps — ``parserfree.scoring``), ``curve.md`` and ``curve.png``. Runs that finished are reused, so an
+interrupted curve resumes. Every seed starts from the one pre-training run (when there is one).
 """
 
 from __future__ import annotations
 
 import copy
 import statistics
+from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
+
+from parserfree.breakdown import ALL
 from parserfree.distill.config import ExperimentConfig, save_config
-from parserfree.distill.recipes import comparison_roles
+from parserfree.distill.predictions import read_predictions
+from parserfree.distill.recipes import comparison_roles, get_recipe
 from parserfree.encoder.files import write_json, write_text_atomic
-from parserfree.main_job import pretrain_stage, train_recipes
+from parserfree.like_for_like import Pairing, like_for_like
+from parserfree.main_job import pretrain_stage, recipe_config, train_recipes
+from parserfree.report_types import MODEL, Contrast
+from parserfree.scoring import score_domain
 
 
 def run_curve(
@@ -39,18 +49,64 @@ def run_curve(
     runs = []
     for fraction in fractions:
         for seed in range(seeds):
-            cfg = copy.deepcopy(config)
-            cfg.seed = seed
-            cfg.data.train_fraction = fraction
-            cfg.data.train_sample_seed = seed
-            results = train_recipes(cfg, recipes, pretrained, out / f"f{fraction:g}-s{seed}", cache_dir, progress)
+            results = train_recipes(cell_config(config, fraction, seed), recipes, pretrained, cell_folder(out, fraction, seed),
+                                    cache_dir, progress)
             runs += [_run_row(fraction, seed, recipe, results[recipe]) for recipe in recipes]
+    pairings = like_for_like({r: (recipe_config(cell_config(config, 1.0, 0), r, pretrained).resolved().to_dict(), get_recipe(r))
+                              for r in recipes})
+    contrasts, missing = curve_contrasts(out, config.data.task, fractions, seeds, recipes, pairings)
     curve = {"dataset": config.data.dataset, "fractions": fractions, "seeds": seeds, "recipes": recipes,
-             "baseline": comparison_roles(recipes).baseline, "runs": runs, "summary": summarise(runs)}
+             "baseline": comparison_roles(recipes).baseline, "runs": runs, "summary": summarise(runs),
+             "shared_pretraining": pretrained is not None,
+             "contrasts": [asdict(c) for c in contrasts], "no_predictions": missing}
     write_json(out / "curve.json", curve)
     write_text_atomic(out / "curve.md", curve_markdown(curve))
     plot_curve(curve, out / "curve.png")
     return curve
+
+
+def cell_config(config: ExperimentConfig, fraction: float, seed: int) -> ExperimentConfig:
+    """The config of one cell of the curve: ``fraction`` of the training split, its share and the
+    initialisation chosen by ``seed``."""
+    cfg = copy.deepcopy(config)
+    cfg.seed = seed
+    cfg.data.train_fraction = fraction
+    cfg.data.train_sample_seed = seed
+    return cfg
+
+
+def cell_folder(out: Path, fraction: float, seed: int) -> Path:
+    """Where the runs of one cell live."""
+    return out / f"f{fraction:g}-s{seed}"
+
+
+def curve_contrasts(out: Path, task: str, fractions: list[float], seeds: int, recipes: list[str],
+                    pairings: list[Pairing]) -> tuple[list[Contrast], list[str]]:
+    """Paired verdicts of every like-for-like pair of recipes at each fraction, over seeds × test items, from
+    the test predictions every run keeps (``predictions.jsonl``); the runs without them (trained by an
+    older parserfree, or without a task) are listed instead and their fraction gets no verdicts."""
+    contrasts: list[Contrast] = []
+    missing: list[str] = []
+    if task == "none":
+        return contrasts, missing  # predictor pre-training: no task, nothing to compare item by item
+    for fraction in fractions:
+        files = {r: [cell_folder(out, fraction, s) / r / "predictions.jsonl" for s in range(seeds)] for r in recipes}
+        absent = [str(f) for paths in files.values() for f in paths if not f.is_file()]
+        if absent:
+            missing += absent
+            continue
+        records = {r: [read_predictions(f) for f in paths] for r, paths in files.items()}
+        first = records[recipes[0]][0]
+        gold = np.array([x["gold"] for x in first])
+        if any([x["gold"] for x in seed] != gold.tolist() for seeds_ in records.values() for seed in seeds_):
+            missing.append(f"f{fraction:g}: the runs' test items differ")
+            continue
+        preds = {r: np.array([[x["prediction"] for x in seed] for seed in seeds_]) for r, seeds_ in records.items()}
+        n_classes = len(first[0].get("probabilities") or [0, 0]) if first else 2
+        scored = score_domain(f"{fraction:g}", task, gold, [x["columns"] for x in first], preds,
+                              {r: MODEL for r in recipes}, pairings, n_classes)
+        contrasts += scored.contrasts
+    return contrasts, missing
 
 
 def _run_row(fraction: float, seed: int, recipe: str, result: dict) -> dict:
@@ -116,7 +172,32 @@ def curve_markdown(curve: dict) -> str:
                   "|---:|" + "---:|" * (len(recipes) - 1)]
         for f in curve["summary"]:
             lines.append(f"| {f} | " + " | ".join(f"{gains(curve, r).get(f, float('nan')):+.2f}" for r in recipes if r != base) + " |")
+    lines += verdict_lines(curve)
     return "\n".join(lines) + "\n"
+
+
+def verdict_lines(curve: dict) -> list[str]:
+    """The curve's paired verdicts on all test items, per fraction and like-for-like pair, as Markdown."""
+    overall = [c for c in curve.get("contrasts", []) if c["slice"] == ALL]
+    lines = []
+    if overall:
+        seeds = curve["seeds"]
+        test = ("exact McNemar" if seeds == 1 else f"sign-flip over test items and t-test over the {seeds} seeds, both must reject")
+        lines += ["", f"Paired verdicts on the test items ({test}; 95 % bootstrap interval; Holm per fraction; *detectable*: the "
+                  "smallest paired difference detectable at α 0.05 with power 0.8 — docs/statistics.md):", "",
+                  "| fraction | a | b | a − b (points) [95 % interval] | p | p (Holm) | verdict | detectable |",
+                  "|---:|---|---|---:|---:|---:|---|---:|"]
+        for c in overall:
+            detectable = f"±{c['detectable']:.2f}" if c["detectable"] is not None else "none"
+            lines.append(f"| {c['domain']} | {c['a']} | {c['b']} | {c['difference']:+.2f} [{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}] | "
+                         f"{c['p']:.3g} | {c['p_holm']:.3g} | **{c['verdict']}** | {detectable} |")
+    if curve.get("no_predictions"):
+        lines += ["", f"No verdicts where runs kept no test predictions ({len(curve['no_predictions'])} runs, e.g. "
+                  f"{curve['no_predictions'][0]}): delete those runs to train them again."]
+    if curve.get("shared_pretraining"):
+        lines += ["", "Every seed starts from the same pre-training run: the sd covers the task training (initialisation, "
+                  "batch order, training share), not pre-training."]
+    return lines
 
 
 def plot_curve(curve: dict, path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 
+import pytest
 from PIL import Image
 
 from parserfree.cli import main
@@ -35,6 +36,16 @@ def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, 
             values = [r["test"] for r in curve["runs"] if f"{r['fraction']:g}" == fraction and r["recipe"] == recipe]
             assert curve["summary"][fraction][recipe]["mean"] == statistics.fmean(values)
     assert "Gain over no_syntax" in (out / "curve.md").read_text() and "Gain over no_syntax" in capsys.readouterr().out
+    # paired verdicts per fraction over seeds × test items, from the runs' own test predictions
+    overall = {c["domain"]: c for c in curve["contrasts"] if c["slice"] == "all"}
+    assert set(overall) == {"0.5", "1"} and not curve["no_predictions"]
+    for fraction, c in overall.items():
+        assert (c["a"], c["b"], c["seeds"]) == ("no_syntax", "parser_fed_twin", 2)
+        test = {r["recipe"]: [x["test"] for x in curve["runs"] if f"{x['fraction']:g}" == fraction and x["recipe"] == r["recipe"]]
+                for r in curve["runs"]}
+        assert c["difference"] == pytest.approx(statistics.fmean(test["no_syntax"]) - statistics.fmean(test["parser_fed_twin"]))
+        assert c["verdict"] in ("ahead", "behind", "no difference shown")
+    assert "Paired verdicts on the test items" in (out / "curve.md").read_text()
     with Image.open(out / "curve.png") as im:
         assert im.size[0] > 300
     # a second call reuses every finished run
