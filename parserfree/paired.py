@@ -135,7 +135,8 @@ def t_detectable(sd: float, seeds: int, alpha: float = ALPHA, power: float = POW
     crit = stats.t.ppf(1 - alpha / 2, df)
 
     def gap(nc: float) -> float:
-        return stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc) - power
+        lower = stats.nct.cdf(-crit, df, nc)  # a tiny tail for nc > 0, which scipy can return as NaN
+        return float(stats.nct.sf(crit, df, nc)) + (float(lower) if np.isfinite(lower) else 0.0) - power
 
     high = 1.0
     while gap(high) < 0:
@@ -210,10 +211,10 @@ def paired_test(a: np.ndarray, b: np.ndarray, clusters: np.ndarray, resampler: R
         p_items, p_seeds = sign_flip(sums, seed), seed_test(per_seed)
         p = max(p_items, p_seeds)
         z = stats.norm.ppf(1 - ALPHA / 2) + stats.norm.ppf(POWER)
-        detectable_items = float(z * math.sqrt(k * np.var(sums, ddof=1)) / n) if k > 1 else None
+        discordant = k > 1 and bool(np.any(sums != 0))  # without discordant items nothing is detectable, as for one seed
+        detectable_items = float(z * math.sqrt(k * np.var(sums, ddof=1)) / n) if discordant else None
         detectable_seeds = t_detectable(float(np.std(per_seed, ddof=1)), seeds)
-        both = [d for d in (detectable_items, detectable_seeds) if d is not None]
-        detectable = max(both) if len(both) == 2 else None
+        detectable = None if detectable_items is None else max(detectable_items, detectable_seeds)
 
     def points(x: float | None) -> float | None:
         return None if x is None else 100 * x

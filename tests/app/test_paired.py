@@ -123,3 +123,18 @@ def test_several_seeds_need_both_the_items_and_the_seeds_to_agree():
     assert result.p_items < 0.001 and result.p_seeds > 0.05 and result.p == result.p_seeds
     assert result.detectable == max(result.detectable_items, result.detectable_seeds)
     assert result.seeds == 3 and result.difference == pytest.approx(100 * (a.mean() - b.mean()))
+
+
+def test_two_seeds_give_a_finite_detectable_difference():
+    """With one degree of freedom scipy's noncentral t returns NaN for the far tail; the power search must not."""
+    delta = t_detectable(1.0, 2)
+    rng = np.random.default_rng(0)
+    draws = rng.normal(delta, 1.0, size=(40000, 2))
+    assert stats.ttest_1samp(draws, 0.0, axis=1).pvalue.__lt__(0.05).mean() == pytest.approx(0.8, abs=0.02)
+
+
+def test_rows_that_never_disagree_have_no_detectable_difference_with_several_seeds():
+    same = np.random.default_rng(0).random((3, 100)) < 0.7
+    result = paired_test(same, same.copy(), np.arange(100), Resampler(np.arange(100), 3))
+    assert result.detectable is None and result.detectable_items is None
+    assert result.difference == 0.0 and result.p == 1.0
