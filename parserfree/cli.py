@@ -119,15 +119,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def seed_paths(option: str, template: str | None, seeds: int) -> list[str]:
-    """One path per seed from a path that holds ``{seed}`` (0, 1, …) or, for one seed, from any path."""
-    if template is None:
+def seed_paths(option: str, value: str | None, seeds: int) -> list[str]:
+    """One path per seed: from a path that holds ``{seed}`` (0, 1, …), from ``seeds`` comma-separated
+    paths, or, for one seed, from any path."""
+    if value is None:
         return []
-    if "{seed}" not in template:
-        if seeds > 1:
-            raise ValueError(f"{option} {template}: with --seeds {seeds} the path must hold {{seed}}, e.g. runs/s{{seed}}/bundle")
-        return [template]
-    return [template.format(seed=s) for s in range(seeds)]
+    if "{seed}" in value:
+        return [value.replace("{seed}", str(s)) for s in range(seeds)]
+    paths = [p.strip() for p in value.split(",")] if seeds > 1 else [value]
+    if len(paths) != seeds:
+        raise ValueError(f"{option} {value}: with --seeds {seeds} give {seeds} comma-separated paths or one that "
+                         "holds {seed}, e.g. runs/s{seed}/bundle")
+    return paths
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -233,8 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parser-fed", required=True, help="parser_fed run folder, checkpoint or bundle")
     p.add_argument("--baseline", help="no_syntax run folder, checkpoint or bundle")
     p.add_argument("--extra", action="append", metavar="PATH", help="another model row, e.g. the locality control (repeatable)")
-    p.add_argument("--seeds", type=_positive_int, default=1, help="models per row, one per seed: every path then holds {seed} (0, 1, …), "
-                   "e.g. runs/s{seed}/bundle (default 1)")
+    p.add_argument("--seeds", type=_positive_int, default=1, help="models per row, one per seed: every model option then gives "
+                   "N comma-separated paths or one that holds {seed} (0, 1, …), e.g. runs/s{seed}/bundle (default 1)")
     p.add_argument("--dataset", default="vader-movies", help="dataset name(s), comma-separated; the first is the headline")
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
     p.add_argument("--out", required=True, help="report folder")

@@ -56,4 +56,10 @@ def test_compare_reads_one_model_per_seed_from_paths_with_seed(smoke_bundle, rec
     assert main(["compare", "--parser-free", str(smoke_bundle[0]), "--parser-fed", str(tmp_path / "twin0.ckpt"), "--seeds", "2",
                  "--dataset", str(sentiment_file), "--out", str(tmp_path / "r2"), "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("parserfree: error: --parser-free ") and "must hold {seed}" in err and "\n" not in err
+    assert err.startswith("parserfree: error: --parser-free ") and "give 2 comma-separated paths or one that holds {seed}" in err
+    assert "\n" not in err
+    free_list = f"{tmp_path / 'free0'},{tmp_path / 'free1'}"  # comma-separated: any layout, e.g. run's seed-<s> folders
+    assert main(["compare", "--parser-free", free_list, "--parser-fed", str(tmp_path / "twin{seed}.ckpt"), "--seeds", "2",
+                 "--dataset", str(sentiment_file), "--max-examples", "10", "--latency-examples", "2", "--threads", "1",
+                 "--out", str(tmp_path / "r3"), "--quiet"]) == 0
+    assert json.loads((tmp_path / "r3" / "report.json").read_text())["models"]["parser_free"]["seeds"] == 2
