@@ -4,13 +4,14 @@ penalty chosen on dev.
 The strongest of the report's shortcut baselines (``parserfree.baselines``): whatever a model gets right
 that word counts alone also get right is no evidence of structure. Written with numpy, scipy.sparse and
 scipy.optimize (L-BFGS on the mean cross-entropy plus λ/2·|W|², bias unpenalised) rather than
-scikit-learn, which the project does not depend on. The n-gram vocabulary is every 1- and 2-gram of the
-training texts; n-grams never seen in training are ignored.
+scikit-learn, which the project does not depend on. The n-gram vocabulary is every 1- and 2-gram found in
+at least two training texts; other n-grams are ignored.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +24,8 @@ from parserfree.distill.datasets import normalise_text
 TOKEN = re.compile(r"\w+|[^\w\s]")
 L2_GRID = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5)  # λ tried on dev, strongest first (a tie keeps the stronger)
 MAX_ITERATIONS = 500
+TOLERANCE = 1e-6  # relative decrease of the loss at which L-BFGS stops (dev accuracy does not move below it)
+MIN_COUNT = 2  # an n-gram must occur in this many training texts to get a weight
 
 
 def ngrams(text: str) -> list[str]:
@@ -31,13 +34,12 @@ def ngrams(text: str) -> list[str]:
     return tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:])]
 
 
-def ngram_vocabulary(texts: Sequence[str]) -> dict[str, int]:
-    """Column of every n-gram of the training texts, in order of first appearance."""
-    vocab: dict[str, int] = {}
+def ngram_vocabulary(texts: Sequence[str], min_count: int = MIN_COUNT) -> dict[str, int]:
+    """Column of every n-gram found in at least ``min_count`` training texts, in order of first appearance."""
+    counts: Counter[str] = Counter()
     for text in texts:
-        for gram in ngrams(text):
-            vocab.setdefault(gram, len(vocab))
-    return vocab
+        counts.update(set(ngrams(text)))
+    return {gram: i for i, gram in enumerate(g for g, c in counts.items() if c >= min_count)}
 
 
 def featurize(texts: Sequence[str], vocab: dict[str, int]) -> sparse.csr_matrix:
@@ -86,14 +88,15 @@ def fit_weights(x: sparse.csr_matrix, y: np.ndarray, n_classes: int, l2: float, 
     """L-BFGS fit of the flattened weights and bias for one λ (from ``start`` when given)."""
     start = np.zeros(x.shape[1] * n_classes + n_classes) if start is None else start
     result = optimize.minimize(_loss_and_grad, start, args=(x, y, n_classes, l2), jac=True, method="L-BFGS-B",
-                               options={"maxiter": MAX_ITERATIONS})
+                               options={"maxiter": MAX_ITERATIONS, "ftol": TOLERANCE})
     return result.x
 
 
 def fit_bag_of_words(train_texts: Sequence[str], train_labels: Sequence[int], dev_texts: Sequence[str],
                      dev_labels: Sequence[int], n_classes: int, grid: Sequence[float] = L2_GRID) -> BagOfWords:
     """Fit one classifier per λ of ``grid`` on train (each starting from the previous, stronger one) and keep
-    the λ with the best dev accuracy; without dev examples the strongest λ is kept."""
+    the λ with the best dev accuracy, stopping at the first λ that does worse on dev than the best so far
+    (weaker penalties only overfit more); without dev examples the strongest λ is kept."""
     vocab = ngram_vocabulary(train_texts)
     x, y = featurize(train_texts, vocab), np.asarray(train_labels, dtype=np.int64)
     x_dev, y_dev = featurize(dev_texts, vocab), np.asarray(dev_labels, dtype=np.int64)
@@ -106,6 +109,8 @@ def fit_bag_of_words(train_texts: Sequence[str], train_labels: Sequence[int], de
         w, bias = params[: f * n_classes].reshape(f, n_classes), params[f * n_classes :]
         accuracy = 100 * float(np.mean(np.argmax(x_dev @ w + bias, axis=1) == y_dev)) if y_dev.size else float("nan")
         scores[l2] = accuracy
+        if best is not None and accuracy < best[1]:
+            break
         if best is None or accuracy > best[1]:
             best = (l2, accuracy, params.copy())
         if not y_dev.size:
