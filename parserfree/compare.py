@@ -58,6 +58,10 @@ from parserfree.report_types import BASELINE, MODEL, DomainResult, ModelRow, Rep
 from parserfree.scoring import DomainScores, row_score, score_domain
 
 ROLE_NAMES = tuple(f.name for f in dataclasses.fields(ComparisonRoles))  # parser_free, reference, baseline, extra
+ROLE_NEEDS = {  # role → (what its model must be, the message when it is not)
+    "parser_free": (lambda s: s.row.graph_returns_distances and s.bundle is not None, "--parser-free must be a parser-free bundle"),
+    "reference": (lambda s: s.row.needs_parser_at_inference, "--parser-fed must be a parser-fed run or bundle"),
+}
 
 
 def distance_quality(dists: list[np.ndarray], words: list[list[str]], parses: list[Parse],
@@ -230,10 +234,9 @@ def resolve_rows(models: ComparedModels, threads: int) -> dict[str, Row]:
         if len(kinds) > 1:
             raise ValueError(f"{paths[0]}: the seeds of one row must share a recipe, got {', '.join(sorted(kinds))}")
         first = sources[0]
-        if role == "parser_free" and (not first.row.graph_returns_distances or first.bundle is None):
-            raise ValueError(f"{paths[0]}: --parser-free must be a parser-free bundle (got {first.kind})")
-        if role == "reference" and not first.row.needs_parser_at_inference:
-            raise ValueError(f"{paths[0]}: --parser-fed must be a parser-fed run or bundle (got {first.kind})")
+        fits, wanted = ROLE_NEEDS.get(role, (lambda source: True, ""))
+        if not fits(first):
+            raise ValueError(f"{paths[0]}: {wanted} (got {first.kind})")
         if first.kind in rows:
             raise ValueError(f"{paths[0]}: two rows of recipe {first.kind} (rows are named by recipe)")
         rows[first.kind] = Row(role, sources)
