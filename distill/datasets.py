@@ -42,6 +42,7 @@ class DataConfig:
     train_sample_seed: int = 0  # which share: nested subsets, one order per seed
     cache_dir: str | None = None
     archive: str | None = None  # local source archive(s) of built-in data for offline use, comma-separated
+    agreement_train_pairs: bool = False  # agreement: train on both versions of every training sentence, not one
 
     def validate(self) -> None:
         """Raise ValueError naming the first impossible field."""
@@ -176,7 +177,7 @@ def load_dataset(config: DataConfig) -> Dataset:
     config.validate()
     builtin = BUILTIN.get(config.dataset)
     if builtin is not None:
-        raws = load_raw(config.dataset, config.cache_dir, config.archive, config.split)
+        raws = load_raw(config)
         label_field = builtin.label_field
     else:
         raws = read_file(config.dataset, config.format, config.text_column, config.label_column if config.task != "none" else None)

@@ -105,6 +105,7 @@ def tag_cached(
     batch_size: int = 256,
     n_process: int = 1,
     progress: bool = True,
+    desc: str = "tagging",
 ) -> list[list[TaggedSentence]]:
     """The sentences of every text, tagged through the cache (only missing chunks are tagged)."""
     from tqdm.auto import tqdm
@@ -116,7 +117,7 @@ def tag_cached(
     todo = [c for c in range(n_chunks) if results[c] is None]
     if todo:
         nlp = load_pipeline(model, exclude=EXCLUDE)
-        bar = tqdm(total=sum(len(spans[c]) for c in todo), desc="tagging", unit="text", disable=not progress)
+        bar = tqdm(total=sum(len(spans[c]) for c in todo), desc=desc, unit="text", disable=not progress)
         for c in todo:
             docs = []
             for doc in nlp.pipe(spans[c], batch_size=batch_size, n_process=n_process):

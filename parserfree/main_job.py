@@ -17,6 +17,7 @@ trained (else the published ``parser_fed``), the others are extra rows of the sa
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 import os
@@ -226,7 +227,8 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
 
     settings = {"datasets": config.run.compare_datasets, "max_examples": config.run.compare_max_examples,
                 "latency_examples": config.run.latency_examples, "threads": compare_threads(config), "roles": str(roles)}
-    record = StageRecord(out / "report", compare_fingerprint(settings, bundles, config.run.compare_datasets))
+    compared = [dataclasses.replace(config.data, dataset=d) for d in config.run.compare_datasets]
+    record = StageRecord(out / "report", compare_fingerprint(settings, bundles, compared))
     report = _read_json(out / "report" / "report.json")
     action, why = record.plan(intact=report is not None)
     if action == "skip":
