@@ -94,6 +94,7 @@ class RunConfig:
     recipes: list[str] = field(default_factory=lambda: ["no_syntax", "locality", "parser_fed_twin", "parser_free"])
     pretrain_datasets: list[str] = field(default_factory=list)  # unlabeled text to pre-train the predictor on
     pretrain_epochs: int = 0
+    pretrained: str = "auto"  # auto: the best cached predictor of these settings, else train one; train: this one; or a checkpoint path
     compare_datasets: list[str] = field(default_factory=lambda: ["vader-movies"])
     compare_max_examples: int | None = None  # per dataset, for quick runs
     latency_examples: int = 200
@@ -107,6 +108,8 @@ class RunConfig:
             raise ConfigError(f"{section}.recipes must include a parser-free recipe and a parser-fed one "
                               "(the comparison needs both), e.g. parser_free and parser_fed_twin")
         check_int(f"{section}.pretrain_epochs", self.pretrain_epochs, 0)
+        if not isinstance(self.pretrained, str) or not self.pretrained:
+            raise ConfigError(f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train' or a checkpoint path")
         check_int(f"{section}.latency_examples", self.latency_examples, 1)
         if not self.compare_datasets:
             raise ConfigError(f"{section}.compare_datasets must name at least one dataset")

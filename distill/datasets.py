@@ -13,6 +13,7 @@ score), ``classification`` (string or integer labels, names sorted), ``none`` (u
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -31,7 +32,7 @@ SPLITS = ("train", "dev", "test")
 class DataConfig:
     """Where the examples come from and how they are labelled and split."""
 
-    dataset: str = "vader-movies"  # a built-in name or a file path
+    dataset: str | list[str] = "vader-movies"  # a built-in name or a file path; a list joins several (task none)
     format: str | None = None  # csv | tsv | jsonl | txt | conllu (default: from the extension)
     text_column: str = "text"
     label_column: str | None = "label"
@@ -173,8 +174,26 @@ def apply_labels(
 
 
 def load_dataset(config: DataConfig) -> Dataset:
-    """Read, label and split the configured dataset (a built-in name or a user file)."""
+    """Read, label and split the configured dataset (a built-in name, a user file, or a list of them joined:
+    each keeps its own split rule, so a text held out by its own dataset stays held out)."""
     config.validate()
+    if isinstance(config.dataset, list):
+        if config.task != "none":
+            raise DataError(f"data.dataset={config.dataset}: a list of datasets is joined as unlabeled text only "
+                            "(data.task: none, e.g. predictor pre-training)")
+        parts = [_load_one(dataclasses.replace(config, dataset=name, format=None if name in BUILTIN else config.format))
+                 for name in config.dataset]
+        splits = {s: [ex for part in parts for ex in part[0][s]] for s in SPLITS}
+        dataset = Dataset("+".join(config.dataset), config.task, splits, [], sum(part[2] for part in parts))
+    else:
+        splits, names, n_read = _load_one(config)
+        dataset = Dataset(config.dataset, config.task, splits, names, n_read)
+    _subsample(dataset.splits, config)
+    return dataset
+
+
+def _load_one(config: DataConfig) -> tuple[dict[str, list[Example]], list[str], int]:
+    """One dataset read, labelled and split: (splits, label names, examples read)."""
     builtin = BUILTIN.get(config.dataset)
     if builtin is not None:
         raws = load_raw(config)
@@ -185,6 +204,11 @@ def load_dataset(config: DataConfig) -> Dataset:
     if config.task != "none" and all(r.label is None for r in raws):
         raise DataError(f"{config.dataset}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)")
     splits, names = apply_labels(raws, config.task, label_field, config.split, builtin.label_names if builtin else None)
+    return splits, names, len(raws)
+
+
+def _subsample(splits: dict[str, list[Example]], config: DataConfig) -> None:
+    """Apply ``max_examples`` and ``train_fraction`` in place."""
     if config.max_examples is not None:
         # keep each split's share of N examples, evenly spaced through the file (files are often
         # sorted by label, so a prefix would be one-sided)
@@ -195,7 +219,6 @@ def load_dataset(config: DataConfig) -> Dataset:
             splits[s] = [splits[s][int(i * step)] for i in range(quota)]
     if config.train_fraction < 1:
         splits["train"] = train_subset(splits["train"], config.train_fraction, config.train_sample_seed)
-    return Dataset(config.dataset, config.task, splits, names, len(raws))
 
 
 def train_subset(examples: list, fraction: float, seed: int) -> list:

@@ -87,9 +87,13 @@ def file_digest(path: str | Path | None) -> str | None:
 
 def data_digest(data: Any) -> dict | str:
     """What a dataset's content is (``data``: a ``DataConfig``): a built-in dataset by its registry digest
-    (read from its sources without building it), a file by its sha256."""
+    (read from its sources without building it), a file by its sha256, a list of datasets name by name."""
+    import dataclasses
+
     from parserfree.distill.builtin import BUILTIN
 
+    if isinstance(data.dataset, list):
+        return {name: data_digest(dataclasses.replace(data, dataset=name)) for name in data.dataset}
     entry = BUILTIN.get(data.dataset)
     if entry is not None:
         return entry.digest(data)

@@ -118,10 +118,11 @@ def tag_cached(
     if todo:
         nlp = load_pipeline(model, exclude=EXCLUDE)
         bar = tqdm(total=sum(len(spans[c]) for c in todo), desc=desc, unit="text", disable=not progress)
+        stream = nlp.pipe((t for c in todo for t in spans[c]), batch_size=batch_size, n_process=n_process)  # one pool
         for c in todo:
             docs = []
-            for doc in nlp.pipe(spans[c], batch_size=batch_size, n_process=n_process):
-                docs.append(sentences_of(doc))
+            for _ in spans[c]:
+                docs.append(sentences_of(next(stream)))
                 bar.update(1)
             payload = {"key": key, "index": c, "docs": [[s.to_json() for s in doc] for doc in docs]}
             write_text_atomic(folder / f"chunk-{c:05d}.json", json.dumps(payload, ensure_ascii=False, separators=(",", ":")))

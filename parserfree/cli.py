@@ -102,13 +102,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     """Train one recipe from a YAML config into a run directory."""
     from parserfree.distill.config import load_config
     from parserfree.distill.train import train
+    from parserfree.main_job import cached_init
 
     overrides = list(args.set or [])
     if args.devices is not None:
         overrides.append(f"training.devices={args.devices}")
     if args.strategy is not None:
         overrides.append(f"training.strategy={args.strategy}")
-    config = load_config(args.config, overrides)
+    config = cached_init(load_config(args.config, overrides), args.cache_dir)
     out = Path(args.out or Path("runs") / Path(args.config).stem)
     result = train(config, out, resume=args.resume, cache_dir=args.cache_dir, progress=not args.quiet)
     if result:
@@ -130,6 +131,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     print(headline_table(report))
     print(f"report: {Path(args.out) / 'report.md'}")
+    return 0
+
+
+def cmd_pretrain(args: argparse.Namespace) -> int:
+    """Pre-train a task config's lower layers and predictor into the cache (reused by run, train, curve)."""
+    from parserfree.distill.config import load_config
+    from parserfree.main_job import pretrain_stage
+
+    config = load_config(args.config, args.set or [])
+    if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
+        raise ValueError(f"{args.config}: run.pretrain_datasets and run.pretrain_epochs > 0 say what to pre-train on")
+    predictor = pretrain_stage(config, args.cache_dir, not args.quiet, mode="train")
+    scores = {split: {k: round(v, 2) for k, v in predictor["metrics"].get(split, {}).items() if k in ("uuas", "uas", "las", "dspr")}
+              for split in ("dev", "test")}
+    print(f"pre-trained predictor: {predictor['run_dir']}  dev {scores['dev']}  test {scores['test']}")
     return 0
 
 
@@ -216,6 +232,14 @@ def build_parser() -> argparse.ArgumentParser:
     from parserfree.commands import add_export_commands
 
     add_export_commands(sub)
+
+    p = sub.add_parser("pretrain", help="pre-train the lower layers and the predictor on parsed text, into the cache")
+    p.add_argument("--config", default=DEFAULT_TASKS[0], help=f"a task's YAML config; its run.pretrain_* and model settings "
+                   f"say what to pre-train (default: {DEFAULT_TASKS[0]}, the main job's)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. run.pretrain_epochs=20 (repeatable)")
+    p.add_argument("--cache-dir", help="cache folder for data, parses and pre-trained predictors")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_pretrain)
 
     p = sub.add_parser("compare", help="parser-free ONNX vs parser-fed (and a baseline): metrics, agreement, distances, speed")
     p.add_argument("--parser-free", required=True, help="parser-free bundle folder")

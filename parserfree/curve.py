@@ -4,7 +4,10 @@ The method's own claim is that syntax helps most with little data. For each frac
 split and each seed, every recipe of the config is trained (the seed sets the initialisation and which
 share of the training split is kept; for one seed a smaller share is a subset of a larger one) and scored
 on the full test split. With ``--recipes pretrain_predictor`` the same command gives the predictor's
-scaling curve: UUAS against the number of pre-training sentences. Results: ``curve.json`` (every run, and mean ± sd per fraction and recipe, with
+scaling curve: UUAS against the number of pre-training sentences. Every run of a curve starts from the same
+pre-trained predictor (the config's, trained once with its own seed, or the best cached one of its family:
+``main_job.pretrain_stage``), so the seed-to-seed sd measures the task training and the share of the data
+kept, not the variance of pre-training; ``curve.json`` names that predictor. Results: ``curve.json`` (every run, and mean ± sd per fraction and recipe, with
 each recipe's gain over the baseline), ``curve.md`` and ``curve.png``. Runs that finished are reused,
 so an interrupted curve resumes.
 """
@@ -35,7 +38,8 @@ def run_curve(
     out.mkdir(parents=True, exist_ok=True)
     save_config(config, out / "config.yaml")
     recipes = list(recipes or config.run.recipes)
-    pretrained = pretrain_stage(config, out.parent, cache_dir, progress)  # shared with curves and jobs beside it
+    predictor = pretrain_stage(config, cache_dir, progress)  # from the cache: shared with every curve and job
+    pretrained = predictor["checkpoint"] if predictor else None
     runs = []
     for fraction in fractions:
         for seed in range(seeds):
@@ -46,6 +50,7 @@ def run_curve(
             results = train_recipes(cfg, recipes, pretrained, out / f"f{fraction:g}-s{seed}", cache_dir, progress)
             runs += [_run_row(fraction, seed, recipe, results[recipe]) for recipe in recipes]
     curve = {"dataset": config.data.dataset, "fractions": fractions, "seeds": seeds, "recipes": recipes,
+             "pretrained": predictor["run_dir"] if predictor else None,  # one pre-training for every seed
              "baseline": comparison_roles(recipes).baseline, "runs": runs, "summary": summarise(runs)}
     write_json(out / "curve.json", curve)
     write_text_atomic(out / "curve.md", curve_markdown(curve))

@@ -4,6 +4,7 @@ data, no network)."""
 import json
 import math
 from dataclasses import asdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -121,15 +122,39 @@ def test_rerun_skips_finished_stages(smoke_job, capsys):
 def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_to_text(monkeypatch, tmp_path):
     """silver-trees carries spaCy's trees: joining it into a text file would parse 70,000 sentences again."""
     from parserfree import main_job
+    from parserfree.distill import builtin_text
 
     seen = {}
     monkeypatch.setattr(main_job, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg, run_dir=run_dir))
+    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive: (builtin_text.SourceText("src", "A text."),))
     config = load_config("configs/main/agreement.yaml", ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2"])
-    checkpoint = main_job.pretrain_stage(config, tmp_path, None, False)
+    predictor = main_job.pretrain_stage(config, str(tmp_path), False)
     pre = seen["cfg"]
     assert pre.recipe == "pretrain_predictor" and pre.training.max_epochs == 2
-    assert pre.data.dataset == "silver-trees" and pre.data.task == "none" and not list(tmp_path.glob("*.txt"))
-    assert checkpoint == str(seen["run_dir"] / "checkpoints" / "best.ckpt")
+    assert pre.data.dataset == "silver-trees" and pre.data.task == "none" and not list(tmp_path.rglob("*.txt"))
+    assert predictor["checkpoint"] == str(seen["run_dir"] / "checkpoints" / "best.ckpt")
+    assert seen["run_dir"].parent.parent == tmp_path / main_job.PREDICTORS  # in the cache, not beside the output
+
+
+def test_a_pretrained_predictor_in_the_cache_is_reused_whatever_the_output_folder(smoke_overrides, sentiment_file, tmp_path, capsys):
+    """`parserfree pretrain` trains once; run, train and curve of the same settings find it in the cache."""
+    from parserfree.main_job import cached_init, pretrain_stage
+
+    overrides = [*smoke_overrides, f"data.cache_dir={tmp_path / 'cache'}", f"run.pretrain_datasets=[{sentiment_file}]",
+                 "run.pretrain_epochs=1", "training.limit_train_batches=0.2"]
+    short = pretrain_stage(load_config("configs/smoke.yaml", overrides), None, False, mode="train")
+    longer = pretrain_stage(load_config("configs/smoke.yaml", [*overrides, "run.pretrain_epochs=2"]), None, False, mode="train")
+    assert short["run_dir"] != longer["run_dir"] and Path(short["run_dir"]).parent == Path(longer["run_dir"]).parent  # one family
+    capsys.readouterr()
+    found = pretrain_stage(load_config("configs/smoke.yaml", overrides), None, False)  # auto, as run and curve do
+    assert "training" not in capsys.readouterr().out
+    assert found["run_dir"] in (short["run_dir"], longer["run_dir"]) and found["chosen"] == "best cached"
+    assert found["metrics"]["dev"]["uuas"] == max(short["metrics"]["dev"]["uuas"], longer["metrics"]["dev"]["uuas"])
+    trained = cached_init(load_config("configs/smoke.yaml", [*overrides, "training.init_from=cached"]), None)
+    assert trained.training.init_from == found["checkpoint"]
+    other = load_config("configs/smoke.yaml", [*overrides, "predictor.arc_dim=16", "training.init_from=cached"])
+    with pytest.raises(FileNotFoundError, match="no pre-trained predictor of these settings"):
+        cached_init(other, None)  # another predictor: nothing of its family is cached
 
 
 def test_parser_free_trained_on_parser_trees_throughout_is_served_from_its_twin_not_trained_twice(smoke_job):
