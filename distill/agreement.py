@@ -17,14 +17,19 @@ subject number are cut to the count of the other (chosen by a hash): each cell t
 as plural subjects, each of is/are, was/were, has/have, does/do is grammatical in exactly half of the items
 that show it (other verbs' forms in about half), and "word before the verb ends in -s ⇔ plural verb" is
 right half the time.
-The split is by source sentence, a singular and a plural sentence of one cell going together (so every split
-× cell stays balanced), stratified on attractors; the test split gets a larger share of the attractor
-buckets — enough for ``TEST_TARGETS`` source sentences where the data allows it, never more than half. Every item is one version of a source sentence:
-as written (``grammatical``, label 1) or with the verb's number flipped (``ungrammatical``, label 0;
-``distill/inflection.py``). Dev and test hold both versions of every sentence (a minimal pair, sharing a
-``pair_id``); train holds one version per sentence, alternating in hash order within each split × cell ×
-number stratum (so train is balanced too), or both with ``data.agreement_train_pairs``. Candidates are
-cached under the tagged texts' digest and ``EXTRACT_VERSION``; ``BALANCE_VERSION`` versions the rest.
+
+The split is by source sentence. Dev and test are made of balanced units — a singular and a plural sentence of one cell, going to one split together, so every dev and
+test cell stays balanced — stratified on attractors; the test split gets a larger share of each bucket
+than the configured fraction — ``TEST_TARGETS`` source sentences where the data allows it (power to see a
+small paired difference, and enough attractor items), never more than half of a bucket. Train
+takes the other sentences, balanced the same way (``data.agreement_train_balance: cue``) or on subject
+number alone within attractor × distance cells (``number``: several times the sentences, the
+word-before-the-verb cue left in; dev, balanced as test, says which trains better). Every item is one
+version of a source sentence: as written (``grammatical``, label 1) or with the verb's number flipped
+(``ungrammatical``, label 0; ``distill/inflection.py``). Dev and test hold both versions of every sentence
+(a minimal pair, sharing a ``pair_id``); train holds one version per sentence, alternating in hash order
+within each cell × number stratum (so train is balanced too), or both with ``data.agreement_train_pairs``.
+Candidates are cached under the tagged texts' digest and ``EXTRACT_VERSION``; ``BALANCE_VERSION`` versions the rest.
 """
 
 from __future__ import annotations
@@ -44,13 +49,14 @@ from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.encoder.files import write_text_atomic
 
 EXTRACT_VERSION = 4  # what a candidate is (find_candidate)
-BALANCE_VERSION = 1  # how candidates become items (balance_candidates, assign_splits, agreement_examples)
+BALANCE_VERSION = 2  # how candidates become items (balance_candidates, assign_splits, agreement_examples)
 LABEL_NAMES = ("ungrammatical", "grammatical")  # label ids: grammatical = 1, ungrammatical = 0
 MAX_WORDS = 50  # longer sentences are left out (as in Linzen et al.): the verb may lie past the encoder's reach
 ATTRACTOR_BUCKETS = ("0", "1", "2+")
 DISTANCE_BUCKETS = ("1", "2-3", "4-6", "7+")
 NUMBERS = ("sg", "pl")
-TEST_TARGETS = {"1": 750, "2+": 250}  # source sentences (pairs) wanted in test per attractor bucket
+TEST_TARGETS = {"0": 2000, "1": 750, "2+": 250}  # source sentences (minimal pairs) wanted in test per attractor bucket
+TRAIN_BALANCES = ("cue", "number")  # how the training sentences are balanced (assign_splits)
 SUBJECT_DEPS = ("nsubj", "nsubjpass")
 AUX_DEPS = ("aux", "auxpass")
 NOUN_NUMBER = {"NN": "sg", "NNP": "sg", "NNS": "pl", "NNPS": "pl"}
@@ -204,7 +210,7 @@ def balanced_units(candidates: Sequence[Candidate]) -> list[tuple[int, int]]:
 
 def test_split_shares(sizes: dict[str, int], test_fraction: float) -> dict[str, float]:
     """The test split's share of each attractor bucket (``sizes``: its number of units): the configured
-    fraction, raised in the attractor buckets towards ``TEST_TARGETS`` source sentences, at most one half."""
+    fraction, raised towards ``TEST_TARGETS`` source sentences, at most one half."""
     shares = {}
     for b, n in sizes.items():
         wanted = TEST_TARGETS.get(b, 0) / (2 * n) if n else 0.0  # a unit holds two source sentences
@@ -212,15 +218,35 @@ def test_split_shares(sizes: dict[str, int], test_fraction: float) -> dict[str, 
     return shares
 
 
-def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float]) -> list[str]:
-    """Split of each candidate: "" when balancing leaves it out, else that of its unit (``balanced_units``):
-    per attractor bucket, units in hash order give the test split its share (``test_split_shares``), dev its
-    fraction, train the rest."""
+def number_balanced(candidates: Sequence[Candidate], members: Sequence[int]) -> list[int]:
+    """Of ``members``, as many singular as plural subjects within every attractor × distance cell (the first
+    in hash order): the subject-number prior is gone, the word-before-the-verb cue is not."""
+    groups: dict[tuple, list[int]] = {}
+    for i in members:
+        c = candidates[i]
+        groups.setdefault((attractor_bucket(c.attractors), distance_bucket(c.distance), c.subject_number), []).append(i)
+    kept = []
+    for cell in sorted({key[:-1] for key in groups}):
+        sg, pl = (sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS)
+        m = min(len(sg), len(pl))
+        kept += sg[:m] + pl[:m]
+    return kept
+
+
+def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float], train_balance: str = "cue") -> list[str]:
+    """Split of each candidate ("" when balancing leaves it out). Dev and test are made of balanced units
+    (``balanced_units``): per attractor bucket, units in hash order give the test split its share
+    (``test_split_shares``), then dev its fraction. Train takes the rest: with ``train_balance`` "cue" the
+    remaining units (balanced as dev and test are), with "number" every remaining candidate that
+    ``number_balanced`` keeps — more sentences, the word-before-the-verb cue left in."""
+    if train_balance not in TRAIN_BALANCES:
+        raise ValueError(f"data.agreement_train_balance={train_balance!r} must be one of {TRAIN_BALANCES}")
     by_bucket: dict[str, list[tuple[int, int]]] = {b: [] for b in ATTRACTOR_BUCKETS}
     for unit in balanced_units(candidates):
         by_bucket[attractor_bucket(candidates[unit[0]].attractors)].append(unit)
     shares = test_split_shares({b: len(u) for b, u in by_bucket.items()}, fractions[2])
     splits = [""] * len(candidates)
+    rest = []
     for bucket, units in by_bucket.items():
         units.sort(key=lambda u: hash01(candidates[u[0]].key + candidates[u[1]].key, "split"))
         n = len(units)
@@ -228,7 +254,13 @@ def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float]) -
         n_dev = min(n - n_test, round(fractions[1] * n))
         for rank, unit in enumerate(units):
             for i in unit:
-                splits[i] = "test" if rank < n_test else "dev" if rank < n_test + n_dev else "train"
+                splits[i] = "test" if rank < n_test else "dev" if rank < n_test + n_dev else ""
+            if rank >= n_test + n_dev:
+                rest += unit
+    if train_balance == "number":
+        rest = number_balanced(candidates, [i for i, s in enumerate(splits) if not s])
+    for i in rest:
+        splits[i] = "train"
     return splits
 
 
@@ -243,16 +275,18 @@ def _item(c: Candidate, flipped: bool, split: str) -> RawExample:
                       columns=columns)
 
 
-def agreement_examples(candidates: Sequence[Candidate], fractions: Sequence[float], train_pairs: bool = False) -> list[RawExample]:
+def agreement_examples(candidates: Sequence[Candidate], fractions: Sequence[float], train_pairs: bool = False,
+                       train_balance: str = "cue") -> list[RawExample]:
     """The labelled items: both versions of every dev and test sentence (and of train ones with
     ``train_pairs``), else one version per train sentence, kept or flipped alternately in hash order within
     every split × cell × number stratum (singular subjects starting kept, plural ones flipped, so each cell
     shows both labels and both verb forms equally often)."""
-    splits = assign_splits(candidates, fractions)
+    splits = assign_splits(candidates, fractions, train_balance)
     strata: dict[tuple, list[int]] = {}
     for i, c in enumerate(candidates):
         if splits[i] == "train" and not train_pairs:
-            strata.setdefault((*c.cell, c.subject_number), []).append(i)
+            cell = c.cell if train_balance == "cue" else c.cell[:2]  # the cell its number was balanced in
+            strata.setdefault((*cell, c.subject_number), []).append(i)
     flip = {}
     for stratum, members in strata.items():
         members.sort(key=lambda i: hash01(candidates[i].key, "flip"))
@@ -268,9 +302,9 @@ def agreement_examples(candidates: Sequence[Candidate], fractions: Sequence[floa
 
 
 def load_agreement(cache_dir: Path | None, archive: str | None, fractions: Sequence[float], progress: bool = True,
-                   train_pairs: bool = False) -> list[RawExample]:
+                   train_pairs: bool = False, train_balance: str = "cue") -> list[RawExample]:
     """The agreement dataset's raw examples with their fixed splits (built once, then read from the cache)."""
-    return agreement_examples(build_candidates(cache_dir, archive, progress=progress), fractions, train_pairs)
+    return agreement_examples(build_candidates(cache_dir, archive, progress=progress), fractions, train_pairs, train_balance)
 
 
 def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL) -> dict:

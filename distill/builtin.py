@@ -70,7 +70,8 @@ BUILTIN: dict[str, BuiltinDataset] = {
     "wsj": _pattern("wsj", "none"),
     **{name: _npm(name) for name in npm_corpora.ARCHIVES},
     "agreement": BuiltinDataset(
-        lambda c: agreement.load_agreement(_cache(c), c.archive, c.split, train_pairs=c.agreement_train_pairs),
+        lambda c: agreement.load_agreement(_cache(c), c.archive, c.split, train_pairs=c.agreement_train_pairs,
+                                  train_balance=c.agreement_train_balance),
         lambda c: agreement.digest(_cache(c), c.archive), "binary", agreement.CITATION, "label", agreement.LABEL_NAMES),
     "silver-trees": BuiltinDataset(lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split),
                                    lambda c: silver_trees.digest(_cache(c), c.archive), "none", silver_trees.CITATION, "label"),

@@ -44,6 +44,7 @@ class DataConfig:
     cache_dir: str | None = None
     archive: str | None = None  # local source archive(s) of built-in data for offline use, comma-separated
     agreement_train_pairs: bool = False  # agreement: train on both versions of every training sentence, not one
+    agreement_train_balance: str = "cue"  # agreement: balance train as dev/test ("cue") or on subject number only ("number")
 
     def validate(self) -> None:
         """Raise ValueError naming the first impossible field."""
@@ -53,6 +54,8 @@ class DataConfig:
             raise ValueError(f"data.split={self.split} must be three non-negative fractions summing to 1")
         if self.max_examples is not None and self.max_examples < 1:
             raise ValueError(f"data.max_examples={self.max_examples} must be ≥ 1")
+        if self.agreement_train_balance not in ("cue", "number"):
+            raise ValueError(f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue' or 'number'")
         if not 0 < self.train_fraction <= 1:
             raise ValueError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
 
