@@ -1,7 +1,8 @@
 """The ``parserfree`` command line: thin argument parsing over functions that tests call too.
 
 Subcommands: ``data`` (dataset summary), ``parse`` (spaCy teacher through the cache), and the later
-stages of the data flow (``train``, ``export``, ``predict``, ``compare``, ``run``). Bad input ends with a
+stages of the data flow (``train``, ``export``, ``predict``, ``compare``, ``run``, ``curve``), and
+``results`` (the results pages rendered from the committed records). Bad input ends with a
 one-line error naming the file, line or setting, and exit status 2.
 """
 
@@ -232,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     from parserfree.commands import add_export_commands
 
     add_export_commands(sub)
+    from parserfree.results_commands import add_results_commands
+
+    add_results_commands(sub)
 
     p = sub.add_parser("pretrain", help="pre-train the lower layers and the predictor on parsed text, into the cache")
     p.add_argument("--config", default=DEFAULT_TASKS[0], help=f"a task's YAML config; its run.pretrain_* and model settings "

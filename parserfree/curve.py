@@ -104,7 +104,8 @@ def curve_markdown(curve: dict) -> str:
     recipes, base = curve["recipes"], curve["baseline"]
     metric = curve["runs"][0]["metric_name"] if curve["runs"] else "metric"
     kind = "Scaling curve of the predictor" if metric == "uuas" else "Low-resource curve"
-    lines = [f"# {kind} — {curve['dataset']} (test {metric}, {curve['seeds']} seeds, mean ± sd)", "",
+    seeds = f"{curve['seeds']} seed{'s' if curve['seeds'] != 1 else ''}"
+    lines = [f"# {kind} — {curve['dataset']} (test {metric}, {seeds}, mean ± sd)", "",
              "| fraction | train examples | " + " | ".join(recipes) + " |", "|---:|---:|" + "---:|" * len(recipes)]
     for f, by in curve["summary"].items():
         n = next(iter(by.values()))["n_train"]
@@ -156,3 +157,25 @@ def plot_curve(curve: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def seeds_markdown(curve: dict, fraction: str) -> str:
+    """One fraction of the curve seed by seed: each recipe's test metric per seed with mean ± sd, and each
+    recipe's gain over the baseline per seed (the seeds share their start, so the pairs are like for like)."""
+    runs = [r for r in curve["runs"] if f"{r['fraction']:g}" == fraction]
+    if not runs:
+        raise ValueError(f"the curve has no runs at fraction {fraction} (it has {', '.join(curve['summary'])})")
+    seeds = sorted({r["seed"] for r in runs})
+    test = {(r["recipe"], r["seed"]): r["test"] for r in runs}
+    summary, base = curve["summary"][fraction], curve["baseline"]
+    lines = [f"Test {runs[0]['metric_name']} at fraction {fraction}, seed by seed:", "",
+             "| recipe | " + " | ".join(f"seed {s}" for s in seeds) + " | mean ± sd |", "|---|" + "---:|" * (len(seeds) + 1)]
+    for recipe in curve["recipes"]:
+        cells = [f"{test[recipe, s]:.2f}" if (recipe, s) in test else "–" for s in seeds]
+        entry = summary.get(recipe)
+        mean = f"{entry['mean']:.2f} ± {entry['sd']:.2f}" if entry else "–"
+        lines.append(f"| {recipe} | " + " | ".join(cells) + f" | {mean} |")
+    for recipe in (r for r in curve["recipes"] if base and r != base):
+        cells = [f"{test[recipe, s] - test[base, s]:+.2f}" if (recipe, s) in test and (base, s) in test else "–" for s in seeds]
+        lines.append(f"| gain of {recipe} over {base} | " + " | ".join(cells) + f" | {gains(curve, recipe).get(fraction, float('nan')):+.2f} |")
+    return "\n".join(lines)
