@@ -110,6 +110,23 @@ def test_report_files_and_pictures(smoke_job):
             assert im.size[0] > 300 and im.size[1] > 200
 
 
+def test_a_main_job_folder_becomes_records_whose_headline_shows_its_numbers(smoke_job, tmp_path):
+    """`parserfree results add --from runs/main` on a real main job's output: each task's report and the
+    index become records, and the README's headline shows the report's own numbers."""
+    from parserfree.result_records import add_records, load_records
+    from parserfree.results_page import Context, render_placeholder
+
+    task_dir, report = smoke_job
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    (tmp_path / "docs" / "results" / "template.md").write_text("")
+    records = add_records(tmp_path, task_dir.parent, "parserfree run --config configs/smoke.yaml", commit="abc1234")
+    assert [r.name for r in records] == ["main_smoke", "main_job"]
+    headline = render_placeholder("headline main_smoke", Context(load_records(tmp_path), "docs/results/"))
+    for name, model in report["models"].items():
+        assert f"| {name} | {model['recipe']} | {model['metric']:,.2f} |" in headline
+    assert "`parserfree run --config configs/smoke.yaml` (" in headline
+
+
 def test_rerun_skips_finished_stages(smoke_job, capsys):
     out, report = smoke_job
     config = load_config(out / "config.yaml")
