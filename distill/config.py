@@ -143,12 +143,7 @@ class ExperimentConfig:
         if self.threads is not None:
             check_int("threads", self.threads, 1)
         for name in ("data", "parse"):  # sections whose classes live with their data code
-            try:
-                getattr(self, name).validate()
-            except ConfigError:
-                raise
-            except ValueError as e:
-                raise ConfigError(str(e)) from None
+            getattr(self, name).validate()
         for name in ("vocab", "encoder", "predictor", "training", "run"):
             getattr(self, name).validate(name)
         if self.encoder.n_feature_buckets != self.vocab.n_feature_buckets:

@@ -22,6 +22,7 @@ from typing import Any
 from parserfree.distill.agreement import ATTRACTOR_BUCKETS, DISTANCE_BUCKETS, attractor_bucket, distance_bucket
 from parserfree.distill.builtin import BUILTIN, load_raw
 from parserfree.distill.readers import DataError, RawExample, read_file
+from parserfree.encoder.schema import ConfigError
 
 TASKS = ("binary", "regression", "classification", "none")
 SPLITS = ("train", "dev", "test")
@@ -44,15 +45,15 @@ class DataConfig:
     archive: str | None = None  # local source archive(s) of built-in data for offline use, comma-separated
 
     def validate(self) -> None:
-        """Raise ValueError naming the first impossible field."""
+        """Raise ConfigError naming the first impossible field."""
         if self.task not in TASKS:
-            raise ValueError(f"data.task='{self.task}' must be one of {TASKS}")
+            raise ConfigError(f"data.task='{self.task}' must be one of {TASKS}")
         if len(self.split) != 3 or any(f < 0 for f in self.split) or abs(sum(self.split) - 1.0) > 1e-6:
-            raise ValueError(f"data.split={self.split} must be three non-negative fractions summing to 1")
+            raise ConfigError(f"data.split={self.split} must be three non-negative fractions summing to 1")
         if self.max_examples is not None and self.max_examples < 1:
-            raise ValueError(f"data.max_examples={self.max_examples} must be ≥ 1")
+            raise ConfigError(f"data.max_examples={self.max_examples} must be ≥ 1")
         if not 0 < self.train_fraction <= 1:
-            raise ValueError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
+            raise ConfigError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import numpy as np
 from parserfree.distill.datasets import SPLITS, Dataset, normalise_text
 from parserfree.distill.parse_cache import parse_cached
 from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
+from parserfree.encoder.schema import ConfigError
 
 
 @dataclass
@@ -26,11 +27,11 @@ class ParseConfig:
     n_process: int = 1
 
     def validate(self) -> None:
-        """Raise ValueError naming the first impossible field."""
+        """Raise ConfigError naming the first impossible field."""
         if self.batch_size < 1:
-            raise ValueError(f"parse.batch_size={self.batch_size} must be ≥ 1")
+            raise ConfigError(f"parse.batch_size={self.batch_size} must be ≥ 1")
         if self.n_process < 1:
-            raise ValueError(f"parse.n_process={self.n_process} must be ≥ 1")
+            raise ConfigError(f"parse.n_process={self.n_process} must be ≥ 1")
 
 
 @dataclass(frozen=True)

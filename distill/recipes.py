@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from parserfree.encoder.schema import ConfigError
+
 SOURCES = ("none", "parser", "predicted", "sequential", "scheduled")
 
 
@@ -97,11 +99,11 @@ def training_rule(row: Recipe, teacher_forcing_end: float) -> tuple:
 
 
 def get_recipe(name: str) -> Recipe:
-    """The row of ``name``; ValueError naming the known recipes otherwise."""
+    """The row of ``name``; ConfigError naming the known recipes otherwise."""
     try:
         return RECIPES[name]
     except KeyError:
-        raise ValueError(f"recipe={name!r} must be one of {', '.join(RECIPES)}") from None
+        raise ConfigError(f"recipe={name!r} must be one of {', '.join(RECIPES)}") from None
 
 
 def exportable_recipes() -> tuple[str, ...]:

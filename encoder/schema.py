@@ -15,10 +15,12 @@ import types
 import typing
 from typing import Any, TypeVar
 
+from parserfree.encoder.errors import ParserfreeError
+
 T = TypeVar("T")
 
 
-class ConfigError(ValueError):
+class ConfigError(ParserfreeError, ValueError):
     """An invalid setting; the message names the key."""
 
 

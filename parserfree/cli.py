@@ -1,8 +1,9 @@
 """The ``parserfree`` command line: thin argument parsing over functions that tests call too.
 
 Subcommands: ``data`` (dataset summary), ``parse`` (spaCy teacher through the cache), and the later
-stages of the data flow (``train``, ``export``, ``predict``, ``compare``, ``run``). Bad input ends with a
-one-line error naming the file, line or setting, and exit status 2.
+stages of the data flow (``train``, ``export``, ``predict``, ``compare``, ``run``). Bad input (a
+``ParserfreeError``) ends with a one-line error naming the file, line or setting, and exit status 2;
+``--debug`` shows its traceback instead; any other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from parserfree.distill.builtin import BUILTIN
 from parserfree.distill.datasets import SPLITS, DataConfig, describe, load_dataset
 from parserfree.distill.vader import default_cache_dir
+from parserfree.encoder.errors import ParserfreeError
 
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
@@ -251,19 +253,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_run)
+
+    # --debug before or after the subcommand; SUPPRESS: a subcommand without it keeps the main parser's value
+    parser.add_argument("--debug", action="store_true", help="on an error, show the traceback instead of one line")
+    for p in sub.choices.values():
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="on an error, show the traceback")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``parserfree`` console script."""
-    from parserfree.distill.parse_cache import CacheError
-    from parserfree.distill.teacher import TeacherError
+    """Entry point of the ``parserfree`` console script.
 
-    user_errors = (ValueError, TeacherError, CacheError, OSError)  # DataError, TreeError, config errors are ValueErrors
+    A ``ParserfreeError`` (bad input, setting or file) or an ``OSError`` (a path, a permission, the disk:
+    the message names the file) ends as one line on stderr and exit status 2; ``--debug`` re-raises it.
+    Any other exception is a bug and keeps its traceback.
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except user_errors as e:
+    except (ParserfreeError, OSError) as e:
+        if args.debug:
+            raise
         print(f"parserfree: error: {e}", file=sys.stderr)
         return 2
 
