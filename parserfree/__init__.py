@@ -7,4 +7,4 @@ predictor, plain PyTorch) ← ``parserfree.distill`` (data, the spaCy teacher, c
 (``cli``, ``main_job``, ``compare``, ``report``), which nothing imports.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.2.0"  # the one place the version is written: pyproject.toml reads it (CHANGELOG.md says what changed)
