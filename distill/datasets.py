@@ -32,17 +32,28 @@ SPLITS = ("train", "dev", "test")
 class DataConfig:
     """Where the examples come from and how they are labelled and split."""
 
-    dataset: str = "vader-movies"  # a built-in name or a file path
-    format: str | None = None  # csv | tsv | jsonl | txt | conllu (default: from the extension)
+    dataset: str = "vader-movies"
+    """A built-in dataset's name (parserfree data --help lists them) or a file path."""
+    format: str | None = None
+    """csv, tsv, jsonl, txt or conllu (null: from the file's extension)."""
     text_column: str = "text"
+    """The column or field holding the text (csv, tsv, jsonl)."""
     label_column: str | None = "label"
+    """The column or field holding the label (null: unlabeled)."""
     task: str = "binary"
+    """Label view: binary (scores > 0 / < 0, exactly 0 dropped; or two classes), regression, classification or none."""
     split: list[float] = field(default_factory=lambda: [0.8, 0.1, 0.1])
-    max_examples: int | None = None  # keep only the first N examples (after labelling), for smoke runs
-    train_fraction: float = 1.0  # keep this share of the training split (the low-resource curve)
-    train_sample_seed: int = 0  # which share: nested subsets, one order per seed
+    """Train, dev and test shares, split by a hash of the normalised text (built-in datasets may fix their own)."""
+    max_examples: int | None = None
+    """Keep only the first N examples after labelling (smoke runs; null: all)."""
+    train_fraction: float = 1.0
+    """Keep this share of the training split (the low-resource curve)."""
+    train_sample_seed: int = 0
+    """Which share train_fraction keeps: nested subsets, one order per seed."""
     cache_dir: str | None = None
-    archive: str | None = None  # local source archive(s) of built-in data for offline use, comma-separated
+    """Cache folder of built-in data and parses (null: $PARSERFREE_CACHE or ~/.cache/parserfree)."""
+    archive: str | None = None
+    """Local source archive(s) of built-in data for offline use, comma-separated."""
 
     def validate(self) -> None:
         """Raise ConfigError naming the first impossible field."""

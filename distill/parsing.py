@@ -23,8 +23,11 @@ class ParseConfig:
     """Which spaCy model parses, and how (``nlp.pipe`` batch size and processes)."""
 
     spacy_model: str = DEFAULT_MODEL
+    """The spaCy model package that parses (e.g. en_core_web_sm)."""
     batch_size: int = 256
+    """Texts per nlp.pipe batch."""
     n_process: int = 1
+    """Parser processes (nlp.pipe n_process)."""
 
     def validate(self) -> None:
         """Raise ConfigError naming the first impossible field."""

@@ -135,6 +135,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_config(args: argparse.Namespace) -> int:
+    """Print a resolved config with each key's meaning, or docs/config.md (--markdown)."""
+    from parserfree.config_docs import config_markdown, describe_config
+    from parserfree.distill.config import load_config
+
+    if args.markdown:
+        print(config_markdown(), end="")
+        return 0
+    print(describe_config(load_config(args.config, args.set or [])))
+    return 0
+
+
 DEFAULT_TASKS = ("configs/main/agreement.yaml", "configs/main/sentiment.yaml")  # what `parserfree run` does by default
 
 
@@ -215,6 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
+    p = sub.add_parser("config", help="print a config resolved, every key with its value and meaning")
+    p.add_argument("--config", help="YAML experiment file (default: the defaults, docs/config.md)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
+    p.add_argument("--markdown", action="store_true", help="print docs/config.md: every key, its default and meaning")
+    p.set_defaults(func=cmd_config)
+
     from parserfree.commands import add_export_commands
 
     add_export_commands(sub)
