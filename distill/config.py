@@ -29,6 +29,7 @@ from parserfree.encoder.schema import (
     to_settings,
 )
 from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.sources import DistanceSource
 
 __all__ = ["ConfigError", "ExperimentConfig", "RunConfig", "TrainingConfig", "VocabConfig", "load_config", "save_config"]
 
@@ -191,7 +192,7 @@ class ExperimentConfig:
         if self.recipe_row.needs_predictor_layer and self.resolved().encoder.predictor_layer < 1:
             raise ConfigError(f"encoder.predictor_layer must be ≥ 1 for recipe {self.recipe} (the predictor reads h_k)")
         t = self.training
-        if self.recipe_row.train_source == "scheduled" and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:
+        if self.recipe_row.train_source == DistanceSource.SCHEDULED and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:
             raise ConfigError("training.task_grad_to_predictor=true does nothing with training.teacher_forcing_end=1 "
                               "(the biased layers never read D̂ in training): set one of them differently")
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from parserfree.distill.builtin import BUILTIN
 from parserfree.distill.datasets import SPLITS, DataConfig, describe, load_dataset
+from parserfree.distill.recipes import RECIPES
 from parserfree.distill.vader import default_cache_dir
 from parserfree.encoder.errors import ParserfreeError
 
@@ -217,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_parse)
 
-    p = sub.add_parser("train", help="train one recipe (no_syntax, parser_fed, parser_free, pretrain_predictor)")
+    p = sub.add_parser("train", help=f"train one recipe ({', '.join(RECIPES)}; the config's recipe key)")
     p.add_argument("--config", required=True, help="YAML experiment file, e.g. configs/parser_free.yaml")
     p.add_argument("--out", help="run directory (default: runs/<config name>)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. training.lr=5e-4 (repeatable)")

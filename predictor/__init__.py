@@ -12,6 +12,7 @@ _WHERE = {
     "ArcScorer": ".arc_scorer",
     "CROSS_TREE_DISTANCE": "..encoder.conventions",
     "DistanceMetrics": ".metrics",
+    "DistanceSource": ".sources",
     "DistancePredictor": ".head",
     "PAD_DISTANCE": "..encoder.conventions",
     "PredictorConfig": ".config",
