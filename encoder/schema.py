@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import inspect
 import math
 import textwrap
@@ -134,15 +133,15 @@ def to_settings(config: Any) -> dict[str, Any]:
     return dataclasses.asdict(config)
 
 
-@functools.cache
 def field_docs(cls: type) -> dict[str, str]:
     """The docstring under each field of a settings dataclass, by field name (a field without one is absent).
 
     Read from the class's source: a string literal right after an annotated assignment documents it
     (the convention editors and documentation tools read as an attribute docstring).
     """
-    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    body = tree.body[0].body
+    node = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
+    assert isinstance(node, ast.ClassDef), cls
+    body = node.body
     docs = {}
     for node, after in zip(body, body[1:]):
         if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
