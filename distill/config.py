@@ -78,7 +78,8 @@ class TrainingConfig:
     teacher_forcing_fraction: float = 0.5
     """p(parser distances) decays from 1 to teacher_forcing_end over this share of training."""
     teacher_forcing_end: float = 1.0
-    """p at the end: 1 = the biased layers always read the parser's D in training (D̂ at inference only), 0 = only D̂ at the end."""
+    """p at the end: 1 = the biased layers always read the parser's D in training (D̂ at inference only),
+    0 = only D̂ at the end."""
     task_grad_to_predictor: bool = False
     """The task loss reaches the predictor through D̂ (only in batches that read D̂: needs teacher_forcing_end < 1)."""
     early_stopping_patience: int = 3
@@ -118,10 +119,12 @@ class RunConfig:
     recipes: list[str] = field(default_factory=lambda: ["no_syntax", "locality", "parser_fed_twin", "parser_free"])
     """The recipes the main job trains and compares (like for like; add parser_fed for the published method)."""
     pretrain_datasets: list[str] = field(default_factory=lambda: ["silver-trees"])
-    """Text with trees to pre-train layers 1..k and the predictor on first (silver-trees: every built-in sentence, held-out text left out)."""
+    """Text with trees to pre-train layers 1..k and the predictor on first (silver-trees: every built-in
+    sentence, held-out text left out)."""
     pretrain_epochs: int = 3
     """Epochs of that pre-training (0: none)."""
-    compare_datasets: list[str] = field(default_factory=lambda: ["vader-movies", "vader-nyt", "vader-amazon", "vader-tweets"])
+    compare_datasets: list[str] = field(
+        default_factory=lambda: ["vader-movies", "vader-nyt", "vader-amazon", "vader-tweets"])
     """Datasets the comparison runs on; the first is the headline."""
     compare_max_examples: int | None = None
     """Compare on at most this many examples per dataset (null: all; for quick runs)."""
@@ -152,7 +155,8 @@ class ExperimentConfig:
     """
 
     recipe: str = "parser_free"
-    """The recipe: a row of the recipe table (parserfree.distill.recipes), e.g. parser_free, parser_fed_twin, no_syntax."""
+    """The recipe: a row of the recipe table (parserfree.distill.recipes), e.g. parser_free, parser_fed_twin,
+    no_syntax."""
     seed: int = 0
     """Seed of the initialisation (per model part) and of the data order."""
     threads: int | None = 2
@@ -192,7 +196,8 @@ class ExperimentConfig:
         if self.recipe_row.needs_predictor_layer and self.resolved().encoder.predictor_layer < 1:
             raise ConfigError(f"encoder.predictor_layer must be ≥ 1 for recipe {self.recipe} (the predictor reads h_k)")
         t = self.training
-        if self.recipe_row.train_source == DistanceSource.SCHEDULED and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:
+        scheduled = self.recipe_row.train_source == DistanceSource.SCHEDULED
+        if scheduled and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:
             raise ConfigError("training.task_grad_to_predictor=true does nothing with training.teacher_forcing_end=1 "
                               "(the biased layers never read D̂ in training): set one of them differently")
 

@@ -87,7 +87,8 @@ RECIPES: dict[str, Recipe] = {
         ),
         Recipe(
             name="parser_fed",
-            summary="the published method: parser distances at training and inference, every layer biased, no predictor",
+            summary="the published method: parser distances at training and inference, every layer biased, no "
+            "predictor",
             train_source=DistanceSource.PARSER, eval_source=DistanceSource.PARSER, predictor=False,
             fixed={"encoder.predictor_layer": 0},
         ),

@@ -143,7 +143,7 @@ def field_docs(cls: type) -> dict[str, str]:
     assert isinstance(node, ast.ClassDef), cls
     body = node.body
     docs = {}
-    for node, after in zip(body, body[1:]):
+    for node, after in zip(body, body[1:], strict=False):  # each statement and the next
         if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
                 and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
             docs[node.target.id] = " ".join(after.value.value.split())

@@ -1,7 +1,8 @@
 """The ``parserfree`` command line: thin argument parsing over functions that tests call too.
 
-Subcommands: ``data`` (dataset summary), ``parse`` (spaCy teacher through the cache), and the later
-stages of the data flow (``train``, ``export``, ``predict``, ``compare``, ``run``). Bad input (a
+Subcommands: ``data`` (dataset summary), ``parse`` (spaCy teacher through the cache), ``config`` (a
+config resolved, every key with its meaning), and the later stages of the data flow (``train``,
+``export``, ``predict``, ``compare``, ``curve``, ``run``). Bad input (a
 ``ParserfreeError``) ends with a one-line error naming the file, line or setting, and exit status 2;
 ``--debug`` shows its traceback instead; any other exception is a bug and keeps its traceback.
 """
@@ -211,7 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("parse", help="parse a dataset with spaCy into the cache")
     _add_data_args(p)
-    p.add_argument("--spacy-model", default=DEFAULT_MODEL, help=f"spaCy model package (default {DEFAULT_MODEL}; e.g. en_core_web_sm)")
+    p.add_argument("--spacy-model", default=DEFAULT_MODEL,
+                   help=f"spaCy model package (default {DEFAULT_MODEL}; e.g. en_core_web_sm)")
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--n-process", type=int, default=1)
     p.add_argument("--shard", type=_shard, default=(0, 1), help="parse only slice i of n (i/n)")
@@ -277,7 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
     # --debug before or after the subcommand; SUPPRESS: a subcommand without it keeps the main parser's value
     parser.add_argument("--debug", action="store_true", help="on an error, show the traceback instead of one line")
     for p in sub.choices.values():
-        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="on an error, show the traceback")
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="on an error, show the traceback")
     return parser
 
 

@@ -20,5 +20,6 @@ def test_pyproject_reads_the_version_from_the_package_instead_of_writing_it_agai
 
 
 def test_the_changelog_has_a_section_for_the_current_version():
-    headings = [line for line in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8").splitlines() if line.startswith("## ")]
+    lines = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8").splitlines()
+    headings = [line for line in lines if line.startswith("## ")]
     assert any(h.split()[1] == parserfree.__version__ for h in headings), headings

@@ -19,8 +19,8 @@ def test_predict_file_to_file(smoke_bundle, tmp_path, capsys, awkward_texts):
     rc = main(["predict", "--model", str(smoke_bundle[0]), "--input", str(source), "--output", str(target),
                "--with-tree", "--batch-size", "3", "--threads", "1"])
     assert rc == 0
-    rows = dict(zip(lines, (json.loads(line) for line in target.read_text(encoding="utf-8").splitlines())))
-    assert len(rows) == len(lines) == len(target.read_text(encoding="utf-8").splitlines())
+    written = target.read_text(encoding="utf-8").splitlines()
+    rows = dict(zip(lines, (json.loads(line) for line in written), strict=True))  # one output line per input line
     assert [k for k, r in rows.items() if "error" in r] == list(EMPTY_AFTER_NORMALISATION)
     assert rows["emoji_cjk"]["words"] == ["😀", "很好"] and rows["long"]["truncated"] is True
     assert rows["crlf"]["words"] == ["Bad", "."]

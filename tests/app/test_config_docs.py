@@ -26,13 +26,15 @@ def test_every_key_of_the_config_has_a_meaning():
 
 
 def test_the_printed_config_loads_back_as_the_same_resolved_config():
-    config = load_config("configs/smoke.yaml", ["recipe=parser_fed", "training.lr=0.0005", "data.split=[0.7, 0.2, 0.1]"])
+    overrides = ["recipe=parser_fed", "training.lr=0.0005", "data.split=[0.7, 0.2, 0.1]"]
+    config = load_config("configs/smoke.yaml", overrides)
     printed = describe_config(config)
     assert build_dataclass(ExperimentConfig, yaml.safe_load(printed)) == config.resolved()
 
 
 def test_config_command_shows_set_values_their_default_and_what_the_recipe_fixes(capsys):
-    assert main(["config", "--config", "configs/smoke.yaml", "--set", "training.lr=0.0005", "--set", "recipe=parser_fed"]) == 0
+    settings_set = ["--set", "training.lr=0.0005", "--set", "recipe=parser_fed"]
+    assert main(["config", "--config", "configs/smoke.yaml", *settings_set]) == 0
     lines = {line.split(":")[0].strip(): line for line in capsys.readouterr().out.splitlines()}
     assert lines["lr"].startswith("  lr: 0.0005") and lines["lr"].endswith("(default: 0.001)")
     assert "# Peak learning rate of AdamW" in lines["lr"]

@@ -74,11 +74,12 @@ def test_report_says_what_it_ran_on_and_its_distance_quality_is_recomputable(smo
     results = ParserFreeModel.load(out / "bundle", threads=1).predict(texts, with_distances=True)
     parses = list(SpacyTeacher(config.parse.spacy_model).parse([normalise_text(t) for t in texts]))
     ours, chain = DistanceMetrics(), DistanceMetrics()
-    for r, p in zip(results, parses):
+    for r, p in zip(results, parses, strict=True):
         ours.update(np.array(r["distances"]), p.heads, p.punct)
         chain.update(chain_baseline(len(p.words)), p.heads, p.punct)
     got, base = ours.compute(), chain.compute()
-    assert report["distance"]["dspr"] == pytest.approx(got["dspr"]) and report["distance"]["l1"] == pytest.approx(got["l1"])
+    assert report["distance"]["dspr"] == pytest.approx(got["dspr"])
+    assert report["distance"]["l1"] == pytest.approx(got["l1"])
     assert report["distance"]["chain_uuas"] == pytest.approx(base["uuas"])
     assert report["distance"]["chain_dspr"] == pytest.approx(base["dspr"])
 
@@ -131,8 +132,8 @@ def test_report_markdown_shows_the_json_numbers_and_links_every_picture(smoke_jo
     start = next(i for i, line in enumerate(lines) if line.startswith("| model | recipe |")) + 2
     table = lines[start : start + len(report["models"])]  # the headline table's rows, in the JSON's order
     for line, (name, m) in zip(table, report["models"].items(), strict=True):
-        expected = [name, m["recipe"], f"{m['metric']:,.2f}", f"{m['sentences_per_s']:,.0f}", f"{m['words_per_s']:,.0f}",
-                    f"{m['latency_ms_p50']:,.2f}", f"{m['latency_ms_p95']:,.2f}"]
+        expected = [name, m["recipe"], f"{m['metric']:,.2f}", f"{m['sentences_per_s']:,.0f}",
+                    f"{m['words_per_s']:,.0f}", f"{m['latency_ms_p50']:,.2f}", f"{m['latency_ms_p95']:,.2f}"]
         assert [c.strip() for c in line.strip("|").split("|")] == expected, line
     linked = set(re.findall(r"!\[[^\]]*\]\(([\w.]+\.png)\)", md))
     drawn = {p.name for p in (out / "report").glob("*.png")}

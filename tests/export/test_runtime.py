@@ -45,7 +45,7 @@ def test_edge_inputs_give_valid_results_in_order(model, awkward_texts):
     assert len(results) == len(awkward_texts)
     for item in results:
         check_item(item, model.max_len)
-    got = dict(zip(awkward_texts, results))
+    got = dict(zip(awkward_texts, results, strict=True))
     assert {k: r.get("error") for k, r in got.items()} == {
         k: "empty text" if k in EMPTY_AFTER_NORMALISATION else None for k in awkward_texts}
     assert got["one_word"]["words"] == ["Wonderful"] and got["one_word"]["tree"] == []
@@ -94,7 +94,8 @@ def test_a_variant_serves_its_own_graph_on_the_awkward_inputs(smoke_bundle, vari
     run as predict(batch_size=1) does, the probabilities are its softmax and the tree is that of its D̂."""
     folder, manifest = smoke_bundle
     model = ParserFreeModel.load(folder, variant=variant, threads=1)
-    results = dict(zip(awkward_texts, model.predict(list(awkward_texts.values()), batch_size=1, with_tree=True)))
+    predicted = model.predict(list(awkward_texts.values()), batch_size=1, with_tree=True)
+    results = dict(zip(awkward_texts, predicted, strict=True))
     assert [k for k, r in results.items() if "error" in r] == list(EMPTY_AFTER_NORMALISATION)
     session = make_session(folder / manifest["models"][variant], threads=1)
     fp32 = ParserFreeModel.load(folder, threads=1)
@@ -104,7 +105,7 @@ def test_a_variant_serves_its_own_graph_on_the_awkward_inputs(smoke_bundle, vari
         check_item(item, model.max_len)
         assert item["words"] == fp32.tokenize([awkward_texts[name]])[0][: model.max_len]
         logits, distances = session.run(None, graph_inputs(model.vocab, [item["words"]], model.max_len))
-        expected = dict(zip(model.label_names, softmax(logits[0]).tolist()))
+        expected = dict(zip(model.label_names, softmax(logits[0]).tolist(), strict=True))
         assert item["probabilities"] == pytest.approx(expected, abs=1e-6), name
         assert item["tree"] == tree_edges(distances[0]), name
 

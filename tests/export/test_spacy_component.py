@@ -89,7 +89,7 @@ def test_pipe_over_awkward_inputs_gives_cats_and_a_tree_per_sentence_in_order(nl
             check_tree_per_sentence(doc)
             assert json.dumps(doc.to_json()["sents"])
             assert displacy.render(doc, style="dep", jupyter=False).startswith("<svg")
-    got = dict(zip(awkward_texts, docs))
+    got = dict(zip(awkward_texts, docs, strict=True))
     assert len(got["long"]) == 2000 and got["long"].has_annotation("DEP")
     assert any("longer than max_len" in str(w.message) for w in caught)
     assert [t.text for t in got["emoji_cjk"]] == ["😀", "很好"]
