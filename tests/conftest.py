@@ -8,7 +8,6 @@ import shutil
 import numpy as np
 import pytest
 import torch
-from awkward import AWKWARD_TEXTS
 
 from parserfree.distill.teacher import Parse
 
@@ -40,6 +39,8 @@ def chain_teacher() -> ChainTeacher:
 @pytest.fixture
 def awkward_texts() -> dict[str, str]:
     """The awkward inputs of tests/awkward.py, name → text in a fixed order (a fresh copy per test)."""
+    from awkward import AWKWARD_TEXTS  # here, not at the top: subprocess tests load this file on its own
+
     return dict(AWKWARD_TEXTS)
 
 
