@@ -21,6 +21,7 @@ import torch
 
 from parserfree.distill.fingerprints import changes, summary, without
 from parserfree.encoder import EncoderConfig, Vocabulary
+from parserfree.encoder.errors import ParserfreeError
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
@@ -35,7 +36,7 @@ RESUMABLE_CHANGES = ("training.max_epochs", "training.max_steps", "training.earl
 INIT_ENCODER_FIELDS = ("d_model", "n_heads", "d_ff", "max_len", "n_feature_buckets", "n_features", "predictor_layer")
 
 
-class CheckpointError(ValueError):
+class CheckpointError(ParserfreeError, ValueError):
     """A checkpoint that cannot be used: missing, damaged, foreign, or not the model the config asks for."""
 
 

@@ -24,6 +24,7 @@ from parserfree.distill.schedules import inverse_sqrt_factor, teacher_forcing_pr
 from parserfree.distill.task_metrics import predictions, task_metrics
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.predictor import DistanceMetrics, PredictorConfig
+from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import SyntaxModel
 from parserfree.distill.recipes import get_recipe
 
@@ -63,21 +64,21 @@ class CoTrainingModule(L.LightningModule):
 
     def teacher_forcing_p(self) -> float:
         """Current probability of feeding parser distances to the biased layers during training."""
-        if self.row.train_source != "scheduled":
-            return 1.0 if self.row.train_source == "parser" else 0.0
+        if self.row.train_source != DistanceSource.SCHEDULED:
+            return 1.0 if self.row.train_source == DistanceSource.PARSER else 0.0
         total = max(1, int(self.trainer.estimated_stepping_batches)) if self._trainer is not None else 1
         t = self.config.training
         return teacher_forcing_probability(self.global_step, total, t.teacher_forcing_fraction, t.teacher_forcing_end)
 
-    def training_source(self, p: float) -> str:
+    def training_source(self, p: float) -> DistanceSource:
         """The distance source of this training step. ``scheduled``: parser distances with probability p,
         drawn from (seed, step) only, so a resumed run makes the same choices; else the row's source."""
-        if self.row.train_source != "scheduled":
+        if self.row.train_source != DistanceSource.SCHEDULED:
             return self.row.train_source
         draw = np.random.default_rng((self.config.seed, self.global_step)).random()
-        return "parser" if draw < p else "predicted"
+        return DistanceSource.PARSER if draw < p else DistanceSource.PREDICTED
 
-    def _forward(self, batch: dict, source: str):
+    def _forward(self, batch: dict, source: DistanceSource):
         return self.model(
             batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"],
             source=source, task=self.task != "none",

@@ -23,6 +23,7 @@ from typing import Any
 from parserfree.distill.agreement import ATTRACTOR_BUCKETS, DISTANCE_BUCKETS, attractor_bucket, distance_bucket
 from parserfree.distill.builtin import BUILTIN, load_raw
 from parserfree.distill.readers import DataError, RawExample, read_file
+from parserfree.encoder.schema import ConfigError
 
 TASKS = ("binary", "regression", "classification", "none")
 SPLITS = ("train", "dev", "test")
@@ -32,32 +33,46 @@ SPLITS = ("train", "dev", "test")
 class DataConfig:
     """Where the examples come from and how they are labelled and split."""
 
-    dataset: str | list[str] = "vader-movies"  # a built-in name or a file path; a list joins several (task none)
-    format: str | None = None  # csv | tsv | jsonl | txt | conllu (default: from the extension)
+    dataset: str | list[str] = "vader-movies"
+    """A built-in dataset's name (parserfree data --help lists them) or a file path; a list joins several as
+    unlabeled text (task none: predictor pre-training), each keeping its own split."""
+    format: str | None = None
+    """csv, tsv, jsonl, txt or conllu (null: from the file's extension)."""
     text_column: str = "text"
+    """The column or field holding the text (csv, tsv, jsonl)."""
     label_column: str | None = "label"
+    """The column or field holding the label (null: unlabeled)."""
     task: str = "binary"
+    """Label view: binary (scores > 0 / < 0, exactly 0 dropped; or two classes), regression, classification or none."""
     split: list[float] = field(default_factory=lambda: [0.8, 0.1, 0.1])
-    max_examples: int | None = None  # keep only the first N examples (after labelling), for smoke runs
-    train_fraction: float = 1.0  # keep this share of the training split (the low-resource curve)
-    train_sample_seed: int = 0  # which share: nested subsets, one order per seed
+    """Train, dev and test shares, split by a hash of the normalised text (built-in datasets may fix their own)."""
+    max_examples: int | None = None
+    """Keep only the first N examples after labelling (smoke runs; null: all)."""
+    train_fraction: float = 1.0
+    """Keep this share of the training split (the low-resource curve)."""
+    train_sample_seed: int = 0
+    """Which share train_fraction keeps: nested subsets, one order per seed."""
     cache_dir: str | None = None
-    archive: str | None = None  # local source archive(s) of built-in data for offline use, comma-separated
-    agreement_train_pairs: bool = False  # agreement: train on both versions of every training sentence, not one
-    agreement_train_balance: str = "cue"  # agreement: balance train as dev/test ("cue") or on subject number only ("number")
+    """Cache folder of built-in data and parses (null: $PARSERFREE_CACHE or ~/.cache/parserfree)."""
+    archive: str | None = None
+    """Local source archive(s) of built-in data for offline use, comma-separated."""
+    agreement_train_pairs: bool = False
+    """agreement: train on both versions of every training sentence, not one."""
+    agreement_train_balance: str = "cue"
+    """agreement: balance the training sentences as dev and test are (cue) or on subject number alone (number)."""
 
     def validate(self) -> None:
-        """Raise ValueError naming the first impossible field."""
+        """Raise ConfigError naming the first impossible field."""
         if self.task not in TASKS:
-            raise ValueError(f"data.task='{self.task}' must be one of {TASKS}")
+            raise ConfigError(f"data.task='{self.task}' must be one of {TASKS}")
         if len(self.split) != 3 or any(f < 0 for f in self.split) or abs(sum(self.split) - 1.0) > 1e-6:
-            raise ValueError(f"data.split={self.split} must be three non-negative fractions summing to 1")
+            raise ConfigError(f"data.split={self.split} must be three non-negative fractions summing to 1")
         if self.max_examples is not None and self.max_examples < 1:
-            raise ValueError(f"data.max_examples={self.max_examples} must be ≥ 1")
+            raise ConfigError(f"data.max_examples={self.max_examples} must be ≥ 1")
         if self.agreement_train_balance not in ("cue", "number"):
-            raise ValueError(f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue' or 'number'")
+            raise ConfigError(f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue' or 'number'")
         if not 0 < self.train_fraction <= 1:
-            raise ValueError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
+            raise ConfigError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import numpy as np
 from parserfree.distill.datasets import SPLITS, Dataset, normalise_text
 from parserfree.distill.parse_cache import parse_cached
 from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
+from parserfree.encoder.schema import ConfigError
 
 
 @dataclass
@@ -22,15 +23,18 @@ class ParseConfig:
     """Which spaCy model parses, and how (``nlp.pipe`` batch size and processes)."""
 
     spacy_model: str = DEFAULT_MODEL
+    """The spaCy model package that parses (e.g. en_core_web_sm)."""
     batch_size: int = 256
+    """Texts per nlp.pipe batch."""
     n_process: int = 1
+    """Parser processes (nlp.pipe n_process)."""
 
     def validate(self) -> None:
-        """Raise ValueError naming the first impossible field."""
+        """Raise ConfigError naming the first impossible field."""
         if self.batch_size < 1:
-            raise ValueError(f"parse.batch_size={self.batch_size} must be ≥ 1")
+            raise ConfigError(f"parse.batch_size={self.batch_size} must be ≥ 1")
         if self.n_process < 1:
-            raise ValueError(f"parse.n_process={self.n_process} must be ≥ 1")
+            raise ConfigError(f"parse.n_process={self.n_process} must be ≥ 1")
 
 
 @dataclass(frozen=True)

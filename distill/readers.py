@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from parserfree.distill.trees import TreeError, heads_from_one_based, validate_heads
+from parserfree.encoder.errors import ParserfreeError
 
 FORMATS = ("csv", "tsv", "jsonl", "txt", "conllu")
 MAX_TEXT_CHARS = 1_000_000  # spaCy's default nlp.max_length: the parser refuses longer texts
 
 
-class DataError(ValueError):
+class DataError(ParserfreeError, ValueError):
     """Bad input data; the message names the file, line and field."""
 
 

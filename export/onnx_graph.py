@@ -19,6 +19,7 @@ from torch import Tensor, nn
 
 from parserfree.distill.recipes import Recipe
 from parserfree.export.graph_inputs import graph_recipe, input_names, output_names
+from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import SyntaxModel
 
 OPSET = 17
@@ -46,7 +47,7 @@ class RecipeGraph(nn.Module):
 def graph_module(model: SyntaxModel, kind: str) -> nn.Module:
     """The export wrapper of one kind (a recipe) around a trained model (eval mode)."""
     row = graph_recipe(kind)
-    if row.eval_source == "predicted" and model.predictor is None:
+    if row.eval_source == DistanceSource.PREDICTED and model.predictor is None:
         raise ValueError(f"a {kind} graph needs a model with a distance predictor")
     if model.head is None:
         raise ValueError("the model has no task head (a pretrain_predictor run); nothing to export")

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from parserfree.encoder.errors import UsageError
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.bundle import bundle_digest, verify_bundle
 from parserfree.export.errors import BundleError
@@ -135,9 +136,9 @@ class ParserFreeModel:
         """
         takes = graph_recipe(self.kind).graph_takes_distances
         if takes and distances is None:
-            raise ValueError(f"this {self.kind} bundle needs parser distances: run_words(words, distances=...)")
+            raise UsageError(f"this {self.kind} bundle needs parser distances: run_words(words, distances=...)")
         if not takes and distances is not None:
-            raise ValueError(f"a {self.kind} bundle takes no distances input")
+            raise UsageError(f"a {self.kind} bundle takes no distances input")
         feeds = graph_inputs(self.vocab, words, self.max_len, distances)
         outputs = dict(zip(output_names(self.kind), self.session.run(None, feeds)))
         return outputs["task_output"], outputs.get("distances")
@@ -149,13 +150,13 @@ class ParserFreeModel:
         """One result dict per text, in input order (see the module docstring for the fields)."""
         row = graph_recipe(self.kind)
         if row.needs_parser_at_inference:
-            raise ValueError(f"this is a {self.kind} bundle: it needs a parser's distances at inference; "
+            raise UsageError(f"this is a {self.kind} bundle: it needs a parser's distances at inference; "
                              "use run_words(words, distances=...) with parser distances")
         if (with_distances or with_tree) and not row.graph_returns_distances:
-            raise ValueError(f"a {self.kind} bundle predicts no distances (with_distances/with_tree need a "
+            raise UsageError(f"a {self.kind} bundle predicts no distances (with_distances/with_tree need a "
                              "parser-free bundle)")
         if batch_size < 1:
-            raise ValueError(f"batch_size={batch_size} must be ≥ 1")
+            raise UsageError(f"batch_size={batch_size} must be ≥ 1")
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{i}] is {type(text).__name__}, expected str")

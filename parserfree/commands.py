@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from parserfree.distill.readers import DataError
+from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import atomic_open
 
 CHUNK_LINES = 1024  # lines predicted per call (sorted by length within a chunk)
@@ -108,7 +110,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def read_lines(stream: BinaryIO, name: str) -> list[str]:
     """Lines of a UTF-8 byte stream (``\\n`` or ``\\r\\n``; a final newline ends the last line).
 
-    Invalid UTF-8 raises ValueError naming the source and the 1-based line number.
+    Invalid UTF-8 raises DataError naming the source and the 1-based line number.
     """
     data = stream.read()
     raw = data.split(b"\n")
@@ -119,7 +121,7 @@ def read_lines(stream: BinaryIO, name: str) -> list[str]:
         try:
             lines.append(line.removesuffix(b"\r").decode("utf-8"))
         except UnicodeDecodeError as e:
-            raise ValueError(f"{name}:{number}: invalid UTF-8 ({e.reason} at byte {e.start})") from None
+            raise DataError(f"{name}:{number}: invalid UTF-8 ({e.reason} at byte {e.start})") from None
     return lines
 
 
@@ -133,7 +135,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from parserfree.export.runtime import ParserFreeModel
 
     if args.svg and not args.with_tree:
-        raise ValueError("--svg draws the predicted tree: add --with-tree")
+        raise UsageError("--svg draws the predicted tree: add --with-tree")
     model = ParserFreeModel.load(args.model, threads=args.threads, variant=args.variant, digest=args.digest)
     if args.input:
         with open(args.input, "rb") as f:

