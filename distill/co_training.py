@@ -39,6 +39,7 @@ class CoTrainingModule(L.LightningModule):
         predictor_config: PredictorConfig | None,
         vocab: Vocabulary,
         label_names: list[str],
+        dep_labels: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.config = config
@@ -47,11 +48,12 @@ class CoTrainingModule(L.LightningModule):
         self.task = config.data.task if self.row.task else "none"
         self.vocab = vocab
         self.label_names = label_names
+        self.dep_labels = tuple(dep_labels)
         self.encoder_config = encoder_config
         self.predictor_config = predictor_config
         n_classes = max(2, len(label_names))
         self.model = SyntaxModel(encoder_config, predictor_config, self.task, n_classes,
-                                 config.training.task_grad_to_predictor, seed=config.seed)
+                                 config.training.task_grad_to_predictor, seed=config.seed, dep_labels=self.dep_labels)
         self._val_pred: list[np.ndarray] = []
         self._val_gold: list[np.ndarray] = []
         self.distance_metrics = DistanceMetrics()
@@ -95,12 +97,21 @@ class CoTrainingModule(L.LightningModule):
             self.log("train/task_loss", task_loss, prog_bar=True, batch_size=bs)
         weight = self.config.training.distance_loss_weight
         if out.predicted is not None and (weight > 0 or out.task is None):  # λ = 0: no distance loss to compute
-            dist_loss = self.model.predictor.loss(out.predicted, batch["heads"], batch["distances"])
+            dist_loss = self._predictor_loss(out.predicted, batch, "train", bs)
             loss = loss + weight * dist_loss
             self.log("train/distance_loss", dist_loss, prog_bar=True, batch_size=bs)
         self.log("train/p", p, batch_size=bs)
         self.log("train/loss", loss, batch_size=bs)
         return loss
+
+    def _predictor_loss(self, predicted, batch: dict, stage: str, bs: int) -> torch.Tensor:
+        """The predictor loss (arc or probe + weighted label loss); the label loss is also logged alone."""
+        predictor = self.model.predictor
+        parts = predictor.losses(predicted, batch["heads"], batch["distances"], batch.get("dep_labels"))
+        if "label" in parts:
+            self.log(f"{stage}/label_loss", parts["label"], batch_size=bs, sync_dist=stage == "val")
+            return parts["arc"] + predictor.config.label_loss_weight * parts["label"]
+        return parts.get("arc", parts.get("probe"))
 
     def validation_step(self, batch: dict, batch_idx: int) -> None:
         out = self._forward(batch, self.row.eval_source)
@@ -111,7 +122,7 @@ class CoTrainingModule(L.LightningModule):
             self._val_pred.append(pred.detach().cpu().numpy())
             self._val_gold.append(batch["labels"].cpu().numpy())
         if out.predicted is not None:
-            dist_loss = self.model.predictor.loss(out.predicted, batch["heads"], batch["distances"])
+            dist_loss = self._predictor_loss(out.predicted, batch, "val", bs)
             self.log("val/distance_loss", dist_loss, batch_size=bs, sync_dist=True)
             update_distance_metrics(self.distance_metrics, out.predicted, batch)
 
@@ -126,6 +137,9 @@ class CoTrainingModule(L.LightningModule):
             self.log("val/uuas", d["uuas"], prog_bar=True, sync_dist=True)
             self.log("val/dspr", d["dspr"], sync_dist=True)
             self.log("val/l1", d["l1"], sync_dist=True)
+            for name in ("uas", "las"):  # `heads` form: directed heads, and their labels when the data has them
+                if d[name] is not None:
+                    self.log(f"val/{name}", d[name], sync_dist=True)
             if d["argmax_cycle_rate"] is not None:  # `heads` form: how often argmax heads needed cycle breaking
                 self.log("val/argmax_cycle_rate", d["argmax_cycle_rate"], sync_dist=True)
             if not self.row.task:  # predictor pre-training: the model is chosen on UUAS
@@ -177,6 +191,7 @@ class CoTrainingModule(L.LightningModule):
             "predictor": self.predictor_config.to_dict() if self.predictor_config else None,
             "vocab": self.vocab.to_dict(),
             "label_names": self.label_names,
+            "dep_labels": list(self.dep_labels),
             "task": self.task,
             "recipe": self.recipe,
         }

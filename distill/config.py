@@ -198,8 +198,8 @@ class ExperimentConfig:
         if self.encoder.n_feature_buckets != self.vocab.n_feature_buckets:
             raise ConfigError(f"encoder.n_feature_buckets={self.encoder.n_feature_buckets} must equal "
                               f"vocab.n_feature_buckets={self.vocab.n_feature_buckets} (the vocabulary hashes into them)")
-        if self.recipe_row.needs_predictor_layer and self.resolved().encoder.predictor_layer < 1:
-            raise ConfigError(f"encoder.predictor_layer must be ≥ 1 for recipe {self.recipe} (the predictor reads h_k)")
+        if self.recipe_row.needs_predictor_layer:  # h_k of layers 1..k, or a parser tower on h_0 (k = 0)
+            self.predictor.check_encoder(self.resolved().encoder, self.recipe)
         t = self.training
         scheduled = self.recipe_row.train_source == DistanceSource.SCHEDULED
         if scheduled and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:

@@ -2,7 +2,9 @@
 
 Joins the dataset and the parse cache: every example's normalised text is parsed once (through the
 cache) unless it already carries a gold tree, and comes back as a ``ParsedExample`` holding words,
-heads, punctuation flags and label — everything the collate needs to build distance matrices.
+heads, punctuation flags, dependency labels and label — everything the collate needs to build distance
+matrices and the predictor's targets. A gold tree's labels come from its example's ``columns["deps"]``
+(silver-trees, CoNLL-U DEPREL); an example without them has ``deps`` None (no label loss).
 """
 
 from __future__ import annotations
@@ -39,13 +41,23 @@ class ParseConfig:
 
 @dataclass(frozen=True)
 class ParsedExample:
-    """Words, heads (0-based, root = self), punctuation flags and label of one example."""
+    """Words, heads (0-based, root = self), punctuation flags, label and dependency labels (one per word,
+    None when the source gives none) of one example."""
 
     words: tuple[str, ...]
     heads: np.ndarray
     punct: np.ndarray
     label: int | float | None
     text: str
+    deps: tuple[str, ...] | None = None
+
+
+def gold_deps(example) -> tuple[str, ...] | None:
+    """The dependency labels of a gold-tree example (``columns["deps"]``, one per word), else None."""
+    deps = (example.columns or {}).get("deps")
+    if deps is None or example.words is None or len(deps) != len(example.words) or not any(deps):
+        return None
+    return tuple(str(d) for d in deps)
 
 
 def parse_dataset(
@@ -74,8 +86,8 @@ def parse_dataset(
         out[s] = []
         for e in dataset.splits[s]:
             if e.heads is not None:
-                p = Parse(e.words, np.asarray(e.heads, dtype=np.int64), np.asarray(e.punct, dtype=bool))
+                p = Parse(e.words, np.asarray(e.heads, dtype=np.int64), np.asarray(e.punct, dtype=bool), gold_deps(e))
             else:
                 p = next(it)
-            out[s].append(ParsedExample(p.words, p.heads, p.punct, e.label, e.text))
+            out[s].append(ParsedExample(p.words, p.heads, p.punct, e.label, e.text, p.deps))
     return out, stats

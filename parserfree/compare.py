@@ -39,6 +39,7 @@ from parserfree.export.pipelines import (
     torch_outputs,
 )
 from parserfree.export.timing import describe_machine, machine
+from parserfree.export.tree_quality import tree_quality
 from parserfree.predictor import DistanceMetrics, chain_baseline
 from parserfree.predictor.metrics import RelationMetrics
 from parserfree.breakdown import breakdowns, plot_breakdown
@@ -192,6 +193,7 @@ def _run_domain(pipelines: dict[str, Pipeline], texts: list[str], gold: np.ndarr
     trained = free_source.trained if free_source is not None else None
     argmax = argmax_heads(trained.model, trained.vocab, free["words"], trained.encoder_config.max_len) if trained else None
     dist = distance_quality(free["distances"], free["words"], parsed["parses"], argmax)
+    dist["tree"] = tree_quality(free_source, free["words"], parsed["parses"])  # UAS, LAS of the graph's own heads and labels
     agree = agreement(task, preds["parser_free_onnx"], preds["parser_fed"])
     split_by = breakdowns(preds, gold, columns) if columns and task != "regression" else None
     return DomainRun(texts, gold, task, runs, scores, agree, dist, split_by)

@@ -1,7 +1,8 @@
 """The whole model: syntax encoder + distance predictor + task head, with its distance sources.
 
 The piece that training (distill/) and export (export/) share. Layers 1..k give h_k; the predictor reads
-h_k and gives D̂; layers k+1..N are biased by the parser's D (``source="parser"``), by D̂
+h_k (or, with a parser tower and k = 0, the embeddings h_0 through layers of its own) and gives D̂ (and
+the predicted heads and labels); layers k+1..N are biased by the parser's D (``source="parser"``), by D̂
 (``source="predicted"``, what the parser-free graph does), by the sequential distance |i − j|
 (``source="sequential"``, a relative-position bias: the locality control) or not at all
 (``source="none"``). A recipe without a predictor simply has ``predictor = None``.
@@ -13,6 +14,7 @@ wherever they share parts (the like-for-like comparison of recipes).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -44,13 +46,15 @@ class SyntaxModel(nn.Module):
         n_classes: int = 2,
         task_grad_to_predictor: bool = True,
         seed: int | None = None,
+        dep_labels: Sequence[str] = (),
     ) -> None:
         super().__init__()
         with _part_seed(seed, 0):
             self.encoder = SyntaxEncoder(encoder_config)
         with _part_seed(seed, 1):
             self.predictor = (
-                DistancePredictor(encoder_config.d_model, predictor_config, encoder_config.max_len, encoder_config.bias.max_distance)
+                DistancePredictor(encoder_config.d_model, predictor_config, encoder_config.max_len,
+                                  encoder_config.bias.max_distance, dep_labels=dep_labels, encoder=encoder_config)
                 if predictor_config is not None
                 else None
             )

@@ -158,7 +158,7 @@ def make_recipe_checkpoint(smoke_checkpoint, recipe: str, task: str, path) -> No
         meta.update(task="regression", label_names=[])
         meta["experiment"]["data"]["task"] = "regression"
     model = SyntaxModel(EncoderConfig.from_dict(encoder), PredictorConfig.from_dict(predictor) if predictor else None,
-                        meta["task"], max(2, len(meta["label_names"])), seed=0)
+                        meta["task"], max(2, len(meta["label_names"])), seed=0, dep_labels=meta["dep_labels"])
     if model.encoder.bias.table is not None:
         torch.manual_seed(0)
         torch.nn.init.normal_(model.encoder.bias.table.weight, std=1.0)  # a bias that matters

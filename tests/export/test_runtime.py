@@ -36,6 +36,8 @@ def check_item(item: dict, max_len: int) -> None:
         assert d.shape == (n, n) and np.isfinite(d).all() and (np.diag(d) == 0).all()
     if "tree" in item:
         assert len(item["tree"]) == n - 1 and all(0 <= i < j < n for i, j in item["tree"])
+        assert len(item["heads"]) == len(item["labels"]) == n and all(0 <= h < n for h in item["heads"])
+        assert all((label == "ROOT") == (h == i) for i, (h, label) in enumerate(zip(item["heads"], item["labels"])))
 
 
 def test_edge_inputs_give_valid_results_in_order(model, awkward_texts):
