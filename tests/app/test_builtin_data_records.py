@@ -26,7 +26,7 @@ def tiny_agreement(monkeypatch):
 def _overrides(tmp_path) -> list[str]:
     return [f"data.cache_dir={tmp_path / 'cache'}", "data.dataset=agreement", "data.max_examples=null",
             "run.compare_datasets=[agreement]", "run.recipes=[parser_fed,parser_free]", "training.max_epochs=1",
-            "training.limit_train_batches=0.2", "run.compare_max_examples=40", "run.latency_examples=2"]
+            "training.limit_train_batches=0.5", "run.compare_max_examples=40", "run.latency_examples=2"]
 
 
 def test_new_agreement_items_retrain_every_stage_saying_what_changed(tiny_agreement, monkeypatch, tmp_path, capsys):
