@@ -107,6 +107,13 @@ RECIPES: dict[str, Recipe] = {
             needs_predictor_layer=True,
         ),
         Recipe(
+            name="twin_grammatical_tree",
+            summary="the parse-leak control: parser_fed_twin reading, for both versions of an agreement item, the "
+            "parser's tree of the grammatical version (so it cannot learn how the parser reacts to the error)",
+            train_source=DistanceSource.PARSER, eval_source=DistanceSource.PARSER, predictor=True,
+            needs_predictor_layer=True, fixed={"parse.tree_text_column": "grammatical_text"},
+        ),
+        Recipe(
             name="locality",
             summary="the locality control: the biased layers read |i − j| instead of a tree (no parser at inference)",
             train_source=DistanceSource.SEQUENTIAL, eval_source=DistanceSource.SEQUENTIAL, predictor=True,

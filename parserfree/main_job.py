@@ -50,7 +50,9 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     """The pre-training run of a task's config: recipe ``pretrain_predictor`` on the text of
     ``run.pretrain_datasets`` for ``run.pretrain_epochs`` epochs, with the task's encoder, predictor and
     vocabulary settings. Several datasets are joined as one (each keeps its own split, so nothing a dataset
-    holds out is pre-trained on); one with trees (``silver-trees``) is used as it is, parsing nothing."""
+    holds out is pre-trained on); one with trees (``silver-trees``) is used as it is, parsing nothing. With a
+    parser tower only the embeddings and the tower learn, so the encoder's own layers are set to one minimal,
+    unused layer: tasks whose upper layers differ share the pre-training (its family)."""
     pre = copy.deepcopy(config)
     pre.recipe = "pretrain_predictor"
     pre.training.max_epochs = config.run.pretrain_epochs
@@ -58,6 +60,11 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     names = list(config.run.pretrain_datasets)
     pre.data = DataConfig(dataset=names[0] if len(names) == 1 else names, task="none", split=config.data.split,
                           text_column=config.data.text_column, cache_dir=config.data.cache_dir, archive=config.data.archive)
+    if pre.predictor.tower_layers > 0:  # a tower pre-trains the embeddings and itself only: the encoder's layers are not part of it
+        shape = pre.predictor.tower_shape(pre.encoder)
+        pre.predictor = dataclasses.replace(pre.predictor, tower_d_model=shape.d_model, tower_heads=shape.n_heads, tower_d_ff=shape.d_ff)
+        pre.encoder = dataclasses.replace(pre.encoder, n_layers=1, n_heads=1, d_ff=1, bias_all_layers=False,
+                                          bias=dataclasses.replace(pre.encoder.bias, mode="none"))
     pre.validate()
     return pre
 
