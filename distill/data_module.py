@@ -1,9 +1,10 @@
 """The Lightning DataModule: cached parses → encoded examples → length-bucketed padded batches.
 
 Between the parser teacher and the co-training module. ``prepare_data`` fetches and parses (once, on
-one process); ``setup`` reads the cached parses, builds the vocabulary from the training words (or takes
-a given one, e.g. from a pre-trained predictor) and encodes every example. The collate pads word and
-feature ids and builds the parser distance matrices D (B×T×T, pad −1) with ``distill.trees``. The
+one process); ``setup`` reads the cached parses, builds the vocabulary from the training words and the
+dependency label inventory from the training labels (or takes given ones, e.g. from a pre-trained
+predictor) and encodes every example. The collate pads word and feature ids and label ids and builds the
+parser distance matrices D (B×T×T, pad −1) with ``distill.trees``. The
 training loader can stop mid-epoch and continue: it reports how far into the epoch it got to every
 checkpoint, and a resumed run's loader starts at the first batch not yet trained on.
 """
@@ -25,6 +26,7 @@ from parserfree.distill.trees import batch_tree_distances, truncate_heads
 from parserfree.distill.vader import default_cache_dir
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder import Vocabulary
+from parserfree.predictor.label_scorer import NO_LABEL, label_ids, label_inventory
 
 
 @dataclass(frozen=True)
@@ -35,12 +37,20 @@ class EncodedExample:
     heads: np.ndarray  # n, 0-based, root = self
     punct: np.ndarray  # n, bool
     label: float | int | None
+    dep_labels: np.ndarray | None = None  # n label ids (−1: no label or one outside the inventory), None: unlabelled
 
 
-def truncate(example: ParsedExample, max_len: int) -> EncodedExample:
-    """Cut an example to ``max_len`` words; words whose head was cut become roots (``truncate_heads``)."""
+def truncate(example: ParsedExample, max_len: int, inventory: tuple[str, ...] = ()) -> EncodedExample:
+    """Cut an example to ``max_len`` words; words whose head was cut become roots (``truncate_heads``) with no
+    label; the dependency labels become ids of ``inventory``."""
     n = min(len(example.words), max_len)
-    return EncodedExample(tuple(example.words[:n]), truncate_heads(example.heads, max_len), example.punct[:n].copy(), example.label)
+    cut = np.asarray(example.heads[:n]) >= n
+    dep_labels = None
+    if example.deps and inventory:
+        dep_labels = label_ids(example.deps, inventory, n)
+        dep_labels[cut] = NO_LABEL
+    return EncodedExample(tuple(example.words[:n]), truncate_heads(example.heads, max_len), example.punct[:n].copy(),
+                          example.label, dep_labels)
 
 
 class BucketSampler(Sampler[int]):
@@ -132,20 +142,25 @@ class ResumableLoader(DataLoader):
 
 def collate(examples: list[EncodedExample], vocab: Vocabulary, max_len: int, task: str) -> dict[str, torch.Tensor]:
     """Pad a batch: word_ids B×T, feature_ids B×T×F, mask B×T, heads B×T (−1 pad), punct B×T,
-    distances B×T×T (parser D, −1 pad, 1000 across sentences), labels B (when labelled)."""
+    dep_labels B×T (label ids, −1 on pad and where there is no known label), distances B×T×T (parser D,
+    −1 pad, 1000 across sentences), labels B (when labelled)."""
     word_ids, feature_ids, mask = vocab.encode_batch([e.words for e in examples], max_len)
     t = word_ids.shape[1]
     heads = np.full((len(examples), t), PAD_DISTANCE, dtype=np.int64)
+    dep_labels = np.full((len(examples), t), NO_LABEL, dtype=np.int64)
     punct = np.zeros((len(examples), t), dtype=bool)
     for b, e in enumerate(examples):
         heads[b, : len(e.heads)] = e.heads
         punct[b, : len(e.punct)] = e.punct
+        if e.dep_labels is not None:
+            dep_labels[b, : len(e.dep_labels)] = e.dep_labels
     batch = {
         "word_ids": torch.from_numpy(word_ids),
         "feature_ids": torch.from_numpy(feature_ids),
         "mask": torch.from_numpy(mask),
         "heads": torch.from_numpy(heads),
         "punct": torch.from_numpy(punct),
+        "dep_labels": torch.from_numpy(dep_labels),
         "distances": torch.from_numpy(batch_tree_distances([e.heads for e in examples], length=t)),
     }
     if task in ("binary", "classification"):
@@ -156,13 +171,16 @@ def collate(examples: list[EncodedExample], vocab: Vocabulary, max_len: int, tas
 
 
 class SyntaxDataModule(L.LightningDataModule):
-    """Data of one experiment: parses through the cache, vocabulary, bucketed loaders per split."""
+    """Data of one experiment: parses through the cache, vocabulary, label inventory, bucketed loaders per
+    split. ``dep_labels``: a given label inventory (e.g. a pre-trained predictor's), else built in ``setup``."""
 
-    def __init__(self, config: ExperimentConfig, cache_dir: str | Path | None = None, vocab: Vocabulary | None = None, progress: bool = True) -> None:
+    def __init__(self, config: ExperimentConfig, cache_dir: str | Path | None = None, vocab: Vocabulary | None = None,
+                 progress: bool = True, dep_labels: tuple[str, ...] | None = None) -> None:
         super().__init__()
         self.config = config
         self.cache_dir = Path(cache_dir or config.data.cache_dir or default_cache_dir())
         self.vocab = vocab
+        self.dep_labels = None if dep_labels is None else tuple(dep_labels)
         self.progress = progress
         self.max_len = config.encoder.max_len
         self.splits: dict[str, list[EncodedExample]] = {}
@@ -180,7 +198,8 @@ class SyntaxDataModule(L.LightningDataModule):
             self._parsed()
 
     def setup(self, stage: str | None = None) -> None:
-        """Read the cached parses, build the vocabulary from the training words, encode every split."""
+        """Read the cached parses, build the vocabulary from the training words and the label inventory
+        from the training labels (unless given), encode every split."""
         if self.splits:
             return
         parsed = self._parsed()
@@ -191,7 +210,9 @@ class SyntaxDataModule(L.LightningDataModule):
                 max_size=self.config.vocab.max_size,
                 n_feature_buckets=self.config.vocab.n_feature_buckets,
             )
-        self.splits = {s: [truncate(p, self.max_len) for p in parsed[s]] for s in SPLITS}
+        if self.dep_labels is None:
+            self.dep_labels = label_inventory(p.deps for p in parsed["train"])
+        self.splits = {s: [truncate(p, self.max_len, self.dep_labels) for p in parsed[s]] for s in SPLITS}
 
     @property
     def n_classes(self) -> int:

@@ -13,6 +13,7 @@ score), ``classification`` (string or integer labels, names sorted), ``none`` (u
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -22,6 +23,7 @@ from typing import Any
 from parserfree.distill.agreement import ATTRACTOR_BUCKETS, DISTANCE_BUCKETS, attractor_bucket, distance_bucket
 from parserfree.distill.builtin import BUILTIN, load_raw
 from parserfree.distill.readers import DataError, RawExample, read_file
+from parserfree.encoder.schema import ConfigError
 
 TASKS = ("binary", "regression", "classification", "none")
 SPLITS = ("train", "dev", "test")
@@ -31,28 +33,46 @@ SPLITS = ("train", "dev", "test")
 class DataConfig:
     """Where the examples come from and how they are labelled and split."""
 
-    dataset: str = "vader-movies"  # a built-in name or a file path
-    format: str | None = None  # csv | tsv | jsonl | txt | conllu (default: from the extension)
+    dataset: str | list[str] = "vader-movies"
+    """A built-in dataset's name (parserfree data --help lists them) or a file path; a list joins several as
+    unlabeled text (task none: predictor pre-training), each keeping its own split."""
+    format: str | None = None
+    """csv, tsv, jsonl, txt or conllu (null: from the file's extension)."""
     text_column: str = "text"
+    """The column or field holding the text (csv, tsv, jsonl)."""
     label_column: str | None = "label"
+    """The column or field holding the label (null: unlabeled)."""
     task: str = "binary"
+    """Label view: binary (scores > 0 / < 0, exactly 0 dropped; or two classes), regression, classification or none."""
     split: list[float] = field(default_factory=lambda: [0.8, 0.1, 0.1])
-    max_examples: int | None = None  # keep only the first N examples (after labelling), for smoke runs
-    train_fraction: float = 1.0  # keep this share of the training split (the low-resource curve)
-    train_sample_seed: int = 0  # which share: nested subsets, one order per seed
+    """Train, dev and test shares, split by a hash of the normalised text (built-in datasets may fix their own)."""
+    max_examples: int | None = None
+    """Keep only the first N examples after labelling (smoke runs; null: all)."""
+    train_fraction: float = 1.0
+    """Keep this share of the training split (the low-resource curve)."""
+    train_sample_seed: int = 0
+    """Which share train_fraction keeps: nested subsets, one order per seed."""
     cache_dir: str | None = None
-    archive: str | None = None  # local source archive(s) of built-in data for offline use, comma-separated
+    """Cache folder of built-in data and parses (null: $PARSERFREE_CACHE or ~/.cache/parserfree)."""
+    archive: str | None = None
+    """Local source archive(s) of built-in data for offline use, comma-separated."""
+    agreement_train_pairs: bool = False
+    """agreement: train on both versions of every training sentence, not one."""
+    agreement_train_balance: str = "cue"
+    """agreement: balance the training sentences as dev and test are (cue) or on subject number alone (number)."""
 
     def validate(self) -> None:
-        """Raise ValueError naming the first impossible field."""
+        """Raise ConfigError naming the first impossible field."""
         if self.task not in TASKS:
-            raise ValueError(f"data.task='{self.task}' must be one of {TASKS}")
+            raise ConfigError(f"data.task='{self.task}' must be one of {TASKS}")
         if len(self.split) != 3 or any(f < 0 for f in self.split) or abs(sum(self.split) - 1.0) > 1e-6:
-            raise ValueError(f"data.split={self.split} must be three non-negative fractions summing to 1")
+            raise ConfigError(f"data.split={self.split} must be three non-negative fractions summing to 1")
         if self.max_examples is not None and self.max_examples < 1:
-            raise ValueError(f"data.max_examples={self.max_examples} must be ≥ 1")
+            raise ConfigError(f"data.max_examples={self.max_examples} must be ≥ 1")
+        if self.agreement_train_balance not in ("cue", "number"):
+            raise ConfigError(f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue' or 'number'")
         if not 0 < self.train_fraction <= 1:
-            raise ValueError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
+            raise ConfigError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
 
 
 @dataclass(frozen=True)
@@ -172,11 +192,29 @@ def apply_labels(
 
 
 def load_dataset(config: DataConfig) -> Dataset:
-    """Read, label and split the configured dataset (a built-in name or a user file)."""
+    """Read, label and split the configured dataset (a built-in name, a user file, or a list of them joined:
+    each keeps its own split rule, so a text held out by its own dataset stays held out)."""
     config.validate()
+    if isinstance(config.dataset, list):
+        if config.task != "none":
+            raise DataError(f"data.dataset={config.dataset}: a list of datasets is joined as unlabeled text only "
+                            "(data.task: none, e.g. predictor pre-training)")
+        parts = [_load_one(dataclasses.replace(config, dataset=name, format=None if name in BUILTIN else config.format))
+                 for name in config.dataset]
+        splits = {s: [ex for part in parts for ex in part[0][s]] for s in SPLITS}
+        dataset = Dataset("+".join(config.dataset), config.task, splits, [], sum(part[2] for part in parts))
+    else:
+        splits, names, n_read = _load_one(config)
+        dataset = Dataset(config.dataset, config.task, splits, names, n_read)
+    _subsample(dataset.splits, config)
+    return dataset
+
+
+def _load_one(config: DataConfig) -> tuple[dict[str, list[Example]], list[str], int]:
+    """One dataset read, labelled and split: (splits, label names, examples read)."""
     builtin = BUILTIN.get(config.dataset)
     if builtin is not None:
-        raws = load_raw(config.dataset, config.cache_dir, config.archive, config.split)
+        raws = load_raw(config)
         label_field = builtin.label_field
     else:
         raws = read_file(config.dataset, config.format, config.text_column, config.label_column if config.task != "none" else None)
@@ -184,6 +222,11 @@ def load_dataset(config: DataConfig) -> Dataset:
     if config.task != "none" and all(r.label is None for r in raws):
         raise DataError(f"{config.dataset}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)")
     splits, names = apply_labels(raws, config.task, label_field, config.split, builtin.label_names if builtin else None)
+    return splits, names, len(raws)
+
+
+def _subsample(splits: dict[str, list[Example]], config: DataConfig) -> None:
+    """Apply ``max_examples`` and ``train_fraction`` in place."""
     if config.max_examples is not None:
         # keep each split's share of N examples, evenly spaced through the file (files are often
         # sorted by label, so a prefix would be one-sided)
@@ -194,7 +237,6 @@ def load_dataset(config: DataConfig) -> Dataset:
             splits[s] = [splits[s][int(i * step)] for i in range(quota)]
     if config.train_fraction < 1:
         splits["train"] = train_subset(splits["train"], config.train_fraction, config.train_sample_seed)
-    return Dataset(config.dataset, config.task, splits, names, len(raws))
 
 
 def train_subset(examples: list, fraction: float, seed: int) -> list:

@@ -22,12 +22,16 @@ def update_distance_metrics(metrics: DistanceMetrics, predicted, batch: dict) ->
     dist = predicted.distances.detach().cpu().numpy()
     pred_heads = predicted.heads.cpu().numpy() if predicted.heads is not None else None
     argmax_heads = predicted.argmax_heads.cpu().numpy() if predicted.argmax_heads is not None else None
+    pred_labels = predicted.labels.cpu().numpy() if predicted.labels is not None else None
+    gold_labels = batch["dep_labels"].numpy() if "dep_labels" in batch else None
     for b, n in enumerate(batch["mask"].sum(1).tolist()):
         metrics.update(
             dist[b, :n, :n], batch["heads"][b, :n].numpy(), batch["punct"][b, :n].numpy(),
             gold=batch["distances"][b, :n, :n].numpy(),
             pred_heads=pred_heads[b, :n] if pred_heads is not None else None,
             argmax_heads=argmax_heads[b, :n] if argmax_heads is not None else None,
+            pred_labels=pred_labels[b, :n] if pred_labels is not None else None,
+            gold_labels=gold_labels[b, :n] if gold_labels is not None and pred_labels is not None else None,
         )
 
 
@@ -66,7 +70,8 @@ def evaluate_with_outputs(model: SyntaxModel, loader: DataLoader, task: str, n_c
 
 
 def evaluate(model: SyntaxModel, loader: DataLoader, task: str, n_classes: int, source: str) -> dict:
-    """Task metrics (when labelled) plus UUAS / DSpr / L1 of D̂ against the parser (when predicted)."""
+    """Task metrics (when labelled) plus UUAS / DSpr / L1 of D̂ and UAS / LAS of the predicted heads and
+    labels against the parser (when predicted)."""
     return evaluate_with_outputs(model, loader, task, n_classes, source)[0]
 
 

@@ -4,7 +4,9 @@ A fingerprint is a plain nested dict: the settings a result depends on (a sectio
 config) and the digests of its inputs (sha256 of a data file or an upstream checkpoint, a bundle's
 manifest digest). A stage stores its fingerprint beside its output and compares it on the next run;
 ``changes`` lists the differences as ``key old → new`` lines so that the message says exactly what
-changed. Built-in corpora are identified by name and the sha256 of the archive they are verified against.
+changed. A built-in dataset is identified by its registry entry's digest (``distill/builtin.py``: the
+archive's sha256 for a corpus read straight from one; for ``agreement`` and ``silver-trees`` the digests
+of their texts, the spaCy model and the versions of the code that builds them), a file by its sha256.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from parserfree.distill.vader import ARCHIVE_SHA256, CORPORA
 from parserfree.encoder.files import sha256_file
 
 
@@ -84,8 +85,16 @@ def file_digest(path: str | Path | None) -> str | None:
     return sha256_file(p) if p.is_file() else "missing"
 
 
-def data_digest(dataset: str) -> str:
-    """What a dataset's content is: a built-in corpus by name and archive sha256, a file by its sha256."""
-    if dataset in CORPORA:
-        return f"{dataset}@{ARCHIVE_SHA256}"
-    return file_digest(dataset) or "missing"
+def data_digest(data: Any) -> dict | str:
+    """What a dataset's content is (``data``: a ``DataConfig``): a built-in dataset by its registry digest
+    (read from its sources without building it), a file by its sha256, a list of datasets name by name."""
+    import dataclasses
+
+    from parserfree.distill.builtin import BUILTIN
+
+    if isinstance(data.dataset, list):
+        return {name: data_digest(dataclasses.replace(data, dataset=name)) for name in data.dataset}
+    entry = BUILTIN.get(data.dataset)
+    if entry is not None:
+        return entry.digest(data)
+    return file_digest(data.dataset) or "missing"

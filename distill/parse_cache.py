@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from parserfree.distill.teacher import Parse, SpacyTeacher
+from parserfree.encoder.errors import ParserfreeError
 from parserfree.encoder.files import atomic_path, copy_atomic, write_json
 
 FORMAT_VERSION = 2
@@ -30,7 +31,7 @@ PAYLOAD = ("words", "lengths", "heads", "punct", "deps")
 CHUNK_SIZE = 1024
 
 
-class CacheError(RuntimeError):
+class CacheError(ParserfreeError, RuntimeError):
     """The cache cannot serve the request (e.g. a shard is missing chunks)."""
 
 

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from parserfree.distill.trees import TreeError, heads_from_one_based, validate_heads
+from parserfree.encoder.errors import ParserfreeError
 
 FORMATS = ("csv", "tsv", "jsonl", "txt", "conllu")
 MAX_TEXT_CHARS = 1_000_000  # spaCy's default nlp.max_length: the parser refuses longer texts
 
 
-class DataError(ValueError):
+class DataError(ParserfreeError, ValueError):
     """Bad input data; the message names the file, line and field."""
 
 
@@ -144,7 +145,8 @@ def read_plain_text(path: Path) -> Iterator[RawExample]:
 
 
 def read_conllu(path: Path, label_key: str = "label") -> Iterator[RawExample]:
-    """CoNLL-U sentences with gold trees (1-based heads, 0 = root).
+    """CoNLL-U sentences with gold trees (1-based heads, 0 = root) and their DEPREL labels
+    (``columns["deps"]``, when a sentence gives any: ``_`` is no label).
 
     Multiword-token lines (``1-2``) and empty nodes (``1.1``) are skipped. A ``# <label_key> = VALUE``
     comment gives the sentence a label; ``# text =`` its text (else the words joined by spaces).
@@ -153,6 +155,7 @@ def read_conllu(path: Path, label_key: str = "label") -> Iterator[RawExample]:
     words: list[str] = []
     heads: list[int] = []
     punct: list[bool] = []
+    deps: list[str] = []
     meta: dict[str, str] = {}
     start = 0
 
@@ -163,13 +166,15 @@ def read_conllu(path: Path, label_key: str = "label") -> Iterator[RawExample]:
         except TreeError as e:
             raise DataError(f"{path}:{start}: sentence {sent_id}: {e}") from None
         text = meta.get("text", " ".join(words))
-        return RawExample(text, meta.get(label_key), f"{path}:{start}", tuple(words), tuple(int(x) for x in h), tuple(punct))
+        columns = {"deps": tuple(deps)} if any(deps) else None
+        return RawExample(text, meta.get(label_key), f"{path}:{start}", tuple(words), tuple(int(x) for x in h),
+                          tuple(punct), columns=columns)
 
     for number, line in _lines(path):
         if not line.strip():
             if words:
                 yield finish()
-            words, heads, punct, meta = [], [], [], {}
+            words, heads, punct, deps, meta = [], [], [], [], {}
             continue
         if not words and not meta:
             start = number
@@ -189,6 +194,7 @@ def read_conllu(path: Path, label_key: str = "label") -> Iterator[RawExample]:
             raise DataError(f"{path}:{number}: HEAD field '{cols[6]}' is not an integer") from None
         words.append(cols[1])
         punct.append(cols[3] == "PUNCT")
+        deps.append("" if cols[7] == "_" else cols[7])
     if words:
         yield finish()
 

@@ -6,9 +6,10 @@ what the exported graph takes and returns. Every module reads these rows; none c
 Adding a recipe is one row here (plus, if no existing rule fits, its distance rule in
 ``distill.co_training.CoTrainingModule.training_source``).
 
-Distance sources: ``none`` (bias off), ``parser`` (the parser's tree distances D), ``predicted`` (the
-predictor's D̂), ``sequential`` (|i − j|, a relative-position bias: locality without a parser),
-``scheduled`` (training only: D with probability p(step), decaying 1 → 0, else D̂).
+Distance sources (``predictor.sources.DistanceSource``): ``none`` (bias off), ``parser`` (the parser's tree
+distances D), ``predicted`` (the predictor's D̂), ``sequential`` (|i − j|, a relative-position bias: locality
+without a parser), ``scheduled`` (training only: D with probability p(step), decaying from 1 to
+``training.teacher_forcing_end`` — 1 by default, so D throughout — else D̂).
 
 The like-for-like comparison: ``parser_free``, ``parser_fed_twin``, ``locality`` and ``no_syntax`` share
 the layers, the predictor (trained with the same distance loss in every one of them), the seed-for-seed
@@ -21,68 +22,108 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-SOURCES = ("none", "parser", "predicted", "sequential", "scheduled")
+from parserfree.encoder.schema import ConfigError
+from parserfree.predictor.sources import DistanceSource
+
+SOURCES = tuple(DistanceSource)  # every source a recipe row may name (predictor/sources.py)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Recipe:
-    """One row of the recipe table."""
+    """One row of the recipe table; fields by name only, checked when the row is built (at import)."""
 
     name: str
-    summary: str
-    train_source: str  # one of SOURCES
-    eval_source: str  # one of SOURCES except "scheduled": what validation, test and the exported graph use
+    summary: str  # one line: what the row trains and serves (the train help and the recipe table show it)
+    train_source: DistanceSource  # what the biased layers read in training
+    eval_source: DistanceSource  # what validation, test and the exported graph use (never SCHEDULED)
     predictor: bool  # the model has a distance predictor (trained with the distance loss)
     task: bool = True  # the model has a task head (False: predictor pre-training)
     fixed: dict[str, Any] = field(default_factory=dict)  # settings the recipe fixes, as "section.key": value
     needs_predictor_layer: bool = False  # encoder.predictor_layer must be ≥ 1 (the predictor reads h_k)
 
+    def __post_init__(self) -> None:
+        for name in ("train_source", "eval_source"):
+            value = getattr(self, name)
+            if value not in SOURCES:
+                raise ValueError(f"recipe {self.name!r}: {name}={value!r} must be one of {', '.join(SOURCES)}")
+            object.__setattr__(self, name, DistanceSource(value))
+        if self.eval_source == DistanceSource.SCHEDULED:
+            raise ValueError(f"recipe {self.name!r}: eval_source='scheduled' is a training schedule; inference "
+                             "reads one source")
+        reads_prediction = DistanceSource.PREDICTED in (self.train_source, self.eval_source) or \
+            self.train_source == DistanceSource.SCHEDULED
+        if reads_prediction and not self.predictor:
+            raise ValueError(f"recipe {self.name!r}: reads D̂ but has no predictor (set predictor=True)")
+
     @property
     def graph_takes_distances(self) -> bool:
         """The exported graph has a ``distances`` input (parser distances at inference)."""
-        return self.eval_source == "parser"
+        return self.eval_source == DistanceSource.PARSER
 
     @property
     def graph_returns_distances(self) -> bool:
         """The exported graph has a ``distances`` output (the predictor's D̂)."""
-        return self.eval_source == "predicted"
+        return self.eval_source == DistanceSource.PREDICTED
 
     @property
     def needs_parser_at_inference(self) -> bool:
         """Serving this model needs a parser."""
-        return self.eval_source == "parser"
+        return self.eval_source == DistanceSource.PARSER
 
 
 RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
         Recipe(
-            "no_syntax", "the baseline: no attention bias; same layers, predictor (distance loss) and start as "
-            "parser_free", "none", "none", predictor=True, needs_predictor_layer=True,
+            name="no_syntax",
+            summary="the baseline: no attention bias; same layers, predictor (distance loss) and start as parser_free",
+            train_source=DistanceSource.NONE, eval_source=DistanceSource.NONE, predictor=True,
+            needs_predictor_layer=True,
         ),
         Recipe(
-            "plain", "no syntax at all: no bias, no predictor — the Transformer a user would train first",
-            "none", "none", predictor=False,
+            name="plain",
+            summary="no syntax at all: no bias, no predictor — the Transformer a user would train first",
+            train_source=DistanceSource.NONE, eval_source=DistanceSource.NONE, predictor=False,
         ),
         Recipe(
-            "parser_fed", "the published method: parser distances at training and inference, every layer biased",
-            "parser", "parser", predictor=False, fixed={"encoder.predictor_layer": 0},
+            name="parser_fed",
+            summary="the published method: parser distances at training and inference, every layer biased, no "
+            "predictor",
+            train_source=DistanceSource.PARSER, eval_source=DistanceSource.PARSER, predictor=False,
+            fixed={"encoder.predictor_layer": 0},
         ),
         Recipe(
-            "parser_free", "co-trained predictor: D then D̂ (teacher forcing) at training, D̂ at inference",
-            "scheduled", "predicted", predictor=True, needs_predictor_layer=True,
+            name="parser_free",
+            summary="co-trained predictor: the parser's D in training (D with probability p, else D̂, when "
+            "training.teacher_forcing_end < 1), D̂ at inference: no parser",
+            train_source=DistanceSource.SCHEDULED, eval_source=DistanceSource.PREDICTED, predictor=True,
+            needs_predictor_layer=True,
         ),
         Recipe(
-            "parser_fed_twin", "parser_free's twin: same layers, predictor and start, but the biased layers "
-            "always read the parser's distances", "parser", "parser", predictor=True, needs_predictor_layer=True,
+            name="parser_fed_twin",
+            summary="parser_free's twin: same layers, predictor and start, but the biased layers always read the "
+            "parser's distances",
+            train_source=DistanceSource.PARSER, eval_source=DistanceSource.PARSER, predictor=True,
+            needs_predictor_layer=True,
         ),
         Recipe(
-            "locality", "the locality control: the biased layers read |i − j| instead of a tree (no parser "
-            "at inference)", "sequential", "sequential", predictor=True, needs_predictor_layer=True,
+            name="twin_grammatical_tree",
+            summary="the parse-leak control: parser_fed_twin reading, for both versions of an agreement item, the "
+            "parser's tree of the grammatical version (so it cannot learn how the parser reacts to the error)",
+            train_source=DistanceSource.PARSER, eval_source=DistanceSource.PARSER, predictor=True,
+            needs_predictor_layer=True, fixed={"parse.tree_text_column": "grammatical_text"},
         ),
         Recipe(
-            "pretrain_predictor", "layers 1..k and the predictor on parsed text, distance loss only",
-            "predicted", "predicted", predictor=True, task=False, needs_predictor_layer=True,
+            name="locality",
+            summary="the locality control: the biased layers read |i − j| instead of a tree (no parser at inference)",
+            train_source=DistanceSource.SEQUENTIAL, eval_source=DistanceSource.SEQUENTIAL, predictor=True,
+            needs_predictor_layer=True,
+        ),
+        Recipe(
+            name="pretrain_predictor",
+            summary="layers 1..k and the predictor on parsed text, distance loss only (a start for init_from)",
+            train_source=DistanceSource.PREDICTED, eval_source=DistanceSource.PREDICTED, predictor=True, task=False,
+            needs_predictor_layer=True,
         ),
     )
 }
@@ -92,16 +133,17 @@ def training_rule(row: Recipe, teacher_forcing_end: float) -> tuple:
     """What a recipe's training computes at every step: its effective distance source, whether it has a
     predictor and a task head, and the settings it fixes. ``scheduled`` with ``teacher_forcing_end`` = 1
     reads the parser's D at every step, so it trains exactly as a ``parser`` row does."""
-    source = "parser" if row.train_source == "scheduled" and teacher_forcing_end >= 1 else row.train_source
+    scheduled_as_parser = row.train_source == DistanceSource.SCHEDULED and teacher_forcing_end >= 1
+    source = DistanceSource.PARSER if scheduled_as_parser else row.train_source
     return source, row.predictor, row.task, tuple(sorted(row.fixed.items()))
 
 
 def get_recipe(name: str) -> Recipe:
-    """The row of ``name``; ValueError naming the known recipes otherwise."""
+    """The row of ``name``; ConfigError naming the known recipes otherwise."""
     try:
         return RECIPES[name]
     except KeyError:
-        raise ValueError(f"recipe={name!r} must be one of {', '.join(RECIPES)}") from None
+        raise ConfigError(f"recipe={name!r} must be one of {', '.join(RECIPES)}") from None
 
 
 def exportable_recipes() -> tuple[str, ...]:
@@ -125,7 +167,19 @@ def comparison_roles(names: list[str]) -> ComparisonRoles:
     free = next((r.name for r in rows if r.task and r.graph_returns_distances), None)
     fed = [r for r in rows if r.needs_parser_at_inference]
     reference = next((r.name for r in fed if r.predictor), fed[0].name if fed else None)
-    unbiased = [r for r in rows if r.eval_source == "none"]
+    unbiased = [r for r in rows if r.eval_source == DistanceSource.NONE]
     baseline = next((r.name for r in unbiased if r.predictor), unbiased[0].name if unbiased else None)  # like for like first
     extra = tuple(n for n in names if n not in (free, reference, baseline))
     return ComparisonRoles(free, reference, baseline, extra)
+
+
+def recipes_markdown() -> str:
+    """The recipe table as Markdown, one row per recipe, in table order (the README embeds it)."""
+    lines = ["| recipe | training source | inference source | predictor | task head | what it is |",
+             "|---|---|---|---|---|---|"]
+    for r in RECIPES.values():
+        yes = {True: "yes", False: "–"}
+        summary = r.summary.replace("|", "\\|")  # |i − j| inside a table cell
+        lines.append(f"| `{r.name}` | {r.train_source} | {r.eval_source} | {yes[r.predictor]} | {yes[r.task]} | "
+                     f"{summary} |")
+    return "\n".join(lines) + "\n"

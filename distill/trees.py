@@ -22,9 +22,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
+from parserfree.encoder.errors import ParserfreeError
 
 
-class TreeError(ValueError):
+class TreeError(ParserfreeError, ValueError):
     """Heads that do not form a forest (out-of-range index or a cycle)."""
 
 

@@ -8,26 +8,19 @@ every layer shares: the distance conventions (`conventions`), atomic writes and 
 Names are imported on first use (`lazy`), so the vocabulary and the helpers load without PyTorch.
 """
 
-from parserfree.encoder.lazy import lazy_exports
+from typing import TYPE_CHECKING
 
-_WHERE = {
-    "BiasedSelfAttention": ".attention",
-    "BIAS_MODES": ".config",
-    "BiasConfig": ".config",
-    "EncoderConfig": ".config",
-    "MASK_VALUE": ".distance_bias",
-    "SyntaxBias": ".distance_bias",
-    "key_padding_bias": ".distance_bias",
-    "EncoderLayer": ".layer",
-    "SyntaxEncoder": ".model",
-    "TaskHead": ".task_heads",
-    "masked_mean": ".task_heads",
-    "PAD": ".vocabulary",
-    "PAD_ID": ".vocabulary",
-    "UNK": ".vocabulary",
-    "UNK_ID": ".vocabulary",
-    "Vocabulary": ".vocabulary",
-    "word_shape": ".vocabulary",
-}
+from parserfree.encoder.lazy import lazy_exports, type_checking_exports
+
+if TYPE_CHECKING:  # the public names, written once: editors read them here, run time imports each on first use
+    from .attention import BiasedSelfAttention
+    from .config import BIAS_MODES, BiasConfig, EncoderConfig
+    from .distance_bias import MASK_VALUE, SyntaxBias, key_padding_bias
+    from .layer import EncoderLayer
+    from .model import SyntaxEncoder
+    from .task_heads import TaskHead, masked_mean
+    from .vocabulary import PAD, PAD_ID, UNK, UNK_ID, Vocabulary, word_shape
+
+_WHERE = type_checking_exports(__file__)
 __all__ = sorted(_WHERE)
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)

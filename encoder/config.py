@@ -21,24 +21,29 @@ BIAS_MODES = ("learned", "fixed_decay", "hard_mask", "none")
 class BiasConfig:
     """How a distance matrix becomes an additive attention bias (see `encoder.distance_bias`).
 
-    mode: ``learned`` (one scalar per clamped distance), ``fixed_decay`` (−α·d), ``hard_mask`` (only pairs
-    with d ≤ hard_mask_k visible) or ``none`` (no syntax; the padding mask still applies).
-    max_distance: distances are clamped to 0..max_distance; larger ones (and cross-sentence pairs) share
-    the last bucket. per_head: one table column per head instead of one table shared by all heads.
-    learned_scale: a learned global multiplier (init 1) on the learned table. log_buckets_from: if set,
-    distances above it get log-spaced buckets (T5-style) up to max_distance. zero_init: start the table
-    at zero so the model starts as a plain Transformer.
+    Each field's meaning is its docstring (what ``parserfree config`` and docs/config.md show). Distances
+    above max_distance, and pairs of different sentences, share the last bucket; with mode ``none`` the
+    padding mask still applies.
     """
 
     mode: str = "learned"
+    """How distances become a bias: learned (a table), fixed_decay (−α·d), hard_mask or none."""
     max_distance: int = 10
+    """Distances are clamped to 0..max_distance (about 5 suits very short texts, 15–20 long ones)."""
     per_head: bool = False
+    """One table column per attention head instead of one table shared by all heads."""
     learned_scale: bool = True
+    """A learned global multiplier (initialised to 1) on the learned table."""
     log_buckets_from: int | None = None
+    """If set, distances above it share log-spaced buckets up to max_distance (T5-style); null: one per distance."""
     decay_alpha: float = 0.5
+    """fixed_decay: the slope α of the bias −α·min(d, max_distance)."""
     learn_alpha: bool = True
+    """fixed_decay: α is learned (from decay_alpha) instead of fixed."""
     hard_mask_k: int = 1
+    """hard_mask: only pairs at most this many tree steps apart are visible."""
     zero_init: bool = True
+    """Start the table at zero, so training starts from a plain Transformer."""
 
     def validate(self, section: str = "encoder.bias") -> None:
         """Raise ConfigError naming the first impossible field."""
@@ -72,22 +77,35 @@ class EncoderConfig:
 
     Layers 1..predictor_layer run without bias (their output h_k feeds the distance predictor);
     layers predictor_layer+1..n_layers receive the syntax bias. predictor_layer = 0 biases every layer.
-    bias_all_layers: every layer receives the bias even with a predictor: layers 1..k run once without
-    bias (the predictor reads their h_k) and again, with the bias, as the start of the biased stack.
+    With bias_all_layers (the default) every layer receives the bias even with a predictor: layers 1..k run
+    once without bias (the predictor reads their h_k) and again, with the bias, as the start of the biased
+    stack (docs/design.md §5). Each field's meaning is its docstring.
     """
 
-    vocab_size: int = 0  # 0: taken from the vocabulary when the model is built
+    vocab_size: int = 0
+    """Rows of the word embedding; 0: taken from the vocabulary when the model is built."""
     n_features: int = 3
+    """Hashed sub-word features per word (3-letter prefix, suffix, shape); must match the vocabulary."""
     n_feature_buckets: int = 4096
+    """Hash buckets of the sub-word features; must equal vocab.n_feature_buckets."""
     d_model: int = 128
+    """Width of every layer."""
     n_heads: int = 4
-    n_layers: int = 2
+    """Attention heads per layer (must divide d_model)."""
+    n_layers: int = 4
+    """Transformer layers N."""
     d_ff: int = 512
+    """Width of each layer's feed-forward block."""
     dropout: float = 0.1
+    """Dropout in embeddings, attention, feed-forward blocks and the task head."""
     max_len: int = 256
-    predictor_layer: int = 0
-    bias_all_layers: bool = False  # every layer biased: 1..k run twice, unbiased for the predictor, then biased
+    """Longest input in words; longer texts are truncated."""
+    predictor_layer: int = 2
+    """k: layers 1..k run unbiased and the predictor reads their output h_k (0: every layer biased, no predictor)."""
+    bias_all_layers: bool = True
+    """Bias every layer: layers 1..k run once unbiased (for the predictor), then the whole stack biased."""
     bias: BiasConfig = field(default_factory=BiasConfig)
+    """How distances become the attention bias."""
 
     def validate(self, section: str = "encoder") -> None:
         """Raise ConfigError naming the first impossible field (vocab_size 0 means "not known yet")."""

@@ -4,21 +4,28 @@ Every settings section of the project (the encoder's, the predictor's, and the e
 in ``distill.config``) is a dataclass whose type hints are the schema. ``build_dataclass`` turns a dict
 (a YAML section) into one: unknown keys and wrong types stop with ``ConfigError`` naming the full key
 (``encoder.d_ff=2.5 must be an integer``); each class's ``validate(section)`` then checks ranges with
-the ``check_*`` helpers, which speak the same way.
+the ``check_*`` helpers, which speak the same way. A field's meaning is the docstring written under it
+(``field_docs`` reads them; editors show them on hover), the one source of ``parserfree config`` and
+docs/config.md.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
 import math
+import textwrap
 import types
 import typing
 from typing import Any, TypeVar
 
+from parserfree.encoder.errors import ParserfreeError
+
 T = TypeVar("T")
 
 
-class ConfigError(ValueError):
+class ConfigError(ParserfreeError, ValueError):
     """An invalid setting; the message names the key."""
 
 
@@ -124,3 +131,20 @@ def from_settings(cls: type[T], data: Any, section: str) -> T:
 def to_settings(config: Any) -> dict[str, Any]:
     """A settings dataclass as a plain nested dict (what YAML files and checkpoints hold)."""
     return dataclasses.asdict(config)
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a settings dataclass, by field name (a field without one is absent).
+
+    Read from the class's source: a string literal right after an annotated assignment documents it
+    (the convention editors and documentation tools read as an attribute docstring).
+    """
+    node = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
+    assert isinstance(node, ast.ClassDef), cls
+    body = node.body
+    docs = {}
+    for node, after in zip(body, body[1:], strict=False):  # each statement and the next
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+            docs[node.target.id] = " ".join(after.value.value.split())
+    return docs

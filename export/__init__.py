@@ -10,15 +10,16 @@ tokenizer, never PyTorch or Lightning; ``export_bundle`` loads the exporter. ``p
 ``timing`` run and time whole inference pipelines for the comparison and the benchmarks.
 """
 
-from parserfree.encoder.lazy import lazy_exports
+from typing import TYPE_CHECKING
 
-_WHERE = {
-    "BundleError": ".errors",
-    "ExportError": ".errors",
-    "FORMAT_VERSION": ".bundle",
-    "ParserFreeModel": ".runtime",
-    "export_bundle": ".builder",
-    "verify_bundle": ".bundle",
-}
+from parserfree.encoder.lazy import lazy_exports, type_checking_exports
+
+if TYPE_CHECKING:  # the public names, written once: editors read them here, run time imports each on first use
+    from .builder import export_bundle
+    from .bundle import FORMAT_VERSION, verify_bundle
+    from .errors import BundleError, ExportError
+    from .runtime import ParserFreeModel
+
+_WHERE = type_checking_exports(__file__)
 __all__ = sorted(_WHERE)
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)

@@ -18,7 +18,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import torch
 import yaml
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
@@ -29,8 +28,8 @@ from parserfree.encoder.files import sha256_file, write_json
 from parserfree.export.bundle import MANIFEST, MODEL_FILES, write_manifest
 from parserfree.export.errors import ExportError
 from parserfree.distill.recipes import exportable_recipes
-from parserfree.export.graph_inputs import graph_inputs, graph_recipe, io_spec, output_names
-from parserfree.export.onnx_graph import OPSET, export_onnx, graph_module, run_graph_module
+from parserfree.export.graph_inputs import graph_inputs, graph_recipe, io_spec
+from parserfree.export.onnx_graph import OPSET, PredictorGraph, RecipeGraph, export_onnx, graph_module, run_graph_module
 from parserfree.export.evaluation import evaluation_report
 from parserfree.export.parity import ParitySet, build_parity_set, compare_outputs, local_dataset, parity_texts, require_parity
 from parserfree.export.serving_words import bundle_tokenizer, treebank_sentences
@@ -100,7 +99,7 @@ def _local_data(experiment: dict) -> tuple[Dataset | None, str | None]:
         return None, f"{type(e).__name__}: {e}"
 
 
-def _export_graph(trained: TrainedModel, kind: str, path: Path) -> tuple[torch.nn.Module, tuple[int, int]]:
+def _export_graph(trained: TrainedModel, kind: str, path: Path) -> tuple[RecipeGraph, tuple[int, int]]:
     """Trace the recipe's graph on TRACE_WORDS and write it to ``path``; returns (wrapper, trace shape)."""
     max_len = trained.encoder_config.max_len
     module = graph_module(trained.model, kind)
@@ -108,21 +107,31 @@ def _export_graph(trained: TrainedModel, kind: str, path: Path) -> tuple[torch.n
     takes = graph_recipe(kind).graph_takes_distances
     distances = batch_tree_distances(TRACE_HEADS, length=max(map(len, words))) if takes else None
     trace = graph_inputs(trained.vocab, words, max_len, distances)
-    export_onnx(module, kind, trace, path)
+    export_onnx(module, trace, path)
     import onnx
 
     onnx.checker.check_model(str(path))
     return module, tuple(trace["word_ids"].shape)
 
 
-def _checked_models(module, kind: str, task: str, parity: ParitySet, folder: Path, optimize: bool,
+def export_predictor(trained: TrainedModel, path: Path) -> PredictorGraph:
+    """Trace the predictor alone (``PredictorGraph``: words → D̂, heads, labels) of any checkpoint with a
+    predictor — a pre-training run too — to ``path``; returns the wrapper (the PyTorch reference)."""
+    module = PredictorGraph(trained.model.eval()).eval()
+    max_len = trained.encoder_config.max_len
+    trace = graph_inputs(trained.vocab, [list(w)[:max_len] for w in TRACE_WORDS], max_len)
+    export_onnx(module, trace, path)
+    return module
+
+
+def _checked_models(module: RecipeGraph, task: str, parity: ParitySet, folder: Path, optimize: bool,
                     quantize: str | None, threads: int | None) -> tuple[dict, dict]:
     """Parity of model.onnx (and of the variants it is asked to write) against PyTorch → (models, reports).
 
     fp32 graphs must pass ``require_parity``; the int8 graph must only give finite outputs.
     """
-    references = [run_graph_module(module, kind, feeds) for feeds in parity.batches]  # PyTorch, once
-    names = output_names(kind)
+    references = [run_graph_module(module, feeds) for feeds in parity.batches]  # PyTorch, once
+    names = module.output_names
 
     def checked(variant: str, strict: bool) -> dict:
         session = make_session(folder / MODEL_FILES[variant], threads)
@@ -162,7 +171,7 @@ def _write_bundle(trained: TrainedModel, kind: str, tmp: Path, optimize: bool, q
     module, trace_shape = _export_graph(trained, kind, tmp / MODEL_FILES["default"])
     analyse = _analyser(nlp, tokenizer, kind)
     parity = build_parity_set(texts, source, analyse, vocab, max_len, trace_shape)
-    models, reports = _checked_models(module, kind, task, parity, tmp, optimize, quantize, threads)
+    models, reports = _checked_models(module, task, parity, tmp, optimize, quantize, threads)
     evaluation = evaluation_report(tmp, models, dataset, reason, task, max(2, len(trained.label_names)), analyse,
                                    vocab, max_len, threads)
 
@@ -171,6 +180,7 @@ def _write_bundle(trained: TrainedModel, kind: str, tmp: Path, optimize: bool, q
     (tmp / "config.yaml").write_text(yaml.safe_dump(experiment, sort_keys=False, allow_unicode=True), encoding="utf-8")
     _public_permissions(tmp)
     predictor = trained.predictor_config
+    tree = module.output_names[2:]  # heads (and dep_labels) of a parser-free graph with a `heads` predictor
     return write_manifest(tmp, {
         "kind": kind,
         "recipe": trained.recipe,
@@ -179,7 +189,8 @@ def _write_bundle(trained: TrainedModel, kind: str, tmp: Path, optimize: bool, q
         "max_len": max_len,
         "n_features": vocab.n_features,
         "opset": OPSET,
-        **io_spec(kind, task, vocab.n_features),
+        **io_spec(kind, task, vocab.n_features, tree),
+        "dependency_labels": list(trained.dep_labels) if "dep_labels" in tree else None,
         "models": models,
         "vocab": "vocab.json",
         "labels": "labels.json",

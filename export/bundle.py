@@ -2,12 +2,14 @@
 
 The hand-off from export to inference. A bundle holds the ONNX model(s), ``vocab.json``, the serialised
 tokenizer, ``labels.json``, ``config.yaml`` (the resolved training experiment), ``manifest.json`` —
-format version, graph kind, input/output names, max_len, package versions, the evaluation of each model
-variant and the sha256 of every other file (listed one by one, recursively) — and ``manifest.sha256``,
+format version, graph kind, input/output names, the dependency label names of a labelled graph, max_len,
+package versions, the evaluation of each model variant and the sha256 of every other file (listed one by
+one, recursively) — and ``manifest.sha256``,
 the seal: the sha256 of the manifest's bytes (in ``sha256sum`` format, so ``sha256sum -c manifest.sha256``
 checks it too). That digest covers every file through the manifest, so it is the bundle's identity.
 
-``verify_bundle`` refuses a missing or unreadable manifest, another or newer format version, a broken
+``verify_bundle`` refuses a missing or unreadable manifest, an older format version (naming what it lacks
+and the command that exports the checkpoint again) or a newer one, a broken
 seal, a manifest without the fields the runtime needs (``kind``, ``models``, ...), a listed file that is
 missing or whose sha256 differs, and a file in the folder that the manifest does not list — each with one
 line naming the file. What this can honestly detect without a key: any corruption, and any edit of a
@@ -27,14 +29,16 @@ from parserfree.encoder.files import sha256_file, write_json, write_text_atomic
 from parserfree.export.errors import BundleError
 
 FORMAT = "parserfree-bundle"
-FORMAT_VERSION = 2  # 2: manifest.sha256 seals the manifest
+FORMAT_VERSION = 3  # 2: manifest.sha256 seals the manifest; 3: a `heads` predictor's graph returns heads and labels
+# what each format version added, for the message that refuses an older bundle
+ADDED_IN = {2: "the sealed manifest", 3: "the predicted heads and dependency labels among the graph's outputs"}
 MANIFEST = "manifest.json"
 SEAL = "manifest.sha256"
 MODEL_FILES = {"default": "model.onnx", "optimized": "model.optimized.onnx", "int8": "model.int8.onnx"}
 PACKAGES = ("torch", "onnx", "onnxruntime", "spacy", "numpy", "parserfree")
 # fields the runtime reads, with their types
 REQUIRED = {"kind": str, "task": str, "max_len": int, "n_features": int, "models": dict, "vocab": str,
-            "labels": str, "tokenizer": dict, "files": dict}
+            "labels": str, "tokenizer": dict, "outputs": list, "files": dict}
 
 
 def bundle_files(folder: Path) -> list[str]:
@@ -96,6 +100,13 @@ def _check_fields(path: Path, manifest: dict) -> None:
         raise BundleError(f"{path}: manifest field 'models' must name a file for 'default'")
     if not all(isinstance(manifest["tokenizer"].get(k), str) for k in ("path", "lang")):
         raise BundleError(f"{path}: manifest field 'tokenizer' must give 'path' and 'lang'")
+    if not all(isinstance(o, dict) and isinstance(o.get("name"), str) for o in manifest["outputs"]):
+        raise BundleError(f"{path}: manifest field 'outputs' must list the graph's outputs by name")
+    if any(o["name"] == "dep_labels" for o in manifest["outputs"]):
+        labels = manifest.get("dependency_labels")
+        if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+            raise BundleError(f"{path}: manifest field 'dependency_labels' must list the label names of the "
+                              "graph's dep_labels output")
 
 
 def read_manifest(folder: str | Path, digest: str | None = None) -> dict:
@@ -118,8 +129,13 @@ def read_manifest(folder: str | Path, digest: str | None = None) -> dict:
         raise BundleError(f"{path}: bundle format version {version!r} is newer than this parserfree reads "
                           f"({FORMAT_VERSION}); upgrade parserfree to load it")
     if version < FORMAT_VERSION:
-        raise BundleError(f"{path}: bundle format version {version} predates the sealed manifest "
-                          f"(version {FORMAT_VERSION}); export the checkpoint again")
+        source = manifest.get("checkpoint")
+        checkpoint = source.get("path") if isinstance(source, dict) else None
+        again = f"parserfree export --checkpoint {checkpoint}" if isinstance(checkpoint, str) else "parserfree export"
+        added = ADDED_IN.get(version + 1, "the current format")
+        raise BundleError(f"{path}: bundle format version {version} predates {added} "
+                          f"(version {version + 1}; this parserfree reads {FORMAT_VERSION}); export the checkpoint "
+                          f"again: {again}")
     sealed = bundle_digest(folder)
     if sha256_file(path) != sealed:
         raise BundleError(f"{path}: does not match its seal {SEAL} (the manifest was edited or corrupted)")

@@ -3,7 +3,8 @@
 The parity check holds the fp32 graphs to PyTorch within 1e-4; the int8 graph changes the numbers by
 design and is exempt, so the export measures what it costs and what it gains instead, on the same
 sentences for every variant: the task metric against the gold labels, the share of predictions equal to
-those of the fp32 ``model.onnx`` (Pearson r of the scores for regression), and sentences per second of
+those of the fp32 ``model.onnx`` (Pearson r of the scores for regression), the shares of words whose D̂
+row, predicted head and label equal fp32's (parser-free graphs), and sentences per second of
 the graph alone (batch 32, length-sorted, one warm-up batch; tokenisation excluded, the same for all
 variants). The result goes into the manifest (``evaluation``), the export's output and the report.
 """
@@ -61,21 +62,24 @@ def evaluate_variants(
         feeds.append(graph_inputs(vocab, words, max_len, distances))
     gold = gold[order]
     results: dict[str, dict] = {}
-    reference, reference_distances = None, None
+    reference, reference_distances, reference_tree = None, None, {}
     for variant, name in models.items():
         session = make_session(folder / name, threads)
         names = [o.name for o in session.get_outputs()]
         timed = time_calls(lambda f: dict(zip(names, session.run(None, f))), feeds, keep_results=True)
         pred = predictions(task, np.concatenate([r["task_output"] for r in timed["results"]]))
         distances = [r["distances"] for r in timed["results"]] if "distances" in names else None
+        tree = {k: [r[k] for r in timed["results"]] for k in ("heads", "dep_labels") if k in names}
         if reference is None:
-            reference, reference_distances = pred, distances
+            reference, reference_distances, reference_tree = pred, distances, tree
         scores = task_metrics(task, pred, gold, n_classes)
         results[variant] = {
             "metric_name": scores["metric_name"],
             "metric": scores["metric"],
             "agreement_with_fp32": agreement(task, pred, reference),
             "distance_rows_as_fp32": _rows_as(distances, reference_distances, feeds) if distances else None,
+            "heads_as_fp32": _words_as(tree["heads"], reference_tree["heads"], feeds) if "heads" in tree else None,
+            "labels_as_fp32": _words_as(tree["dep_labels"], reference_tree["dep_labels"], feeds) if "dep_labels" in tree else None,
             "sentences_per_s": len(order) / timed["seconds"] if timed["seconds"] > 0 else None,
         }
     return results
@@ -91,6 +95,13 @@ def _rows_as(distances: list[np.ndarray], reference: list[np.ndarray], feeds: li
         close = np.where(pairs, np.abs(got - ref) <= TOLERANCE, True).all(-1)
         same += int((close & mask).sum())
         words += int(mask.sum())
+    return same / words if words else float("nan")
+
+
+def _words_as(values: list[np.ndarray], reference: list[np.ndarray], feeds: list[dict]) -> float:
+    """Share of words whose predicted head (or label; B×T per batch) equals the fp32 graph's."""
+    same = sum(int(((got == ref) & f["mask"]).sum()) for got, ref, f in zip(values, reference, feeds))
+    words = sum(int(f["mask"].sum()) for f in feeds)
     return same / words if words else float("nan")
 
 

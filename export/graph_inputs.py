@@ -9,7 +9,11 @@ exactly alike. A graph's kind is the recipe it was trained with, and the recipe'
 - a recipe whose inference source is the parser (``parser_fed``) also takes ``distances`` (B×T×T int64
   parser distances, −1 pad, 1000 across sentences): it needs a parser at inference (the comparison row);
 - a recipe whose inference source is the predictor (``parser_free``) also returns ``distances`` (B×T×T
-  float D̂; −1 on pairs touching padding, 1000 across sentences).
+  float D̂; −1 on pairs touching padding, 1000 across sentences) and, for a ``heads`` predictor, the tree
+  it read them from: ``heads`` (B×T int64, 0-based, a root points to itself, −1 on padding; cycles
+  broken) and, when it has a label scorer, ``dep_labels`` (B×T int64 ids into the bundle's
+  ``dependency_labels``, −1 on padding). Which of these a graph has is its ``tree`` part
+  (``tree_outputs``), recorded with the other outputs in the manifest.
 
 The mask is bool because that is what the model computes with (``torch.where``); int64 would add a cast.
 Batch and length are dynamic; T is the longest sentence of the batch, at most the model's ``max_len``.
@@ -26,6 +30,7 @@ from parserfree.distill.recipes import RECIPES, Recipe, exportable_recipes
 from parserfree.encoder.vocabulary import Vocabulary
 
 WORD_INPUTS = ("word_ids", "feature_ids", "mask")
+TREE_OUTPUTS = ("heads", "dep_labels")  # the predicted tree, after D̂, in this order
 
 
 def graph_recipe(kind: str) -> Recipe:
@@ -45,12 +50,27 @@ def input_names(kind: str) -> tuple[str, ...]:
     return WORD_INPUTS + (("distances",) if graph_recipe(kind).graph_takes_distances else ())
 
 
-def output_names(kind: str) -> tuple[str, ...]:
-    """Graph output names of a kind."""
-    return ("task_output",) + (("distances",) if graph_recipe(kind).graph_returns_distances else ())
+def tree_outputs(predictor_form: str | None, labelled: bool) -> tuple[str, ...]:
+    """The tree outputs of a predictor: ``heads`` (and ``dep_labels`` when ``labelled``) for the ``heads``
+    form, none for the probe or without a predictor."""
+    if predictor_form != "heads":
+        return ()
+    return TREE_OUTPUTS if labelled else TREE_OUTPUTS[:1]
 
 
-def io_spec(kind: str, task: str, n_features: int) -> dict[str, list[dict]]:
+def output_names(kind: str, tree: Sequence[str] = ()) -> tuple[str, ...]:
+    """Graph output names of a kind whose predictor has the ``tree`` outputs (``tree_outputs``)."""
+    if not graph_recipe(kind).graph_returns_distances:
+        return ("task_output",)
+    return ("task_output", "distances", *tree)
+
+
+def manifest_outputs(manifest: dict) -> tuple[str, ...]:
+    """The output names a bundle's manifest records (``io_spec``'s outputs), in graph order."""
+    return tuple(o["name"] for o in manifest["outputs"])
+
+
+def io_spec(kind: str, task: str, n_features: int, tree: Sequence[str] = ()) -> dict[str, list[dict]]:
     """Names, dtypes and symbolic shapes of the inputs and outputs, as recorded in the manifest."""
     shapes = {
         "word_ids": ("int64", ["batch", "length"]),
@@ -65,6 +85,7 @@ def io_spec(kind: str, task: str, n_features: int) -> dict[str, list[dict]]:
     outputs = [{"name": "task_output", "dtype": shapes["task_output"][0], "shape": shapes["task_output"][1]}]
     if row.graph_returns_distances:
         outputs.append({"name": "distances", "dtype": "float32", "shape": ["batch", "length", "length"]})
+        outputs += [{"name": name, "dtype": "int64", "shape": ["batch", "length"]} for name in tree]
     return {"inputs": inputs, "outputs": outputs}
 
 

@@ -5,11 +5,12 @@ checkpoint's own data (``experiment['data']``), tokenised exactly as at inferenc
 whose sizes and lengths differ from the trace (one multi-sentence example near ``max_len``, the shortest
 sentences, a spread of lengths with much padding, the longest sentences). When the data cannot be loaded
 without a download (a built-in corpus not in the cache, a moved file), built-in example sentences are
-used instead and the report says so. Both outputs are compared: ``task_output`` everywhere, D̂ on
-non-padding pairs only. The predictor's argmax heads make D̂ discrete, so a near-tie flipping a head would
-show as a whole row differing: the report gives the max difference and the fraction of words whose D̂
-row differs. A fp32 graph fails above ``TOLERANCE``; a quantised graph is only reported on (max
-difference, task-prediction agreement).
+used instead and the report says so. Every output is compared: ``task_output`` everywhere, D̂ on
+non-padding pairs only, the predicted heads and labels on words exactly. The predictor's argmax heads make
+D̂ discrete, so a near-tie flipping a head would show as a whole row differing: the report gives the max
+difference and the fraction of words whose D̂ row, head or label differs. A fp32 graph fails above
+``TOLERANCE`` or on any differing head or label; a quantised graph is only reported on (max difference,
+task-prediction agreement, heads and labels as PyTorch's).
 """
 
 from __future__ import annotations
@@ -147,9 +148,11 @@ def compare_outputs(
 ) -> dict:
     """Run a graph on every parity batch against the PyTorch outputs ``references`` (one per batch): max
     |difference| of task_output and of D̂ (non-pad pairs), the fraction of words whose D̂ row differs,
+    the fractions of words whose predicted head and label differ (None without those outputs),
     task-prediction agreement (classification), and whether every output is finite."""
     task_diff, dist_diff, finite = 0.0, None, True
     rows_differing, words, agree, n = 0, 0, 0, 0
+    tree_differing: dict[str, int] = {}
     for feeds, ref in zip(parity.batches, references, strict=True):
         got = run(feeds)
         finite &= all(bool(np.isfinite(v).all()) for v in got.values())
@@ -164,12 +167,18 @@ def compare_outputs(
             dist_diff = max(dist_diff or 0.0, float(diff.max()))
             rows_differing += int(((diff > TOLERANCE).any(-1) & mask).sum())
             words += int(mask.sum())
+        for name in ("heads", "dep_labels"):  # the predicted tree: equal or not, word by word
+            if name in ref:
+                tree_differing[name] = tree_differing.get(name, 0) + int(((got[name] != ref[name]) & feeds["mask"]).sum())
+    share = {name: count / words if words else None for name, count in tree_differing.items()}
     return {
         "source": parity.source,
         "batches": parity.shapes,
         "task_output_max_diff": task_diff,
         "distances_max_diff": dist_diff,
         "distance_rows_differing": rows_differing / words if words else None,
+        "heads_differing": share.get("heads"),
+        "labels_differing": share.get("dep_labels"),
         "prediction_agreement": agree / n if task != "regression" else None,
         "finite": finite,
         "tolerance": TOLERANCE,
@@ -177,13 +186,17 @@ def compare_outputs(
 
 
 def require_parity(report: dict, what: str) -> None:
-    """Raise ExportError unless ``report`` (from compare_outputs) is finite and within TOLERANCE."""
+    """Raise ExportError unless ``report`` (from compare_outputs) is finite, within TOLERANCE and has the
+    same heads and labels as PyTorch."""
     if not report["finite"]:
         raise ExportError(f"{what}: onnxruntime produced non-finite outputs on the parity set ({report['source']})")
     worst = {"task_output": report["task_output_max_diff"], "distances": report["distances_max_diff"] or 0.0}
     bad = {k: v for k, v in worst.items() if not v <= TOLERANCE}
-    if bad:
-        details = ", ".join(f"max |ORT − PyTorch| of {k} = {v:.3g}" for k, v in bad.items())
+    tree = {k: report.get(f"{k}_differing") for k in ("heads", "labels")}
+    tree = {k: v for k, v in tree.items() if v}  # any word whose head or label differs
+    if bad or tree:
+        details = ", ".join([*(f"max |ORT − PyTorch| of {k} = {v:.3g}" for k, v in bad.items()),
+                             *(f"{k} differing on {v:.1%} of words" for k, v in tree.items())])
         rows = report["distance_rows_differing"]
         extra = f"; D̂ rows differing: {rows:.1%}" if rows else ""
         raise ExportError(f"{what} failed the parity check (tolerance {TOLERANCE:g}): {details}{extra} "

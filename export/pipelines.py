@@ -11,7 +11,7 @@ compare`` and by the inference benchmark.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +20,7 @@ import torch
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import normalise_text
+from parserfree.distill.parsing import tree_of
 from parserfree.distill.recipes import Recipe, get_recipe
 from parserfree.distill.teacher import Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances, truncate_heads
@@ -90,12 +91,18 @@ def model_max_len(model: ModelSource) -> int:
     return model.bundle.max_len if model.bundle is not None else model.trained.encoder_config.max_len
 
 
-def parser_fed_pipeline(model: ModelSource, teacher: SpacyTeacher) -> Pipeline:
-    """spaCy parse → tree distances → model (ORT when a parser-fed bundle is given, else PyTorch)."""
+def parser_fed_pipeline(model: ModelSource, teacher: SpacyTeacher, tree_text_of: Mapping[str, str] | None = None) -> Pipeline:
+    """spaCy parse → tree distances → model (ORT when a parser-fed bundle is given, else PyTorch). With
+    ``tree_text_of`` (text → the text whose tree it reads, as ``parse.tree_text_column`` says in training),
+    a text found there keeps its words but takes that text's tree (``distill.parsing.tree_of``)."""
     max_len = model_max_len(model)
 
     def run(texts):
         parses = list(teacher.parse([normalise_text(t) for t in texts]))
+        if tree_text_of:
+            others = [tree_text_of.get(t) for t in texts]
+            trees = iter(teacher.parse([normalise_text(o) for o in others if o]))
+            parses = [tree_of(p, next(trees))[0] if o else p for p, o in zip(parses, others)]
         words = [list(p.words) for p in parses]
         distances = parser_distances(parses, max_len)
         if model.bundle is not None:
@@ -107,11 +114,12 @@ def parser_fed_pipeline(model: ModelSource, teacher: SpacyTeacher) -> Pipeline:
     return run
 
 
-def model_pipeline(model: ModelSource, teacher: SpacyTeacher) -> Pipeline:
+def model_pipeline(model: ModelSource, teacher: SpacyTeacher, tree_text_of: Mapping[str, str] | None = None) -> Pipeline:
     """The pipeline a user of this model runs: behind the parser when its recipe needs parser distances at
-    inference, else behind its tokenizer (the bundle's, or the teacher's for a checkpoint)."""
+    inference (``tree_text_of``: see ``parser_fed_pipeline``), else behind its tokenizer (the bundle's, or
+    the teacher's for a checkpoint)."""
     if model.row.needs_parser_at_inference:
-        return parser_fed_pipeline(model, teacher)
+        return parser_fed_pipeline(model, teacher, tree_text_of)
     tokenize = model.bundle.tokenize if model.bundle is not None else functools.partial(words_of, teacher.nlp.tokenizer)
     return tokenizer_pipeline(model, tokenize)
 

@@ -10,11 +10,17 @@ parser distances as an input.
 
 Per text, ``predict`` returns ``label`` and ``probabilities`` (classification) or ``score``
 (regression), the ``words`` the model saw, ``"truncated": true`` when the text had more than
-``max_len`` words, and on request ``distances`` (the n×n D̂) and ``tree``: the undirected edges
-[[i, j], …] (i < j, 0-based word indices) of the minimum spanning tree of D̂
-(``predictor.decoding.mst_edges``) — for the ``heads`` predictor the tree its argmax heads describe
-(sentences of a multi-sentence text are joined through one far edge), for the ``probe`` the probe's
-tree. An empty or whitespace-only text gives ``{"error": "empty text"}``.
+``max_len`` words, and on request ``distances`` (the n×n D̂) and, with ``with_tree``:
+
+- ``tree``: the undirected edges [[i, j], …] (i < j, 0-based word indices) of the minimum spanning tree
+  of D̂ (``predictor.decoding.mst_edges``) — for the ``heads`` predictor the tree its heads describe
+  (sentences of a multi-sentence text are joined through one far edge), for the ``probe`` the probe's;
+- ``heads``: each word's head (0-based, a root points to itself) — the graph's own heads for a ``heads``
+  predictor (cycles broken; its roots are the words it makes their own head), the directed tree decoded
+  from D̂ for a probe (``predicted_tree.heads_from_distances``: the root is a guess);
+- ``labels``: each word's dependency label at that head, when the graph has a label scorer.
+
+An empty or whitespace-only text gives ``{"error": "empty text"}``.
 """
 
 from __future__ import annotations
@@ -28,10 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
+from parserfree.encoder.errors import UsageError
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.bundle import bundle_digest, verify_bundle
 from parserfree.export.errors import BundleError
-from parserfree.export.graph_inputs import graph_inputs, graph_recipe, input_names, output_names
+from parserfree.export.graph_inputs import graph_inputs, graph_recipe, input_names, manifest_outputs
 from parserfree.export.session import make_session
 from parserfree.export.tokenizer import load_tokenizer, words_of
 
@@ -82,6 +89,8 @@ class ParserFreeModel:
         self.task: str = labels["task"]
         self.label_names: list[str] = list(labels["label_names"])
         self.max_len: int = int(manifest["max_len"])
+        self.output_names: tuple[str, ...] = manifest_outputs(manifest)
+        self.dependency_labels: tuple[str, ...] = tuple(manifest.get("dependency_labels") or ())
         self.digest: str | None = None  # the bundle digest (its seal), set by ``load``
 
     @classmethod
@@ -103,6 +112,10 @@ class ParserFreeModel:
         if got != expected:
             raise BundleError(f"{folder / models[variant]}: graph inputs {got} differ from the {manifest['kind']} "
                               f"contract {expected}")
+        outputs = [o.name for o in session.get_outputs()]
+        if outputs != list(manifest_outputs(manifest)):
+            raise BundleError(f"{folder / models[variant]}: graph outputs {outputs} differ from those the manifest "
+                              f"records {list(manifest_outputs(manifest))}")
         with _naming(folder / manifest["vocab"]):
             vocab = Vocabulary.load(folder / manifest["vocab"])
         with _naming(folder / manifest["labels"]):
@@ -124,10 +137,12 @@ class ParserFreeModel:
         """Texts → words as the training parser saw them (normalised, bundled tokenizer; not truncated)."""
         return words_of(self.tokenizer, texts)
 
-    def run_words(
+    def run_outputs(
         self, words: Sequence[Sequence[str]], distances: np.ndarray | Sequence[np.ndarray] | None = None
-    ) -> tuple[np.ndarray, np.ndarray | None]:
-        """One graph run on a batch of word lists → (task_output B×C logits or B scores, D̂ B×T×T or None).
+    ) -> dict[str, np.ndarray]:
+        """One graph run on a batch of word lists → every output by name (``output_names``): task_output
+        (B×C logits or B scores) and, for a parser-free bundle, distances (B×T×T D̂) and, for a ``heads``
+        predictor, heads and dep_labels (B×T; −1 on padding; label ids into ``dependency_labels``).
 
         A parser-fed bundle needs ``distances``: parser distances as a padded B×T×T array or one n×n
         matrix per example (−1 pad, 1000 across sentences); other bundles take none. Words beyond
@@ -135,12 +150,22 @@ class ParserFreeModel:
         """
         takes = graph_recipe(self.kind).graph_takes_distances
         if takes and distances is None:
-            raise ValueError(f"this {self.kind} bundle needs parser distances: run_words(words, distances=...)")
+            raise UsageError(f"this {self.kind} bundle needs parser distances: run_words(words, distances=...)")
         if not takes and distances is not None:
-            raise ValueError(f"a {self.kind} bundle takes no distances input")
+            raise UsageError(f"a {self.kind} bundle takes no distances input")
         feeds = graph_inputs(self.vocab, words, self.max_len, distances)
-        outputs = dict(zip(output_names(self.kind), self.session.run(None, feeds)))
+        return dict(zip(self.output_names, self.session.run(None, feeds)))
+
+    def run_words(
+        self, words: Sequence[Sequence[str]], distances: np.ndarray | Sequence[np.ndarray] | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """One graph run (``run_outputs``) → (task_output B×C logits or B scores, D̂ B×T×T or None)."""
+        outputs = self.run_outputs(words, distances)
         return outputs["task_output"], outputs.get("distances")
+
+    def dep_label_names(self, ids: np.ndarray) -> list[str]:
+        """Dependency label ids of one sentence's words (from ``dep_labels``) → their names."""
+        return [self.dependency_labels[int(k)] for k in ids]
 
     # ------------------------------------------------------------------ texts
     def predict(
@@ -149,13 +174,13 @@ class ParserFreeModel:
         """One result dict per text, in input order (see the module docstring for the fields)."""
         row = graph_recipe(self.kind)
         if row.needs_parser_at_inference:
-            raise ValueError(f"this is a {self.kind} bundle: it needs a parser's distances at inference; "
+            raise UsageError(f"this is a {self.kind} bundle: it needs a parser's distances at inference; "
                              "use run_words(words, distances=...) with parser distances")
         if (with_distances or with_tree) and not row.graph_returns_distances:
-            raise ValueError(f"a {self.kind} bundle predicts no distances (with_distances/with_tree need a "
+            raise UsageError(f"a {self.kind} bundle predicts no distances (with_distances/with_tree need a "
                              "parser-free bundle)")
         if batch_size < 1:
-            raise ValueError(f"batch_size={batch_size} must be ≥ 1")
+            raise UsageError(f"batch_size={batch_size} must be ≥ 1")
         for i, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{i}] is {type(text).__name__}, expected str")
@@ -170,16 +195,18 @@ class ParserFreeModel:
         for start in range(0, len(live), batch_size):
             rows = live[start : start + batch_size]
             batch = [words[i][: self.max_len] for i in rows]
-            task_output, distances = self.run_words(batch)
+            outputs = self.run_outputs(batch)
             for b, i in enumerate(rows):
-                d = distances[b, : len(batch[b]), : len(batch[b])] if distances is not None else None
-                results[i] = self._result(batch[b], task_output[b], d, len(words[i]) > self.max_len,
-                                          with_distances, with_tree)
+                n = len(batch[b])
+                tree = {name: outputs[name][b, :n] for name in ("heads", "dep_labels") if name in outputs}
+                d = outputs["distances"][b, :n, :n] if "distances" in outputs else None
+                results[i] = self._result(batch[b], outputs["task_output"][b], d, len(words[i]) > self.max_len,
+                                          with_distances, with_tree, tree)
         return results
 
     def _result(self, words: list[str], output: np.ndarray, distances: np.ndarray | None, truncated: bool,
-                with_distances: bool, with_tree: bool) -> dict:
-        """Decode one row of graph output."""
+                with_distances: bool, with_tree: bool, tree: dict[str, np.ndarray] | None = None) -> dict:
+        """Decode one row of graph output (``tree``: that row's heads and dep_labels, when the graph gives them)."""
         item: dict = {}
         if self.task == "regression":
             item["score"] = float(output)
@@ -195,4 +222,17 @@ class ParserFreeModel:
             item["distances"] = distances.astype(float).tolist()
         if with_tree:
             item["tree"] = tree_edges(distances)
+            item.update(self.tree_of(distances, tree or {}))
         return item
+
+    def tree_of(self, distances: np.ndarray, tree: dict[str, np.ndarray]) -> dict:
+        """One sentence's directed tree: {"heads": [...]} and, from a labelled graph, {"labels": [...]}: the
+        graph's heads (and labels), or for a graph without heads the tree decoded from D̂ (n×n)."""
+        if "heads" not in tree:
+            from parserfree.export.predicted_tree import heads_from_distances
+
+            return {"heads": heads_from_distances(distances).tolist()}
+        out = {"heads": [int(h) for h in tree["heads"]]}
+        if "dep_labels" in tree:
+            out["labels"] = self.dep_label_names(tree["dep_labels"])
+        return out

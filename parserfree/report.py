@@ -288,6 +288,11 @@ def relations_markdown(domains: dict[str, dict]) -> list[str]:
     return lines
 
 
+def domain_relations(report: Report) -> dict[str, dict]:
+    """{domain: {"relations": …}} of a report: the relation recall ``relations_markdown`` draws."""
+    return {n: {"relations": (dom.distance or {}).get("relations")} for n, dom in report.domains.items()}
+
+
 def variants_markdown(evaluation: dict | None) -> list[str]:
     """The parser-free bundle's model variants (fp32, optimised, int8) as the export measured them on the
     test split: metric, agreement with fp32 and graph speed side by side."""
@@ -350,7 +355,7 @@ def write_markdown(report: Report | dict, path: Path) -> None:
                          f" | {_fmt(100 * dom.agreement if dom.agreement is not None else None, 1)}% | {_fmt(dd.get('uuas'), 1)} | {_fmt(dd.get('dspr'), 3)} |")
         for name in list(report.domains)[1:]:
             parts += verdict_markdown(report, name)
-    domains = {n: {"relations": (dom.distance or {}).get("relations")} for n, dom in report.domains.items()}
+    domains = domain_relations(report)
     if any(dom["relations"] for dom in domains.values()):
         parts += ["", "## Predicted trees by relation and sentence length", "", *relations_markdown(domains)]
     if head.breakdown:

@@ -16,6 +16,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
+from parserfree.encoder.errors import UsageError
 from parserfree.paired import PairedResult
 
 REPORT_FORMAT = 2  # 1: the untyped report.json of parserfree ≤ 0.2 (no baselines, no paired verdicts)
@@ -149,9 +150,9 @@ class Report:
 
     @classmethod
     def from_dict(cls, data: dict) -> Report:
-        """A report read back from its JSON form; a report of another format is a ValueError saying so."""
+        """A report read back from its JSON form; a report of another format is a UsageError saying so."""
         if data.get("format") != REPORT_FORMAT:
-            raise ValueError(f"report format {data.get('format', 1)} is not {REPORT_FORMAT}: compare again to rebuild it")
+            raise UsageError(f"report format {data.get('format', 1)} is not {REPORT_FORMAT}: compare again to rebuild it")
         return _build(cls, data)
 
 

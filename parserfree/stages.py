@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from parserfree.distill.config import ExperimentConfig
+from parserfree.distill.datasets import DataConfig
 from parserfree.distill.fingerprints import changes, data_digest, file_digest, summary, without
 from parserfree.encoder.files import write_json
 
@@ -32,16 +33,16 @@ def training_fingerprint(config: ExperimentConfig) -> dict:
     settings = without(config.resolved().to_dict(), WHERE_AND_HOW_FAST)
     if not config.recipe_row.predictor:
         settings.pop("predictor", None)
-    return {"settings": settings, "inputs": {"data": data_digest(config.data.dataset),
+    return {"settings": settings, "inputs": {"data": data_digest(config.data),
                                              "init_from": file_digest(config.training.init_from)}}
 
 
 def export_fingerprint(config: ExperimentConfig, checkpoint: Path, variants: dict) -> dict:
     """An export depends on its checkpoint, the variants it writes and the data it checks and evaluates on."""
-    return {"settings": variants, "inputs": {"checkpoint": file_digest(checkpoint), "data": data_digest(config.data.dataset)}}
+    return {"settings": variants, "inputs": {"checkpoint": file_digest(checkpoint), "data": data_digest(config.data)}}
 
 
-def compare_fingerprint(settings: dict, bundles: dict[str, Path], datasets: list[str]) -> dict:
+def compare_fingerprint(settings: dict, bundles: dict[str, Path], data: list[DataConfig]) -> dict:
     """A comparison depends on its settings, every bundle it runs (by digest) and the data it runs on."""
     from parserfree.export.bundle import bundle_digest
     from parserfree.export.errors import BundleError
@@ -53,7 +54,7 @@ def compare_fingerprint(settings: dict, bundles: dict[str, Path], datasets: list
             return "unsealed"
 
     return {"settings": settings, "inputs": {"bundles": {name: digest(path) for name, path in bundles.items()},
-                                             "data": {d: data_digest(d) for d in datasets}}}
+                                             "data": {d.dataset: data_digest(d) for d in data}}}
 
 
 @dataclass

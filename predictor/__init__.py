@@ -2,37 +2,42 @@
 
 Sits between the unbiased lower layers (1..k) and the biased upper layers (k+1..N) of the encoder and
 learns the parser's tree distances D during training (docs/design.md §4). Plain PyTorch in the model path
-(config, arc_scorer, tree_ops, probe, head, loss) and numpy/scipy for evaluation (decoding, metrics).
+(config, sources, arc_scorer, tree_ops, probe, head, loss) and numpy/scipy for evaluation (decoding, metrics).
 Names are imported on first use, so the numpy/scipy evaluation code loads without PyTorch.
 """
 
-from parserfree.encoder.lazy import lazy_exports
+from typing import TYPE_CHECKING
 
-_WHERE = {
-    "ArcScorer": ".arc_scorer",
-    "CROSS_TREE_DISTANCE": "..encoder.conventions",
-    "DistanceMetrics": ".metrics",
-    "DistancePredictor": ".head",
-    "PAD_DISTANCE": "..encoder.conventions",
-    "PredictorConfig": ".config",
-    "PredictorOutput": ".head",
-    "StructuralProbe": ".probe",
-    "ancestor_matrix": ".tree_ops",
-    "arc_loss": ".loss",
-    "chain_baseline": ".metrics",
-    "distances_from_heads": ".tree_ops",
-    "distances_from_parents": ".tree_ops",
-    "dspr": ".metrics",
-    "gold_distances": ".metrics",
-    "l1_error": ".metrics",
-    "mst_edges": ".decoding",
-    "parents_from_heads": ".tree_ops",
-    "probe_loss": ".loss",
-    "root_correct": ".metrics",
-    "row_spearman": ".metrics",
-    "sentence_dspr": ".metrics",
-    "steps_for_length": ".tree_ops",
-    "uuas": ".metrics",
-}
+from parserfree.encoder.lazy import lazy_exports, type_checking_exports
+
+if TYPE_CHECKING:  # the public names, written once: editors read them here, run time imports each on first use
+    from ..encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
+    from .arc_scorer import ArcScorer
+    from .config import PredictorConfig
+    from .decoding import mst_edges
+    from .head import DistancePredictor, PredictorOutput
+    from .loss import arc_loss, probe_loss
+    from .metrics import (
+        DistanceMetrics,
+        chain_baseline,
+        dspr,
+        gold_distances,
+        l1_error,
+        root_correct,
+        row_spearman,
+        sentence_dspr,
+        uuas,
+    )
+    from .probe import StructuralProbe
+    from .sources import DistanceSource
+    from .tree_ops import (
+        ancestor_matrix,
+        distances_from_heads,
+        distances_from_parents,
+        parents_from_heads,
+        steps_for_length,
+    )
+
+_WHERE = type_checking_exports(__file__)
 __all__ = sorted(_WHERE)
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)

@@ -17,11 +17,17 @@ copies of D̂ (and, for the `heads` form, the predicted heads) to ``DistanceMetr
   are ranked all at once; each value equals ``scipy.stats.spearmanr`` of the row pair (tested).
 - L1: mean |min(D̂, n) − D| over ordered pairs i ≠ j in the same gold tree (n = the example's words).
 - Root accuracy (`heads` form): the set of predicted roots equals the set of gold roots.
+- UAS and LAS (`heads` form, directed): over the non-punctuation words (roots included, as spaCy's
+  ``Scorer.score_deps`` counts them), the percent whose predicted head is the gold head (UAS), and whose
+  predicted label is also the gold label (LAS). LAS is taken over the examples that carry gold labels;
+  in those, a word whose gold label is unknown to the model (id −1) counts as wrong. Pooled over examples.
 - Relation recall (``RelationMetrics``, the comparison report): for the arcs of relations that matter
   for syntax-sensitive tasks (``RELATIONS``: nsubj, dobj/obj, amod, prep/pobj, relcl, by the parser's
   labels), the percent whose undirected edge is in UUAS's predicted tree (same punctuation rule), with
   UUAS itself, overall and by sentence length (``LENGTH_BINS``; a sentence is one gold tree, its length
-  counts every word, punctuation included).
+  counts every word, punctuation included). Given the predicted heads and labels, also UAS and LAS (the
+  rule above) and, per relation, the percent of its arcs whose head is found (directed) and whose head
+  and label are (labelled).
 - Cycle rates (`heads` form), percent of examples whose heads contain a cycle: ``argmax_cycle_rate`` for
   the scorer's raw argmax heads (how often the in-graph cycle breaking has work to do) and
   ``cycle_rate`` for the heads the predictor outputs (0 when the cycle breaking works).
@@ -141,6 +147,19 @@ def root_correct(pred_heads: np.ndarray, heads: np.ndarray) -> bool:
     return bool(np.array_equal(np.asarray(pred_heads) == idx, np.asarray(heads) == idx))
 
 
+def attachment(pred_heads: np.ndarray, heads: np.ndarray, punct: np.ndarray | None = None,
+               pred_labels: np.ndarray | None = None, gold_labels: np.ndarray | None = None) -> tuple[int, int, int]:
+    """(words scored, heads correct, heads and labels correct) of one example: the non-punctuation words,
+    roots included. Labels are ids or strings; without both, the third count is 0."""
+    heads = np.asarray(heads, dtype=np.int64)
+    keep = np.ones(heads.size, dtype=bool) if punct is None else ~np.asarray(punct, dtype=bool)
+    head_ok = (np.asarray(pred_heads, dtype=np.int64) == heads) & keep
+    labelled = 0
+    if pred_labels is not None and gold_labels is not None:
+        labelled = int((head_ok & (np.asarray(pred_labels) == np.asarray(gold_labels))).sum())
+    return int(keep.sum()), int(head_ok.sum()), labelled
+
+
 def has_cycle(heads: np.ndarray) -> bool:
     """Whether one example's heads (n, 0-based, root = self) contain a cycle."""
     h = torch.as_tensor(np.asarray(heads, dtype=np.int64)).unsqueeze(0)  # 1×n
@@ -170,6 +189,8 @@ class DistanceMetrics:
         self.argmax_cycles = 0
         self.argmax_seen = 0
         self.n_sentences = 0
+        self.attached = [0, 0]  # words scored, heads correct (UAS)
+        self.labelled = [0, 0]  # words scored in examples with gold labels, heads and labels correct (LAS)
 
     def update(
         self,
@@ -179,10 +200,13 @@ class DistanceMetrics:
         gold: np.ndarray | None = None,
         pred_heads: np.ndarray | None = None,
         argmax_heads: np.ndarray | None = None,
+        pred_labels: np.ndarray | None = None,
+        gold_labels: np.ndarray | None = None,
     ) -> None:
         """Add one example: D̂ (n×n), gold heads (n), optional punctuation flags (n bool), gold D (n×n,
-        computed from ``heads`` when omitted), predicted heads (n, for root accuracy and the cycle rate)
-        and the raw argmax heads before cycle breaking (n, for the argmax cycle rate)."""
+        computed from ``heads`` when omitted), predicted heads (n, for root accuracy, the cycle rate and
+        UAS), the raw argmax heads before cycle breaking (n, for the argmax cycle rate) and the predicted
+        and gold label ids (n each, −1 = none or unknown; for LAS, when the example has gold labels)."""
         pred = np.asarray(pred, dtype=np.float64)
         heads = np.asarray(heads, dtype=np.int64)
         gold = gold_distances(heads) if gold is None else np.asarray(gold, dtype=np.int64)
@@ -197,17 +221,27 @@ class DistanceMetrics:
             self.roots_correct += root_correct(pred_heads, heads)
             self.cycles += has_cycle(pred_heads)
             self.roots_seen += 1
+            labelled = pred_labels is not None and gold_labels is not None and bool((np.asarray(gold_labels) >= 0).any())
+            words, head_ok, both_ok = attachment(pred_heads, heads, punct, pred_labels if labelled else None,
+                                                 gold_labels if labelled else None)
+            self.attached[0] += words
+            self.attached[1] += head_ok
+            if labelled:
+                self.labelled[0] += words
+                self.labelled[1] += both_ok
         if argmax_heads is not None:
             self.argmax_cycles += has_cycle(argmax_heads)
             self.argmax_seen += 1
         self.n_sentences += 1
 
     def compute(self) -> dict[str, float | int | None]:
-        """{uuas (percent), dspr, l1, root_acc, cycle_rate, argmax_cycle_rate (percent; None without the
-        heads they need), n_sentences}."""
+        """{uuas (percent), uas, las (percent; None without predicted heads / gold labels), dspr, l1,
+        root_acc, cycle_rate, argmax_cycle_rate (percent; None without the heads they need), n_sentences}."""
         nan = float("nan")
         return {
             "uuas": 100.0 * self.correct / self.total if self.total else nan,
+            "uas": 100.0 * self.attached[1] / self.attached[0] if self.attached[0] else None,
+            "las": 100.0 * self.labelled[1] / self.labelled[0] if self.labelled[0] else None,
             "dspr": dspr(self.sentence_scores, self.min_length, self.max_length),
             "l1": self.l1_sum / self.l1_pairs if self.l1_pairs else nan,
             "root_acc": self.roots_correct / self.roots_seen if self.roots_seen else None,
@@ -235,7 +269,8 @@ def tree_roots(heads: np.ndarray) -> np.ndarray:
 
 
 class RelationMetrics:
-    """UUAS and the recall of ``RELATIONS`` arcs, overall ("all") and per ``LENGTH_BINS`` bin; see the
+    """UUAS and the recall of ``RELATIONS`` arcs, overall ("all") and per ``LENGTH_BINS`` bin; given the
+    predicted heads and labels also UAS, LAS and the directed and labelled recall per relation; see the
     module rules."""
 
     def __init__(self) -> None:
@@ -243,12 +278,19 @@ class RelationMetrics:
 
     def reset(self) -> None:
         """Forget everything seen so far."""
-        self.hits: Counter = Counter()  # (bin, relation group or "all") → arcs recovered
+        self.hits: Counter = Counter()  # (bin, relation group or "all") → arcs recovered (undirected)
         self.arcs: Counter = Counter()  # (bin, relation group or "all") → gold arcs
+        self.directed: Counter = Counter()  # (bin, relation group or "all") → arcs with the gold head
+        self.labelled: Counter = Counter()  # (bin, relation group or "all") → arcs with the gold head and label
         self.sentences: Counter = Counter()  # bin → sentences
+        self.words: Counter = Counter()  # (bin, "words" | "uas" | "las") → non-punctuation words, correct ones
+        self.with_heads = False  # predicted heads seen (UAS, directed recall)
+        self.with_labels = False  # predicted labels seen (LAS, labelled recall)
 
-    def update(self, pred: np.ndarray, heads: np.ndarray, deps: tuple[str, ...], punct: np.ndarray | None = None) -> None:
-        """Add one example: D̂ (n×n), gold heads (n), the parser's labels (n) and punctuation flags (n)."""
+    def update(self, pred: np.ndarray, heads: np.ndarray, deps: tuple[str, ...], punct: np.ndarray | None = None,
+               pred_heads: np.ndarray | None = None, pred_deps: tuple[str, ...] | None = None) -> None:
+        """Add one example: D̂ (n×n), gold heads (n), the parser's labels (n), punctuation flags (n) and,
+        when the graph gives them, the predicted heads (n) and labels (n)."""
         heads = np.asarray(heads, dtype=np.int64)
         group = {label: name for name, labels in RELATIONS.items() for label in labels}
         roots = tree_roots(heads)
@@ -257,6 +299,18 @@ class RelationMetrics:
             self.sentences[length_bin(n)] += 1
             self.sentences["all"] += 1
         predicted = predicted_edges(pred, punct)
+        head_ok = label_ok = None
+        if pred_heads is not None:
+            self.with_heads = True
+            self.with_labels |= pred_deps is not None
+            head_ok = np.asarray(pred_heads, dtype=np.int64) == heads
+            label_ok = head_ok & (np.asarray(pred_deps) == np.asarray(deps)) if pred_deps is not None else None
+            keep = np.ones(heads.size, dtype=bool) if punct is None else ~np.asarray(punct, dtype=bool)
+            for i in np.flatnonzero(keep).tolist():
+                for where in ("all", length_bin(size[int(roots[i])])):
+                    self.words[where, "words"] += 1
+                    self.words[where, "uas"] += bool(head_ok[i])
+                    self.words[where, "las"] += bool(label_ok[i]) if label_ok is not None else 0
         for i in scored_dependents(heads, punct):
             hit = frozenset((i, int(heads[i]))) in predicted
             for key in ("all", group.get(deps[i])):
@@ -265,18 +319,31 @@ class RelationMetrics:
                 for where in ("all", length_bin(size[int(roots[i])])):
                     self.arcs[where, key] += 1
                     self.hits[where, key] += hit
+                    if head_ok is not None:
+                        self.directed[where, key] += bool(head_ok[i])
+                        self.labelled[where, key] += bool(label_ok[i]) if label_ok is not None else 0
 
     def compute(self) -> dict[str, dict]:
         """{bin: {sentences, arcs, uuas, recall: {group: percent or None}, relation_arcs: {group: n}}} for
-        "all" and every length bin."""
+        "all" and every length bin; with predicted heads also {words, uas, las, directed_recall,
+        labelled_recall} (LAS and labelled recall None without predicted labels)."""
         out = {}
         for where in ("all", *(name for name, _, _ in LENGTH_BINS)):
-            def percent(key: str) -> float | None:
-                return 100.0 * self.hits[where, key] / self.arcs[where, key] if self.arcs[where, key] else None
+            def percent(counter: Counter, key: str) -> float | None:
+                return 100.0 * counter[where, key] / self.arcs[where, key] if self.arcs[where, key] else None
 
             out[where] = {
-                "sentences": self.sentences[where], "arcs": self.arcs[where, "all"], "uuas": percent("all"),
-                "recall": {name: percent(name) for name in RELATIONS},
+                "sentences": self.sentences[where], "arcs": self.arcs[where, "all"], "uuas": percent(self.hits, "all"),
+                "recall": {name: percent(self.hits, name) for name in RELATIONS},
                 "relation_arcs": {name: self.arcs[where, name] for name in RELATIONS},
             }
+            if self.with_heads:
+                words, labelled = self.words[where, "words"], self.with_labels
+                out[where].update({
+                    "words": words,
+                    "uas": 100.0 * self.words[where, "uas"] / words if words else None,
+                    "las": 100.0 * self.words[where, "las"] / words if words and labelled else None,
+                    "directed_recall": {name: percent(self.directed, name) for name in RELATIONS},
+                    "labelled_recall": {name: percent(self.labelled, name) if labelled else None for name in RELATIONS},
+                })
         return out

@@ -3,7 +3,8 @@
 The `probe` form of the predictor (Hewitt & Manning): D̂_ij = |B(h_i − h_j)|², B of rank r. With
 z = B h it is computed as ‖z_i‖² + ‖z_j‖² − 2 z_i·z_j, one B×T×T product and never a B×T×T×r tensor,
 then clamped at 0 (rounding can dip below). Unlike the `heads` form it has no notion of separate trees:
-cross-tree pairs simply get whatever the probe says, and the loss (loss.py) skips them.
+cross-tree pairs get whatever the probe says, and the loss (``loss.probe_loss``) pushes them at least as
+far apart as the bias can tell (a hinge max(0, far − D̂), far = the bias's max_distance; design §3).
 """
 
 from __future__ import annotations

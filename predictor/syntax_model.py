@@ -1,7 +1,8 @@
 """The whole model: syntax encoder + distance predictor + task head, with its distance sources.
 
 The piece that training (distill/) and export (export/) share. Layers 1..k give h_k; the predictor reads
-h_k and gives D̂; layers k+1..N are biased by the parser's D (``source="parser"``), by D̂
+h_k (or, with a parser tower and k = 0, the embeddings h_0 through layers of its own) and gives D̂ (and
+the predicted heads and labels); layers k+1..N are biased by the parser's D (``source="parser"``), by D̂
 (``source="predicted"``, what the parser-free graph does), by the sequential distance |i − j|
 (``source="sequential"``, a relative-position bias: the locality control) or not at all
 (``source="none"``). A recipe without a predictor simply has ``predictor = None``.
@@ -13,6 +14,7 @@ wherever they share parts (the like-for-like comparison of recipes).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -22,6 +24,7 @@ from parserfree.encoder import EncoderConfig, SyntaxEncoder, TaskHead
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor, PredictorOutput
+from parserfree.predictor.sources import MODEL_SOURCES, DistanceSource
 
 
 @dataclass
@@ -43,13 +46,15 @@ class SyntaxModel(nn.Module):
         n_classes: int = 2,
         task_grad_to_predictor: bool = True,
         seed: int | None = None,
+        dep_labels: Sequence[str] = (),
     ) -> None:
         super().__init__()
         with _part_seed(seed, 0):
             self.encoder = SyntaxEncoder(encoder_config)
         with _part_seed(seed, 1):
             self.predictor = (
-                DistancePredictor(encoder_config.d_model, predictor_config, encoder_config.max_len, encoder_config.bias.max_distance)
+                DistancePredictor(encoder_config.d_model, predictor_config, encoder_config.max_len,
+                                  encoder_config.bias.max_distance, dep_labels=dep_labels, encoder=encoder_config)
                 if predictor_config is not None
                 else None
             )
@@ -64,7 +69,7 @@ class SyntaxModel(nn.Module):
         feature_ids: Tensor,  # B×T×F
         mask: Tensor,  # B×T bool
         distances: Tensor | None = None,  # B×T×T parser distances (long), needed for source="parser"
-        source: str = "predicted",  # "predicted" | "parser" | "sequential" | "none"
+        source: DistanceSource = DistanceSource.PREDICTED,  # one of MODEL_SOURCES
         task: bool = True,  # False: stop after the predictor (pre-training)
         predict: bool = True,  # False: skip the predictor unless the source needs D̂ (inference graphs)
     ) -> ModelOutput:
@@ -76,24 +81,24 @@ class SyntaxModel(nn.Module):
         """
         h_0 = self.encoder.embed(word_ids, feature_ids)
         h_k = self.encoder.lower_from(h_0, mask)
-        wanted = predict or source == "predicted"
-        uses_prediction = task and self.head is not None and source == "predicted"
+        wanted = predict or source == DistanceSource.PREDICTED
+        uses_prediction = task and self.head is not None and source == DistanceSource.PREDICTED
         differentiable = uses_prediction and self.task_grad_to_predictor and self.training and torch.is_grad_enabled()
         predicted = self.predictor(h_k, mask, differentiable) if self.predictor is not None and wanted else None
         if not task or self.head is None:
             return ModelOutput(None, predicted)
-        if source == "parser":
+        if source == DistanceSource.PARSER:
             bias_distances = distances
-        elif source == "predicted":
+        elif source == DistanceSource.PREDICTED:
             if predicted is None:
                 raise ValueError("source='predicted' needs a model with a distance predictor")
             bias_distances = predicted.distances if self.task_grad_to_predictor else predicted.distances.detach()
-        elif source == "sequential":
+        elif source == DistanceSource.SEQUENTIAL:
             bias_distances = sequential_distances(mask)
-        elif source == "none":
+        elif source == DistanceSource.NONE:
             bias_distances = None
         else:
-            raise ValueError(f"source={source!r} must be 'predicted', 'parser', 'sequential' or 'none'")
+            raise ValueError(f"source={source!r} must be one of {', '.join(MODEL_SOURCES)}")
         h = self.encoder.upper(h_0 if self.encoder.config.bias_all_layers else h_k, mask, bias_distances)
         return ModelOutput(self.head(h, mask), predicted)
 

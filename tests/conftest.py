@@ -36,6 +36,14 @@ def chain_teacher() -> ChainTeacher:
     return ChainTeacher()
 
 
+@pytest.fixture
+def awkward_texts() -> dict[str, str]:
+    """The awkward inputs of tests/awkward.py, name → text in a fixed order (a fresh copy per test)."""
+    from awkward import AWKWARD_TEXTS  # here, not at the top: subprocess tests load this file on its own
+
+    return dict(AWKWARD_TEXTS)
+
+
 POSITIVE = ["great", "wonderful", "moving", "funny", "brilliant", "charming", "smart", "beautiful"]
 NEGATIVE = ["dull", "awful", "boring", "clumsy", "tedious", "lifeless", "stupid", "ugly"]
 SUBJECTS = ["the film", "this movie", "the story", "her performance", "the script", "the ending", "the cast", "his direction"]
@@ -76,6 +84,17 @@ def smoke_overrides(sentiment_file, tmp_path_factory):
     """--set overrides that point configs/smoke.yaml at the fixture data and a private cache."""
     cache = tmp_path_factory.mktemp("cache")
     return [f"data.dataset={sentiment_file}", f"data.cache_dir={cache}"]
+
+
+TRAINING_FIXTURES = ("smoke_run", "smoke_job", "job", "treebank_checkpoint", "straight", "pretraining")
+"""Fixtures that train a model: every test that uses one (directly or through another fixture, e.g.
+``smoke_checkpoint`` or ``smoke_bundle``) is marked ``slow``; tests that train by themselves carry the mark."""
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        if set(TRAINING_FIXTURES) & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")
@@ -139,7 +158,7 @@ def make_recipe_checkpoint(smoke_checkpoint, recipe: str, task: str, path) -> No
         meta.update(task="regression", label_names=[])
         meta["experiment"]["data"]["task"] = "regression"
     model = SyntaxModel(EncoderConfig.from_dict(encoder), PredictorConfig.from_dict(predictor) if predictor else None,
-                        meta["task"], max(2, len(meta["label_names"])), seed=0)
+                        meta["task"], max(2, len(meta["label_names"])), seed=0, dep_labels=meta["dep_labels"])
     if model.encoder.bias.table is not None:
         torch.manual_seed(0)
         torch.nn.init.normal_(model.encoder.bias.table.weight, std=1.0)  # a bias that matters

@@ -5,27 +5,27 @@ from __future__ import annotations
 import json
 
 import pytest
+from awkward import EMPTY_AFTER_NORMALISATION
 
 from parserfree.cli import main
 from parserfree.export import ParserFreeModel
 
-LINES = ["A great film.", "", "   ", "Wonderful", "😀 很好", " ".join(["dull"] * 2000), "\x07\x1b", "Bad.\r"]
-
-
-def test_predict_file_to_file(smoke_bundle, tmp_path, capsys):
+def test_predict_file_to_file(smoke_bundle, tmp_path, capsys, awkward_texts):
+    lines = {k: t.replace("\n", " ") for k, t in awkward_texts.items()}  # one line each
+    lines["crlf"] = "Bad.\r"  # a Windows line end is not part of the text
     source = tmp_path / "in.txt"
-    source.write_bytes("\n".join(LINES).encode("utf-8") + b"\n")
+    source.write_bytes("\n".join(lines.values()).encode("utf-8") + b"\n")
     target = tmp_path / "out.jsonl"
     rc = main(["predict", "--model", str(smoke_bundle[0]), "--input", str(source), "--output", str(target),
                "--with-tree", "--batch-size", "3", "--threads", "1"])
     assert rc == 0
-    rows = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
-    assert len(rows) == len(LINES)
-    assert [("error" in r) for r in rows] == [False, True, True, False, False, False, True, False]
-    assert rows[4]["words"] == ["😀", "很好"] and rows[5]["truncated"] is True
-    assert rows[7]["words"] == ["Bad", "."]
-    assert all("tree" in r for r in rows if "error" not in r)
-    assert "8 predictions" in capsys.readouterr().err
+    written = target.read_text(encoding="utf-8").splitlines()
+    rows = dict(zip(lines, (json.loads(line) for line in written), strict=True))  # one output line per input line
+    assert [k for k, r in rows.items() if "error" in r] == list(EMPTY_AFTER_NORMALISATION)
+    assert rows["emoji_cjk"]["words"] == ["😀", "很好"] and rows["long"]["truncated"] is True
+    assert rows["crlf"]["words"] == ["Bad", "."]
+    assert all("tree" in r for r in rows.values() if "error" not in r)
+    assert f"{len(lines)} predictions" in capsys.readouterr().err
     assert [p.name for p in tmp_path.iterdir()] != [] and not list(tmp_path.glob(".out.jsonl*"))
 
 

@@ -21,6 +21,7 @@ def test_smaller_shares_are_subsets_of_larger_ones_and_seeds_pick_different_shar
     assert {e.text for e in train_subset(examples, 0.1, seed=1)} != {e.text for e in small}
 
 
+@pytest.mark.slow
 def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, tmp_path, capsys):
     out = tmp_path / "curve"
     code = main(["curve", "--config", "configs/smoke.yaml", "--quick", "--fractions", "0.5,1", "--seeds", "2",
@@ -55,6 +56,7 @@ def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, 
     assert "training" not in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_predictor_curve_reports_dspr_and_plots_it_against_training_sentences(smoke_overrides, tmp_path):
     """The scaling curve of predictor pre-training: UUAS and DSpr per share, the x axis in sentences."""
     out = tmp_path / "scaling"

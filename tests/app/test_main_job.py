@@ -2,8 +2,8 @@
 data, no network)."""
 
 import json
-import math
 from dataclasses import asdict
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +17,6 @@ from parserfree.export import ParserFreeModel
 from parserfree.predictor import DistanceMetrics
 from parserfree.compare import dataset_slug
 from parserfree.main_job import run_main_job, run_task
-
-REQUIRED_MODEL_KEYS = ("metric_name", "metric", "sentences_per_s", "words_per_s", "latency_ms_p50", "latency_ms_p95")
 
 
 @pytest.fixture(scope="module")
@@ -59,18 +57,41 @@ def test_index_gives_the_wall_time_of_every_stage_built(smoke_job):
     assert "| smoke/report |" in (out.parent / "index.md").read_text()
 
 
-def test_report_has_the_required_keys_with_finite_values(smoke_job):
+def test_report_says_what_it_ran_on_and_its_distance_quality_is_recomputable(smoke_job):
+    """Dataset, split, threads and version are the run's; the first domain's row repeats the headline; each
+    model's latency p50 ≤ p95; D̂'s DSpr and L1 and the |i − j| chain's UUAS and DSpr are recomputed here from
+    the bundle's D̂ and spaCy's trees of the same test texts (UUAS and the metrics: the next test)."""
+    import parserfree
+    from parserfree.main_job import compare_threads
+    from parserfree.predictor import chain_baseline
+
     out, _ = smoke_job
     report = json.loads((out / "report" / "report.json").read_text())
-    for key in ("dataset", "split", "domains", "threads", "contrasts", "speedup_end_to_end", "versions"):
-        assert key in report
-    head = report["domains"][report["dataset"]]
-    for name in ("parser_fed_twin", "parser_free", "no_syntax", "locality"):
-        assert math.isfinite(head["scores"][name]["metric"]), name
-        for key in REQUIRED_MODEL_KEYS[2:]:
-            assert math.isfinite(report["models"][name]["speed"][key]), (name, key)
-    for key in ("uuas", "dspr", "l1"):
-        assert math.isfinite(head["distance"][key])
+    config = load_config(out / "config.yaml")
+    dataset = config.run.compare_datasets[0]
+    assert (report["dataset"], report["split"], report["threads"]) == (dataset, "test", compare_threads(config))
+    assert report["versions"]["parserfree"] == parserfree.__version__
+    assert list(report["domains"]) == [dataset] and report["format"] == 2
+    row = report["domains"][dataset]
+    for name, m in report["models"].items():
+        if m["kind"] == "model":
+            assert 0 < m["speed"]["latency_ms_p50"] <= m["speed"]["latency_ms_p95"], name
+        assert set(row["scores"][name]) >= {"metric", "per_seed", "over_best_baseline"}
+
+    data = DataConfig(**{**asdict(config.data), "max_examples": None})
+    texts = [e.text for e in load_dataset(data).splits["test"][: config.run.compare_max_examples]]
+    assert row["n_examples"] == len(texts)
+    results = ParserFreeModel.load(out / "bundle", threads=1).predict(texts, with_distances=True)
+    parses = list(SpacyTeacher(config.parse.spacy_model).parse([normalise_text(t) for t in texts]))
+    ours, chain = DistanceMetrics(), DistanceMetrics()
+    for r, p in zip(results, parses, strict=True):
+        ours.update(np.array(r["distances"]), p.heads, p.punct)
+        chain.update(chain_baseline(len(p.words)), p.heads, p.punct)
+    got, base = ours.compute(), chain.compute()
+    assert row["distance"]["dspr"] == pytest.approx(got["dspr"])
+    assert row["distance"]["l1"] == pytest.approx(got["l1"])
+    assert row["distance"]["chain_uuas"] == pytest.approx(base["uuas"])
+    assert row["distance"]["chain_dspr"] == pytest.approx(base["dspr"])
 
 
 def test_report_numbers_match_an_independent_run_of_the_bundles(smoke_job):
@@ -113,14 +134,54 @@ def test_report_numbers_match_an_independent_run_of_the_bundles(smoke_job):
         models["parser_free"]["speed"]["sentences_per_s"] / models["parser_fed_twin"]["speed"]["sentences_per_s"])
 
 
-def test_report_files_and_pictures(smoke_job):
+def test_report_markdown_shows_the_json_numbers_and_links_every_picture(smoke_job):
+    """Each model's row of report.md holds its metric, speed and latency from report.json (rounded as shown);
+    the pictures linked are exactly the report folder's pictures, all drawn (not empty)."""
+    import re
+
     out, _ = smoke_job
+    report = json.loads((out / "report" / "report.json").read_text())
     md = (out / "report" / "report.md").read_text()
-    assert "parser_free" in md and "UUAS" in md and "## Paired verdicts" in md
-    assert "](tree_comparison.png)" in md  # spaCy's and the predicted trees, one above the other
-    for png in ("bias_curves.png", "distance_heatmaps.png", "throughput.png", "training_curves.png", "tree_comparison.png"):
+    lines = md.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| row | kind |")) + 2
+    table = lines[start : start + len(report["models"])]  # the headline table's rows, in the JSON's order
+    scores = report["domains"][report["dataset"]]["scores"]
+    for line, (name, m) in zip(table, report["models"].items(), strict=True):
+        score, speed = scores[name], m["speed"]
+        margin = score["over_best_baseline"]
+        expected = [name, f"{m['recipe']} · {m['role']}" if m["kind"] == "model" else "shortcut baseline", f"{score['metric']:,.2f}",
+                    f"{margin['difference']:+.1f} [{margin['ci95'][0]:,.1f}, {margin['ci95'][1]:,.1f}] {margin['verdict']} "
+                    f"({margin['baseline']})" if margin else "–",
+                    *([f"{speed['sentences_per_s']:,.0f}", f"{speed['latency_ms_p50']:,.2f}", f"{speed['latency_ms_p95']:,.2f}"]
+                      if speed else ["–"] * 3)]
+        assert [c.strip() for c in line.strip("|").split("|")] == expected, line
+    assert "## Paired verdicts" in md
+    linked = set(re.findall(r"!\[[^\]]*\]\(([\w.]+\.png)\)", md))
+    drawn = {p.name for p in (out / "report").glob("*.png")}
+    assert linked == drawn and {"bias_curves.png", "distance_heatmaps.png", "throughput.png", "training_curves.png",
+                                "tree_comparison.png"} <= drawn
+    for png in drawn:
         with Image.open(out / "report" / png) as im:
             assert im.size[0] > 300 and im.size[1] > 200
+            assert len(set(im.convert("L").getdata())) > 2, f"{png} is blank"
+
+
+def test_a_main_job_folder_becomes_records_whose_headline_shows_its_numbers(smoke_job, tmp_path):
+    """`parserfree results add --from runs/main` on a real main job's output: each task's report and the
+    index become records, and the README's headline shows the report's own numbers."""
+    from parserfree.result_records import add_records, load_records
+    from parserfree.results_page import Context, render_placeholder
+
+    task_dir, report = smoke_job
+    (tmp_path / "docs" / "results").mkdir(parents=True)
+    (tmp_path / "docs" / "results" / "template.md").write_text("")
+    records = add_records(tmp_path, task_dir.parent, "parserfree run --config configs/smoke.yaml", commit="abc1234")
+    assert [r.name for r in records] == ["main_smoke", "main_job"]
+    headline = render_placeholder("headline main_smoke", Context(load_records(tmp_path), "docs/results/"))
+    for name, model in report.models.items():
+        kind = f"{model.recipe} · {model.role}" if model.kind == "model" else "shortcut baseline"
+        assert f"| {name} | {kind} | {report.headline.scores[name].metric:,.2f} |" in headline
+    assert "`parserfree run --config configs/smoke.yaml` (" in headline
 
 
 def test_rerun_skips_finished_stages(smoke_job, capsys):
@@ -135,15 +196,39 @@ def test_rerun_skips_finished_stages(smoke_job, capsys):
 def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_to_text(monkeypatch, tmp_path):
     """silver-trees carries spaCy's trees: joining it into a text file would parse 70,000 sentences again."""
     from parserfree import main_job
+    from parserfree.distill import builtin_text
 
     seen = {}
     monkeypatch.setattr(main_job, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg, run_dir=run_dir))
+    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive: (builtin_text.SourceText("src", "A text."),))
     config = load_config("configs/main/agreement.yaml", ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2"])
-    checkpoint = main_job.pretrain_stage(config, tmp_path, None, False)
+    predictor = main_job.pretrain_stage(config, str(tmp_path), False)
     pre = seen["cfg"]
     assert pre.recipe == "pretrain_predictor" and pre.training.max_epochs == 2
-    assert pre.data.dataset == "silver-trees" and pre.data.task == "none" and not list(tmp_path.glob("*.txt"))
-    assert checkpoint == str(seen["run_dir"] / "checkpoints" / "best.ckpt")
+    assert pre.data.dataset == "silver-trees" and pre.data.task == "none" and not list(tmp_path.rglob("*.txt"))
+    assert predictor["checkpoint"] == str(seen["run_dir"] / "checkpoints" / "best.ckpt")
+    assert seen["run_dir"].parent.parent == tmp_path / main_job.PREDICTORS  # in the cache, not beside the output
+
+
+def test_a_pretrained_predictor_in_the_cache_is_reused_whatever_the_output_folder(smoke_overrides, sentiment_file, tmp_path, capsys):
+    """`parserfree pretrain` trains once; run, train and curve of the same settings find it in the cache."""
+    from parserfree.main_job import cached_init, pretrain_stage
+
+    overrides = [*smoke_overrides, f"data.cache_dir={tmp_path / 'cache'}", f"run.pretrain_datasets=[{sentiment_file}]",
+                 "run.pretrain_epochs=1", "training.limit_train_batches=0.2"]
+    short = pretrain_stage(load_config("configs/smoke.yaml", overrides), None, False, mode="train")
+    longer = pretrain_stage(load_config("configs/smoke.yaml", [*overrides, "run.pretrain_epochs=2"]), None, False, mode="train")
+    assert short["run_dir"] != longer["run_dir"] and Path(short["run_dir"]).parent == Path(longer["run_dir"]).parent  # one family
+    capsys.readouterr()
+    found = pretrain_stage(load_config("configs/smoke.yaml", overrides), None, False)  # auto, as run and curve do
+    assert "training" not in capsys.readouterr().out
+    assert found["run_dir"] in (short["run_dir"], longer["run_dir"]) and found["chosen"] == "best cached"
+    assert found["metrics"]["dev"]["uuas"] == max(short["metrics"]["dev"]["uuas"], longer["metrics"]["dev"]["uuas"])
+    trained = cached_init(load_config("configs/smoke.yaml", [*overrides, "training.init_from=cached"]), None)
+    assert trained.training.init_from == found["checkpoint"]
+    other = load_config("configs/smoke.yaml", [*overrides, "predictor.arc_dim=16", "training.init_from=cached"])
+    with pytest.raises(FileNotFoundError, match="no pre-trained predictor of these settings"):
+        cached_init(other, None)  # another predictor: nothing of its family is cached
 
 
 def test_parser_free_trained_on_parser_trees_throughout_is_served_from_its_twin_not_trained_twice(smoke_job):

@@ -64,6 +64,7 @@ def test_one_seed_without_pairs_the_sign_flip_test_is_mcnemars():
     a = np.array([1] * 9 + [0] * 3 + [1] * 5, dtype=bool)
     b = np.array([0] * 9 + [1] * 3 + [1] * 5, dtype=bool)
     assert sign_flip(a.astype(float) - b) == pytest.approx(mcnemar(a, b)[0])
+    assert sign_flip(np.array([0.0, 1.0, 0.0])) == 1.0 == mcnemar(np.array([0, 1, 0], bool), np.zeros(3, bool))[0]
 
 
 def test_a_gap_shown_by_one_lucky_seed_is_not_shown_over_seeds():

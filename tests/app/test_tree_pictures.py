@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 
 from parserfree.cli import main
 from parserfree.export import ParserFreeModel
-from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.report import arc_differences, plot_tree_comparison
 
 
@@ -22,12 +22,15 @@ def test_predict_svg_draws_each_lines_predicted_tree(smoke_bundle, tmp_path, cap
     assert sorted(p.name for p in (tmp_path / "svg").iterdir()) == ["1.svg", "3.svg"]  # no picture of an empty line
     items = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert all("distances" not in item for item in items)  # asked for trees, not for D̂
-    expected = ParserFreeModel.load(smoke_bundle[0]).predict([lines[0], lines[2]], with_distances=True)
+    expected = ParserFreeModel.load(smoke_bundle[0]).predict([lines[0], lines[2]], with_tree=True)
+    assert [items[0]["heads"], items[2]["heads"]] == [e["heads"] for e in expected]
     for name, item in zip(["1.svg", "3.svg"], expected):
         svg = (tmp_path / "svg" / name).read_text()
         assert svg.startswith("<svg") and all(f">{w}</tspan>" in svg for w in item["words"])
-        heads = heads_from_distances(np.array(item["distances"]))
+        heads = np.array(item["heads"])
         assert svg.count('class="displacy-arc"') == int(np.sum(heads != np.arange(len(heads))))  # one arc per non-root word
+        arc_labels = re.findall(r'class="displacy-label"[^>]*>([^<]+)</textPath>', svg)
+        assert sorted(arc_labels) == sorted(label for label, h, i in zip(item["labels"], heads, range(len(heads))) if h != i)
 
 
 def test_svg_without_tree_is_a_one_line_error(smoke_bundle, tmp_path, capsys):

@@ -11,6 +11,8 @@ from parserfree.distill.datasets import DataConfig, describe, load_dataset
 from parserfree.distill.inflection import flip_verb
 from parserfree.distill.tagging import TaggedSentence, tag_cached
 
+from agreement_items import candidates
+
 
 def sentence(spec: str) -> TaggedSentence:
     """'word/TAG/dep/head ...' (head: 0-based index; the root points to itself), a space after every word."""
@@ -62,45 +64,104 @@ def test_sentences_longer_than_max_words_give_no_candidate():
     assert find_candidate(sentence(f"{head} {tail}"), "test") is None
 
 
-def candidates(n0=1000, n1=100, n2=50):
-    out = []
-    for i in range(n0 + n1 + n2):
-        attractors = 0 if i < n0 else 1 if i < n0 + n1 else 2
-        out.append(Candidate(f"the dog number {i} barks", f"the dog number {i} bark", attractors, 1 + i % 9, "src"))
-    return out
+def verb_form_lookup(train, test):
+    """The shortcut "shown verb form → majority label on train" scored on test."""
+    votes = {}
+    for e in train:
+        votes.setdefault(e.columns["verb"].lower(), Counter())[e.label] += 1
+    majority = Counter(e.label for e in train).most_common(1)[0][0]
+    guess = [votes[e.columns["verb"].lower()].most_common(1)[0][0] if e.columns["verb"].lower() in votes else majority for e in test]
+    return sum(g == e.label for g, e in zip(guess, test)) / len(test)
 
 
-def test_test_split_gets_the_minimum_of_attractor_items_the_data_allows():
+def previous_word_rule(test):
+    """The shortcut "grammatical iff (the word before the verb ends in -s) == (the shown verb is plural)"."""
+    guess = [("grammatical" if agreement.ends_in_s(e.columns["prev_word"]) == (e.columns["verb_number"] == "pl")
+              else "ungrammatical") for e in test]
+    return sum(g == e.label for g, e in zip(guess, test)) / len(test)
+
+
+def test_raw_candidates_let_the_shortcuts_win_so_balancing_is_needed():
+    raw = [ex for c in candidates() for ex in (agreement._item(c, False, "test"), agreement._item(c, True, "test"))]
+    one_version = [agreement._item(c, agreement.hash01(str(k), "flip") < 0.5, "train") for k, c in enumerate(candidates())]
+    assert verb_form_lookup(one_version, raw) > 0.6  # the singular majority makes "is" grammatical most of the time
+    assert previous_word_rule(raw) > 0.6  # the subject right before the verb tells its number by its -s
+
+
+def test_balancing_leaves_the_shortcuts_at_chance_in_every_split():
+    examples = agreement_examples(candidates(), [0.8, 0.1, 0.1])
+    by_split = {s: [e for e in examples if e.split == s] for s in ("train", "dev", "test")}
+    for split in ("dev", "test"):
+        assert previous_word_rule(by_split[split]) == 0.5
+        assert verb_form_lookup(by_split["train"], by_split[split]) <= 0.55
+        frequent = [e for e in by_split[split] if e.columns["verb"] in agreement.VERB_CLASSES]
+        for form in {e.columns["verb"] for e in frequent}:  # each frequent form grammatical in exactly half its items
+            shown = [e.label for e in frequent if e.columns["verb"] == form]
+            assert shown.count("grammatical") == shown.count("ungrammatical")
+    cells = Counter((e.split, agreement.attractor_bucket(e.columns["attractors"]), agreement.distance_bucket(e.columns["distance"]),
+                     agreement.ends_in_s(e.columns["prev_word"]), e.columns["subject_number"]) for e in examples)
+    for (split, a, d, cue, number), n in cells.items():
+        assert n == cells[(split, a, d, cue, agreement.other_number(number))]  # as many singular as plural subjects
+
+
+def test_dev_and_test_hold_both_versions_of_every_sentence_and_train_one_unless_asked():
+    for train_pairs, train_versions in ((False, {1}), (True, {2})):
+        examples = agreement_examples(candidates(), [0.8, 0.1, 0.1], train_pairs)
+        versions = {s: Counter(e.columns["pair_id"] for e in examples if e.split == s) for s in ("train", "dev", "test")}
+        assert set(versions["dev"].values()) == set(versions["test"].values()) == {2}
+        assert set(versions["train"].values()) == train_versions
+        assert not (set(versions["train"]) & set(versions["test"])) and not (set(versions["dev"]) & set(versions["test"]))
+        labels = Counter(e.label for e in examples if e.split == "train")
+        assert labels["grammatical"] == labels["ungrammatical"]
+    pair = [e for e in examples if e.split == "test"][:2]
+    assert {e.label for e in pair} == {"grammatical", "ungrammatical"} and pair[0].columns["pair_id"] == pair[1].columns["pair_id"]
+    assert all(e.columns["grammatical_text"] == pair[0].text for e in pair)  # the kept version's text, for the parse-leak control
+    assert pair[1].columns["verb"] != pair[0].columns["verb"] and pair[1].columns["verb_number"] != pair[0].columns["verb_number"]
+
+
+def test_number_balanced_train_keeps_more_sentences_and_the_same_dev_and_test():
+    cands = candidates()
+    cue, number = (agreement_examples(cands, [0.8, 0.1, 0.1], train_balance=b) for b in ("cue", "number"))
+    held = lambda examples: sorted((e.split, e.text) for e in examples if e.split != "train")  # noqa: E731
+    assert held(cue) == held(number)
+    train = [e for e in number if e.split == "train"]
+    assert len(train) > 1.25 * sum(e.split == "train" for e in cue)
+    assert Counter(e.label for e in train)["grammatical"] == len(train) / 2
+    cells = Counter((agreement.attractor_bucket(e.columns["attractors"]), agreement.distance_bucket(e.columns["distance"]),
+                     e.columns["subject_number"]) for e in train)
+    assert all(n == cells[(a, d, agreement.other_number(k))] for (a, d, k), n in cells.items())
+    assert previous_word_rule(train) > 0.6  # the cue stays in train (dev, balanced as test, decides if that helps)
+    with pytest.raises(ValueError, match="agreement_train_balance"):
+        agreement.assign_splits(cands, [0.8, 0.1, 0.1], "prior")
+
+
+def test_test_split_takes_its_target_sentences_per_attractor_bucket_at_most_half():
     cands = candidates()
     splits = assign_splits(cands, [0.8, 0.1, 0.1])
     test = Counter(agreement.attractor_bucket(c.attractors) for c, s in zip(cands, splits) if s == "test")
-    assert test["1"] + test["2+"] == 75  # 10 % would be 15; 300 asked, at most half of the 150 given
-    assert test["0"] == 100 and test["1"] == 50 and test["2+"] == 25  # stratified: 1 and 2+ in proportion
+    balanced = Counter(agreement.attractor_bucket(cands[i].attractors) for unit in agreement.balanced_units(cands) for i in unit)
+    for bucket in agreement.ATTRACTOR_BUCKETS:  # the targets are out of this small fixture's reach: half of each bucket
+        assert abs(test[bucket] - balanced[bucket] / 2) <= 2
     assert splits == assign_splits(cands, [0.8, 0.1, 0.1])  # deterministic
-    many = candidates(n0=20000, n1=3000, n2=1000)
-    test_many = sum(c.attractors > 0 and s == "test" for c, s in zip(many, assign_splits(many, [0.8, 0.1, 0.1])))
-    assert test_many == 400  # the proportional share when it exceeds the minimum
-
-
-def test_kept_and_flipped_are_balanced_in_every_split_attractor_and_distance_cell():
-    examples = agreement_examples(candidates(), [0.8, 0.1, 0.1])
-    cells = Counter()
-    for e in examples:
-        cell = (e.split, agreement.attractor_bucket(e.columns["attractors"]), agreement.distance_bucket(e.columns["distance"]))
-        cells[cell] += 1 if e.label == "grammatical" else -1
-    assert all(abs(v) <= 1 for v in cells.values())
-    assert all(e.text.endswith("barks") == (e.label == "grammatical") for e in examples)
+    many = candidates(n0=30000, n1=12000, n2=4000)  # 10 % of each bucket is below its target
+    many_splits = assign_splits(many, [0.8, 0.1, 0.1])
+    test_many = Counter(agreement.attractor_bucket(c.attractors) for c, s in zip(many, many_splits) if s == "test")
+    for bucket, target in agreement.TEST_TARGETS.items():
+        assert abs(test_many[bucket] - target) <= 2
 
 
 def test_agreement_loads_as_binary_with_grammatical_as_label_1_and_keeps_its_columns(monkeypatch, tmp_path):
     monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True: candidates())
     ds = load_dataset(DataConfig(dataset="agreement", task="binary", cache_dir=str(tmp_path)))
     assert ds.label_names == ["ungrammatical", "grammatical"]
-    assert all(e.label == int(e.text.endswith("barks")) for e in ds.all_examples())
+    for e in ds.all_examples():
+        shown_agrees = e.columns["verb_number"] == e.columns["subject_number"]
+        assert e.label == int(shown_agrees) and set(e.columns) == set(agreement.COLUMNS)
+        assert e.text.split()[e.columns["verb_index"]] == e.columns["verb"]
+        assert e.text.split()[e.columns["verb_index"] - 1] == e.columns["prev_word"]
     test = ds.splits["test"]
-    assert sum(e.columns["attractors"] > 0 for e in test) == 75 and all(e.columns["source"] == "src" for e in test)
     summary = describe(ds)["splits"]["test"]
-    assert summary["attractors"] == {"0": 100, "1": 50, "2+": 25} and sum(summary["distance"].values()) == len(test)
+    assert sum(summary["attractors"].values()) == len(test) and summary["attractors"]["2+"] > 0
 
 
 class CountingPipeline:

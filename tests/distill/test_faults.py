@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from parserfree.distill import parse_cache
@@ -56,6 +57,7 @@ def test_training_killed_mid_epoch_resumes_to_the_same_metrics(smoke_run, smoke_
     assert all(torch.equal(final[k], straight[k]) for k in straight)
 
 
+@pytest.mark.slow
 def test_two_runs_with_the_same_seed_give_identical_metrics(smoke_overrides, tmp_path):
     short = [*smoke_overrides, "training.max_epochs=1", "training.limit_train_batches=0.3"]
     first = train(load_config("configs/smoke.yaml", short), tmp_path / "a", progress=False)
@@ -68,6 +70,7 @@ def test_two_runs_with_the_same_seed_give_identical_metrics(smoke_overrides, tmp
 KILLED_PARSE = """
 import importlib.util, os, signal, sys
 import numpy as np
+import pytest
 from parserfree.distill import parse_cache
 
 spec = importlib.util.spec_from_file_location("fixtures", sys.argv[2])

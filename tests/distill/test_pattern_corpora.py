@@ -7,7 +7,7 @@ import tarfile
 import pytest
 
 from parserfree.distill import pattern_corpora, vader
-from parserfree.distill.datasets import DataConfig, load_dataset
+from parserfree.distill.datasets import DataConfig, load_dataset, split_of
 from parserfree.distill.pattern_corpora import detokenise, read_reviews, read_tagged
 from parserfree.distill.readers import DataError
 from parserfree.encoder.files import sha256_file
@@ -115,3 +115,16 @@ def test_archive_of_another_package_is_refused(tmp_path):
         load_dataset(DataConfig(dataset="oanc", task="none", cache_dir=str(tmp_path / "c"), archive=str(fake)))
     with pytest.raises(DataError, match="sha256 does not match vaderSentiment-3.3.2.tar.gz"):
         vader.fetch_archive(tmp_path / "c", archive=fake)
+
+
+def test_joined_datasets_keep_each_ones_split_so_a_held_out_review_stays_held_out(tmp_path, fixture_archive):
+    """Pre-training joins several datasets; flattened into lines, a review's sentences would be split one by one."""
+    cache = str(tmp_path / "c")
+    alone = load_dataset(DataConfig(dataset="pl-reviews", task="none", cache_dir=cache, archive=str(fixture_archive)))
+    joined = load_dataset(DataConfig(dataset=["pl-reviews", "wsj"], task="none", cache_dir=cache))
+    split_alone = {e.source: s for s in alone.splits for e in alone.splits[s]}
+    split_joined = {e.source: s for s in joined.splits for e in joined.splits[s] if e.source in split_alone}
+    assert split_joined == split_alone and joined.name == "pl-reviews+wsj"
+    assert any(split_of(e.text, [0.8, 0.1, 0.1]) != s for s in alone.splits for e in alone.splits[s])  # lines would move
+    with pytest.raises(DataError, match="a list of datasets is joined as unlabeled text only"):
+        load_dataset(DataConfig(dataset=["pl-reviews", "wsj"], task="binary", cache_dir=cache))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from parserfree.distill.recipes import RECIPES, SOURCES, exportable_recipes, get_recipe
+from parserfree.distill.recipes import RECIPES, SOURCES, Recipe, exportable_recipes, get_recipe, recipes_markdown
 from parserfree.export.graph_inputs import input_names, output_names
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,3 +65,65 @@ def test_roles_pick_the_like_for_like_baseline_and_the_twin():
     assert (roles.parser_free, roles.reference, roles.baseline) == ("parser_free", "parser_fed_twin", "no_syntax")
     assert roles.extra == ("plain", "parser_fed", "locality")
     assert comparison_roles(["plain", "parser_fed", "parser_free"]).baseline == "plain"
+
+
+def _source_comparisons(path: Path) -> list[str]:
+    """Lines of ``path`` that compare a ``*source`` name or attribute with a distance source's string."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            named = [getattr(o, "id", getattr(o, "attr", "")) for o in operands]
+            literal = any(isinstance(o, ast.Constant) and o.value in SOURCES for o in operands)
+            if literal and any(n.endswith("source") for n in named):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_distance_sources_are_compared_as_constants_not_strings():
+    offenders = [line for folder in CODE for path in sorted((ROOT / folder).glob("*.py"))
+                 for line in _source_comparisons(path)]
+    assert not offenders, f"distance sources compared as strings (use DistanceSource): {offenders}"
+
+
+def test_a_source_is_its_string_so_configs_and_reports_stay_readable():
+    import json
+
+    from parserfree.predictor.sources import DistanceSource
+
+    assert DistanceSource("parser") is DistanceSource.PARSER and DistanceSource.PARSER == "parser"
+    assert json.dumps({"source": RECIPES["parser_free"].eval_source}) == '{"source": "predicted"}'
+
+
+ROW = dict(name="x", summary="a test row", train_source="parser", eval_source="parser", predictor=True)
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"train_source": "parsed"}, "recipe 'x': train_source='parsed' must be one of none, parser, predicted"),
+    ({"eval_source": "scheduled"}, "recipe 'x': eval_source='scheduled' is a training schedule"),
+    ({"eval_source": "predicted", "predictor": False}, "recipe 'x': reads D̂ but has no predictor"),
+])
+def test_a_bad_row_fails_when_it_is_built_naming_the_row_and_field(changes, message):
+    with pytest.raises(ValueError, match=message):
+        Recipe(**{**ROW, **changes})
+
+
+def test_rows_are_keyword_only():
+    with pytest.raises(TypeError):
+        Recipe("x", "a test row", "parser", "parser", True)  # positional sources were easy to swap
+
+
+def test_recipe_table_markdown_has_every_row_with_its_sources():
+    rows = [line.split(" | ") for line in recipes_markdown().splitlines()[2:]]
+    assert [(r[0].strip("| `"), r[1], r[2]) for r in rows] == [
+        (name, str(row.train_source), str(row.eval_source)) for name, row in RECIPES.items()]
+
+
+def test_train_help_lists_every_recipe(capsys):
+    from parserfree.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    listed = text[text.index("train one recipe (") + len("train one recipe ("):].split(";")[0]
+    assert listed.split(", ") == list(RECIPES)

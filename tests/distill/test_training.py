@@ -16,6 +16,7 @@ def _train(overrides, out, extra=()):
     return train(load_config("configs/smoke.yaml", [*overrides, *extra]), out, progress=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("recipe", exportable_recipes())
 def test_each_recipe_trains_a_few_steps(recipe, smoke_overrides, tmp_path):
     row = get_recipe(recipe)
@@ -60,6 +61,7 @@ def test_smoke_run_learns_and_logs_teacher_forcing_held_at_its_end_value(smoke_r
     assert any(r.get("val/uuas") for r in rows) and any(r.get("train/distance_loss") for r in rows)
 
 
+@pytest.mark.slow
 def test_resume_continues_from_the_same_step(smoke_overrides, tmp_path):
     first = _train(smoke_overrides, tmp_path / "a", ["training.max_epochs=1"])
     steps = first["steps"]
@@ -80,6 +82,7 @@ class StartWeights(L.Callback):
         self.state = {k: v.detach().clone() for k, v in pl_module.model.state_dict().items()}
 
 
+@pytest.mark.slow
 def test_pretrained_predictor_initialises_a_parser_free_run(smoke_overrides, tmp_path):
     def run(out, extra):
         start = StartWeights()

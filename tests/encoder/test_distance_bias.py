@@ -1,3 +1,5 @@
+import math
+
 import pytest
 import torch
 
@@ -32,14 +34,33 @@ def test_integer_lookup_clamps_and_cross_tree_is_last_bucket():
     torch.testing.assert_close(out[0, 0], expected[0], rtol=0, atol=0)
 
 
+def hand_bias(bias: SyntaxBias, d: int) -> torch.Tensor:
+    """The learned bias of distance d by hand: 1.5 · the table interpolated at the bucket position p(d) of
+    docs/design.md §1 (p = d up to L, L + n_log · ln(d/L)/ln(max/L) above it, clamped to max) → (C,)."""
+    max_d, low_from = bias.config.max_distance, bias.config.log_buckets_from
+    d = min(d, max_d)
+    if low_from is None or d <= low_from:
+        p = float(d)
+    else:
+        n_log = math.ceil(math.log2(max_d / low_from))
+        p = low_from + n_log * math.log(d / low_from) / math.log(max_d / low_from)
+    table = bias.table.weight.detach() * 1.5  # filled() sets the scale to 1.5
+    below = min(math.floor(p), table.shape[0] - 2)
+    return table[below] + (table[below + 1] - table[below]) * (p - below)
+
+
 @pytest.mark.parametrize("log_from", [None, 3])
 @pytest.mark.parametrize("per_head", [False, True])
-def test_interpolation_equals_table_at_integers(log_from, per_head):
+def test_integer_and_float_distances_at_bucket_positions_take_the_table_value(log_from, per_head):
     bias = filled(BiasConfig(max_distance=10, log_buckets_from=log_from, per_head=per_head))
     exact = [0, 1, 2, 3, 10, 11, CROSS_TREE] + ([] if log_from else list(range(4, 10)))
     d = torch.tensor(exact).reshape(1, 1, -1)
     mask = torch.ones(1, d.size(-1), dtype=torch.bool)
-    torch.testing.assert_close(bias(d.float(), mask), bias(d, mask), rtol=0, atol=1e-6)
+    last = bias.table.weight.shape[0] - 1
+    buckets = [min(x, 10) if log_from is None or x <= log_from else last for x in exact]  # 10 and beyond: last
+    expected = (bias.table.weight.detach()[buckets] * 1.5).T.unsqueeze(1)  # C×1×N
+    for given in (d, d.float()):
+        torch.testing.assert_close(bias(given, mask)[0], expected, rtol=0, atol=1e-6)
 
 
 def test_interpolation_is_linear_between_buckets():
@@ -63,9 +84,12 @@ def test_integer_distances_between_log_buckets_get_the_bias_of_the_same_float_di
     """Teacher-forced batches (the parser's integer D) and parser-free ones (a predicted tree's D̂ as
     floats) must train the same bias values; the integer path used to take the floor of the position."""
     bias = filled(BiasConfig(max_distance=16, log_buckets_from=4, per_head=per_head))
-    d = torch.tensor(list(range(0, 24)) + [CROSS_TREE]).reshape(1, 5, 5)
+    values = list(range(0, 24)) + [CROSS_TREE]
+    d = torch.tensor(values).reshape(1, 5, 5)
     mask = torch.ones(1, 5, dtype=torch.bool)
-    torch.testing.assert_close(bias(d, mask), bias(d.float(), mask), rtol=0, atol=1e-6)
+    expected = torch.stack([hand_bias(bias, x) for x in values]).T.reshape(-1, 5, 5)  # C×5×5
+    for given in (d, d.float()):
+        torch.testing.assert_close(bias(given, mask)[0], expected, rtol=0, atol=1e-6)
 
 
 def test_padding_keys_masked_and_pad_pairs_unbiased():

@@ -18,7 +18,7 @@ def test_defaults_validate_and_round_trip():
         ({"n_heads": 3}, "encoder.n_heads=3 must divide encoder.d_model=128"),
         ({"vocab_size": 1}, "encoder.vocab_size=1"),
         ({"dropout": 1.0}, "encoder.dropout=1.0"),
-        ({"predictor_layer": 2}, "encoder.predictor_layer=2 must be below encoder.n_layers=2"),
+        ({"n_layers": 2, "predictor_layer": 2}, "encoder.predictor_layer=2 must be below encoder.n_layers=2"),
         ({"max_len": 0}, "encoder.max_len=0"),
         ({"d_ff": 2.5}, "encoder.d_ff=2.5 must be an integer"),
         ({"n_feature_buckets": 1}, "encoder.n_feature_buckets=1"),

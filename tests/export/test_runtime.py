@@ -10,19 +10,12 @@ import warnings
 
 import numpy as np
 import pytest
+from awkward import EMPTY_AFTER_NORMALISATION
 
 from parserfree.export import ParserFreeModel
-
-EDGE_TEXTS = [
-    "",
-    "   \t  ",
-    "Wonderful",
-    "😀 很好",
-    " ".join(["boring"] * 2000),
-    "\x07\x1b",
-    "The film is great, and I told my friends. The ending was dull!",
-]
-
+from parserfree.export.graph_inputs import graph_inputs
+from parserfree.export.runtime import softmax, tree_edges
+from parserfree.export.session import make_session
 
 @pytest.fixture(scope="module")
 def model(smoke_bundle):
@@ -43,20 +36,24 @@ def check_item(item: dict, max_len: int) -> None:
         assert d.shape == (n, n) and np.isfinite(d).all() and (np.diag(d) == 0).all()
     if "tree" in item:
         assert len(item["tree"]) == n - 1 and all(0 <= i < j < n for i, j in item["tree"])
+        assert len(item["heads"]) == len(item["labels"]) == n and all(0 <= h < n for h in item["heads"])
+        assert all((label == "ROOT") == (h == i) for i, (h, label) in enumerate(zip(item["heads"], item["labels"])))
 
 
-def test_edge_inputs_give_valid_results_in_order(model):
+def test_edge_inputs_give_valid_results_in_order(model, awkward_texts):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        results = model.predict(EDGE_TEXTS, batch_size=2, with_distances=True, with_tree=True)
-    assert len(results) == len(EDGE_TEXTS)
+        results = model.predict(list(awkward_texts.values()), batch_size=2, with_distances=True, with_tree=True)
+    assert len(results) == len(awkward_texts)
     for item in results:
         check_item(item, model.max_len)
-    assert [r.get("error") for r in results] == ["empty text", "empty text", None, None, None, "empty text", None]
-    assert results[2]["words"] == ["Wonderful"] and results[2]["tree"] == []
-    assert results[3]["words"] == ["😀", "很好"]
-    assert results[4]["truncated"] is True and len(results[4]["words"]) == model.max_len
-    assert "truncated" not in results[6]
+    got = dict(zip(awkward_texts, results, strict=True))
+    assert {k: r.get("error") for k, r in got.items()} == {
+        k: "empty text" if k in EMPTY_AFTER_NORMALISATION else None for k in awkward_texts}
+    assert got["one_word"]["words"] == ["Wonderful"] and got["one_word"]["tree"] == []
+    assert got["emoji_cjk"]["words"] == ["😀", "很好"]
+    assert got["long"]["truncated"] is True and len(got["long"]["words"]) == model.max_len
+    assert "truncated" not in got["two_sentences"]
     assert any("truncated" in str(w.message) for w in caught)
 
 
@@ -94,13 +91,25 @@ def test_variants_compute_what_the_fp32_graph_computes(smoke_bundle, sentiment_f
 
 
 @pytest.mark.parametrize("variant", ["optimized", "int8"])
-def test_variants_load_and_predict_edge_inputs(smoke_bundle, variant):
-    folder, _ = smoke_bundle
-    model = ParserFreeModel.load(folder, variant=variant)
-    results = model.predict(EDGE_TEXTS, with_tree=True)
-    assert len(results) == len(EDGE_TEXTS)
-    for item in results:
+def test_a_variant_serves_its_own_graph_on_the_awkward_inputs(smoke_bundle, variant, awkward_texts):
+    """Each prediction is what the variant's ONNX file computes: rerun here on the served words, one text per
+    run as predict(batch_size=1) does, the probabilities are its softmax and the tree is that of its D̂."""
+    folder, manifest = smoke_bundle
+    model = ParserFreeModel.load(folder, variant=variant, threads=1)
+    predicted = model.predict(list(awkward_texts.values()), batch_size=1, with_tree=True)
+    results = dict(zip(awkward_texts, predicted, strict=True))
+    assert [k for k, r in results.items() if "error" in r] == list(EMPTY_AFTER_NORMALISATION)
+    session = make_session(folder / manifest["models"][variant], threads=1)
+    fp32 = ParserFreeModel.load(folder, threads=1)
+    for name, item in results.items():
+        if "error" in item:
+            continue
         check_item(item, model.max_len)
+        assert item["words"] == fp32.tokenize([awkward_texts[name]])[0][: model.max_len]
+        logits, distances = session.run(None, graph_inputs(model.vocab, [item["words"]], model.max_len))
+        expected = dict(zip(model.label_names, softmax(logits[0]).tolist(), strict=True))
+        assert item["probabilities"] == pytest.approx(expected, abs=1e-6), name
+        assert item["tree"] == tree_edges(distances[0]), name
 
 
 TRAINING_ONLY = ("torch", "lightning", "lightning_fabric", "pytorch_lightning", "onnx")

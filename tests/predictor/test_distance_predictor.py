@@ -9,7 +9,6 @@ from parserfree.distill.trees import batch_tree_distances
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor, PredictorOutput
 from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
-from parserfree.predictor.tree_ops import distances_from_heads, steps_for_length
 
 D_MODEL = 16
 
@@ -48,12 +47,40 @@ def test_shapes_and_padding(config):
     assert torch.isfinite(out.arc_scores).all()
 
 
-def test_hard_distances_are_the_tree_distances_of_the_predicted_heads():
-    h, mask = _batch([7, 9], 9)
+def _path_lengths(heads: list[int]) -> list[list[int]]:
+    """Brute force: breadth-first search from every word over the undirected edges word–head of a forest
+    (a root points to itself); words of different trees are CROSS_TREE_DISTANCE apart."""
+    n = len(heads)
+    neighbours = [set() for _ in range(n)]
+    for word, head in enumerate(heads):
+        if head != word:
+            neighbours[word].add(head)
+            neighbours[head].add(word)
+    table = []
+    for start in range(n):
+        far, frontier, step = {start: 0}, [start], 0
+        while frontier:
+            step += 1
+            frontier = [m for w in frontier for m in neighbours[w] if m not in far]
+            far.update({m: step for m in frontier})
+        table.append([far.get(j, CROSS_TREE_DISTANCE) for j in range(n)])
+    return table
+
+
+def test_hard_distances_are_the_path_lengths_of_the_predicted_forest():
+    h, mask = _batch([7, 9, 1], 9)
     out = _predictor()(h, mask)
-    expected = distances_from_heads(out.heads, mask, steps_for_length(32))
-    torch.testing.assert_close(out.distances, expected, atol=0, rtol=0)
+    for b, n in enumerate(mask.sum(1).tolist()):
+        heads = out.heads[b, :n].tolist()
+        roots = [w for w, head in enumerate(heads) if head == w]
+        assert roots and all(0 <= head < n for head in heads)
+        expected = torch.tensor(_path_lengths(heads), dtype=out.distances.dtype)
+        components = {tuple(j for j, x in enumerate(row) if x < CROSS_TREE_DISTANCE) for row in expected.tolist()}
+        assert len(components) == len(roots)  # a forest: one root per tree, no cycle without a root
+        torch.testing.assert_close(out.distances[b, :n, :n], expected, atol=0, rtol=0)
+        assert (out.distances[b, n:] == PAD_DISTANCE).all() and (out.distances[b, :, n:] == PAD_DISTANCE).all()
     assert not out.distances.requires_grad
+
 
 
 def test_soft_variant_passes_gradient_from_distances_to_arc_scorer():

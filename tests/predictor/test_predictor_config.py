@@ -26,6 +26,12 @@ def test_defaults_are_valid_and_round_trip():
         ("soft", "yes"),
         ("soft", 1),
         ("rank", 0),
+        ("label_dim", -1),
+        ("label_loss_weight", -0.5),
+        ("tower_layers", -1),
+        ("tower_d_model", 0),
+        ("tower_heads", 0),
+        ("tower_d_ff", 0),
     ],
 )
 def test_validation_names_the_field(field, value):

@@ -1,4 +1,4 @@
-"""Attention fusion (export/attention_fusion.py): the fused graph computes what the hand-written one does."""
+"""Attention fusion (bench/attention_fusion.py): the fused graph computes what the hand-written one does."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import onnx
 import yaml
 
 from parserfree.export import ParserFreeModel
-from parserfree.export.attention_fusion import fuse_attention
+from attention_fusion import fuse_attention
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.session import make_session
 

@@ -1,4 +1,4 @@
-"""The analytic FLOP count of the parser-free graph (export/flops.py) against PyTorch's own count of the products."""
+"""The analytic FLOP count of the parser-free graph (bench/flops.py) against PyTorch's own count of the products."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from parserfree.distill.recipes import get_recipe
 from parserfree.encoder import EncoderConfig
-from parserfree.export.flops import ModelShape, bundle_shape, executed_flops, flops_per_word, useful_flops
+from flops import ModelShape, bundle_shape, executed_flops, flops_per_word, useful_flops
 from parserfree.export.onnx_graph import RecipeGraph
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
@@ -67,3 +67,26 @@ def test_bundle_shape_is_read_from_the_bundle(smoke_bundle):
     assert (shape.d_model, shape.d_ff, shape.n_layers) == (config["encoder"]["d_model"], config["encoder"]["d_ff"],
                                                            config["encoder"]["n_layers"])
     assert shape.predictor_form == config["predictor"]["form"]
+
+
+def test_flop_count_covers_the_tower_and_the_label_scorer():
+    """Catches a formula that leaves out the parser tower (its projection, layers and attention) or the label
+    scorer: the count must equal PyTorch's, plus the two matrix–vector products PyTorch does not count (the
+    arc scorer's head·u) and the label scorer's per-word dot products with its head's view."""
+    encoder = EncoderConfig(vocab_size=50, n_feature_buckets=32, d_model=16, n_heads=2, n_layers=2, d_ff=40,
+                            max_len=32, predictor_layer=0, bias_all_layers=True)
+    predictor = PredictorConfig(arc_dim=8, label_dim=6, tower_layers=2, tower_d_model=12, tower_heads=3, tower_d_ff=20)
+    labels = ("ROOT", "amod", "det", "nsubj", "punct")
+    model = SyntaxModel(encoder, predictor, task="binary", n_classes=3, seed=0, dep_labels=labels).eval()
+    shape = ModelShape.of(encoder, predictor, n_outputs=3, n_labels=len(labels))
+    assert (shape.tower_layers, shape.tower_d_model, shape.label_dim, shape.n_labels) == (2, 12, 6, 5)
+    length = 9
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        RecipeGraph(model, get_recipe("parser_free"))(torch.randint(1, 50, (1, length)),
+                                                      torch.randint(1, 32, (1, length, 3)),
+                                                      torch.ones(1, length, dtype=torch.bool))
+    uncounted = 2 * shape.predictor_width * length + 2 * len(labels) * shape.label_dim * length
+    parts = flops_per_word(shape, length)
+    assert parts["tower"] > 0 and parts["labels"] > 0
+    assert length * parts["total"] == pytest.approx(counter.get_total_flops() + uncounted, rel=1e-9)

@@ -6,7 +6,7 @@ transformer optimiser does not recognise that pattern with an additive syntax bi
 rewrites each such block of a graph into a ``Split`` of the QKV product and one ``com.microsoft``
 ``MultiHeadAttention`` node that takes the QKV bias and the syntax bias as its ``attention_bias`` input
 (the padding-only bias B×1×1×T of the unbiased layers is expanded to B×1×T×T once per bias tensor), then
-drops the nodes no output needs. The result computes the same numbers (tests/export/test_attention_fusion.py).
+drops the nodes no output needs. The result computes the same numbers (tests/bench/test_attention_fusion.py).
 The benchmark measures whether it pays (bench/README.md); the export does not write it.
 """
 

@@ -1,0 +1,358 @@
+"""The predictor as a parser, scored by spaCy's own scorer against en_core_web_sm, and timed against it.
+
+On held-out sentences of every built-in corpus (the test split of ``silver-trees``, grouped by
+``columns["corpus"]``; whose trees are en_core_web_sm's) — or of any dataset given with ``--dataset``
+(parsed by the teacher through the parse cache, gold trees for CoNLL-U) — the predicted tree of each
+sentence (fed the reference's words) is scored:
+
+- UUAS of D̂'s minimum spanning tree (punctuation excluded by the words' punctuation flags,
+  ``predictor.metrics``), and UAS and LAS of the predicted heads and labels from
+  ``spacy.scorer.Scorer.score_deps`` with spaCy's own parser settings (labels lower-cased, arcs labelled
+  "punct"/"p" ignored on either side — so its UAS is an F-score of the arcs both sides keep); beside
+  them UAS/LAS by the project's rule (every non-punctuation word, roots included);
+- by sentence length (≤10, 11–20, 21–40, >40 words) and by relation (spaCy's per-label LAS p/r/f).
+
+In the same run, the words/s of the predictor alone — a checkpoint's embeddings, the layers or tower it
+reads and its scorers, exported to ONNX (``export.builder.export_predictor``, checked against PyTorch on
+these sentences), or a bundle's whole graph — from raw text (spaCy tokenizer, encoding, onnxruntime with
+``--threads`` intra-op threads, label names) against spaCy's tok2vec + parser (the teacher pipeline,
+``distill.teacher.load_pipeline``) on the same texts, with ``n_process`` 1 and ``--threads`` (the better
+warm rate counts: worker start-up subtracted). Words are the spaCy tokens of the texts, counted once.
+
+    python bench/bench_parser.py --checkpoint runs/predictor/checkpoints/best.ckpt [--bundle B] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from timing import format_table, write_result  # noqa: E402
+
+from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text  # noqa: E402
+from parserfree.distill.parsing import ParseConfig, ParsedExample, parse_dataset  # noqa: E402
+from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline  # noqa: E402
+from parserfree.export.timing import batches, machine  # noqa: E402
+from parserfree.export.tokenizer import words_of  # noqa: E402
+from parserfree.predictor.metrics import LENGTH_BINS, DistanceMetrics, attachment, length_bin  # noqa: E402
+
+PUNCT_LABELS = ("p", "punct")  # what spaCy's parser scorer ignores
+BATCH = 32
+RELATIONS = ("nsubj", "nsubjpass", "dobj", "pobj", "prep", "amod", "advmod", "det", "compound", "conj", "cc",
+             "ccomp", "xcomp", "advcl", "relcl", "acl", "aux", "root")  # shown in the table (all are in the JSON)
+
+
+@dataclass
+class System:
+    """A graph that parses: its name, words → outputs (distances, heads, dep_labels), label names, max_len."""
+
+    name: str
+    run: Callable[[list[list[str]]], dict[str, np.ndarray]]
+    labels: tuple[str, ...]
+    max_len: int
+    note: str
+
+
+# ----------------------------------------------------------------------------------------------- data
+def held_out(dataset: str, split: str, cache_dir: str | None, spacy_model: str, per_group: int | None,
+             max_len: int) -> dict[str, list[ParsedExample]]:
+    """The split's examples with a labelled tree, up to ``max_len`` words, by corpus (``columns["corpus"]``,
+    else the dataset's name); at most ``per_group`` each, evenly spaced."""
+    data = load_dataset(DataConfig(dataset=dataset, task="none", cache_dir=cache_dir))
+    parsed, _ = parse_dataset(data, ParseConfig(spacy_model=spacy_model), Path(cache_dir) if cache_dir else _cache(),
+                              progress=False)
+    groups: dict[str, list[ParsedExample]] = defaultdict(list)
+    for example, p in zip(data.splits[split], parsed[split]):
+        if p.deps is not None and 0 < len(p.words) <= max_len:
+            groups[(example.columns or {}).get("corpus", Path(dataset).name)].append(p)
+    if per_group:
+        groups = {g: exs[:: max(1, len(exs) // per_group)][:per_group] for g, exs in groups.items()}
+    return dict(sorted(groups.items()))
+
+
+def _cache() -> Path:
+    from parserfree.distill.archives import default_cache_dir
+
+    return Path(default_cache_dir())
+
+
+# ----------------------------------------------------------------------------------------------- systems
+def checkpoint_system(checkpoint: str, threads: int, folder: Path) -> tuple[System, Callable]:
+    """The predictor of a checkpoint as an ONNX graph of its own; also returns the PyTorch reference."""
+    from parserfree.distill.checkpoints import load_trained
+    from parserfree.export.builder import export_predictor
+    from parserfree.export.graph_inputs import graph_inputs
+    from parserfree.export.onnx_graph import run_graph_module
+    from parserfree.export.session import make_session
+
+    trained = load_trained(checkpoint)
+    path = folder / "predictor.onnx"
+    module = export_predictor(trained, path)
+    session = make_session(path, threads)
+    max_len = trained.encoder_config.max_len
+
+    def run(words: list[list[str]]) -> dict[str, np.ndarray]:
+        feeds = graph_inputs(trained.vocab, words, max_len)
+        return dict(zip(module.output_names, session.run(None, feeds)))
+
+    def reference(words: list[list[str]]) -> dict[str, np.ndarray]:
+        return run_graph_module(module, graph_inputs(trained.vocab, words, max_len))
+
+    note = f"{trained.recipe} checkpoint's predictor alone (ONNX)"
+    return System("predictor", run, trained.dep_labels, max_len, note), reference
+
+
+def bundle_system(bundle: str, threads: int) -> System:
+    """A parser-free bundle's whole graph (its predictor and the task layers)."""
+    from parserfree.export.runtime import ParserFreeModel
+
+    model = ParserFreeModel.load(bundle, threads=threads)
+    if "heads" not in model.output_names:
+        raise SystemExit(f"{bundle}: its graph returns no heads (a probe or a bundle without a predictor)")
+    return System("bundle", model.run_outputs, model.dependency_labels, model.max_len, f"{model.kind} bundle's graph")
+
+
+@dataclass(frozen=True)
+class Tree:
+    distances: np.ndarray
+    heads: np.ndarray
+    labels: tuple[str, ...] | None
+
+
+def predict(system: System, words: Sequence[Sequence[str]]) -> list[Tree]:
+    """The system's tree of every word list, in length-sorted batches of BATCH (results in input order)."""
+    order = sorted(range(len(words)), key=lambda i: len(words[i]))
+    out: list[Tree | None] = [None] * len(words)
+    for rows in batches(order, BATCH):
+        got = system.run([list(words[i]) for i in rows])
+        for b, i in enumerate(rows):
+            n = len(words[i])
+            labels = tuple(system.labels[k] for k in got["dep_labels"][b, :n]) if "dep_labels" in got else None
+            out[i] = Tree(got["distances"][b, :n, :n], got["heads"][b, :n], labels)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- scores
+def spacy_scores(pairs: Sequence[tuple[ParsedExample, Sequence[int], Sequence[str]]]) -> dict:
+    """``Scorer.score_deps`` of predicted (heads, labels) against the reference trees, as spaCy's parser
+    scores itself: {uas, las (percent), per_type: {label: {p, r, f} percent}}."""
+    from spacy.scorer import Scorer
+    from spacy.tokens import Doc
+    from spacy.training import Example
+    from spacy.vocab import Vocab
+
+    vocab = Vocab()
+    examples = []
+    for gold, heads, labels in pairs:
+        words = list(gold.words)
+        reference = Doc(vocab, words=words, heads=[int(h) for h in gold.heads], deps=list(gold.deps))
+        predicted = Doc(vocab, words=words, heads=[int(h) for h in heads], deps=[str(x) for x in labels])
+        examples.append(Example(predicted, reference))
+    if not examples:
+        return {"uas": None, "las": None, "per_type": {}}
+    got = Scorer.score_deps(examples, "dep", getter=lambda token, attr: token.dep_.lower(), ignore_labels=PUNCT_LABELS)
+    per_type = {label: {k: 100 * v for k, v in prf.items()} for label, prf in (got["dep_las_per_type"] or {}).items()}
+    return {"uas": _percent(got["dep_uas"]), "las": _percent(got["dep_las"]), "per_type": per_type}
+
+
+def _percent(value: float | None) -> float | None:
+    return None if value is None else 100 * value
+
+
+def score_group(examples: Sequence[ParsedExample], trees: Sequence[Tree]) -> dict:
+    """UUAS, spaCy's UAS/LAS, the project's UAS/LAS, by length and by relation, for one group of sentences."""
+    distances = DistanceMetrics()
+    counts = np.zeros(3, dtype=np.int64)  # words scored, heads right, heads and labels right (project rule)
+    pairs, by_length = [], defaultdict(list)
+    for gold, tree in zip(examples, trees):
+        distances.update(tree.distances, gold.heads, gold.punct)
+        labels = tree.labels or ("dep",) * len(gold.words)
+        counts += attachment(tree.heads, gold.heads, gold.punct, np.array(labels), np.array(gold.deps))
+        pairs.append((gold, tree.heads, labels))
+        by_length[length_bin(len(gold.words))].append(pairs[-1])
+    overall = spacy_scores(pairs)
+    return {
+        "sentences": len(examples), "words": int(sum(len(e.words) for e in examples)),
+        "uuas": distances.compute()["uuas"], "uas": overall["uas"], "las": overall["las"],
+        "uas_all_words": 100 * counts[1] / counts[0] if counts[0] else None,
+        "las_all_words": 100 * counts[2] / counts[0] if counts[0] else None,
+        "by_length": {name: {"sentences": len(by_length[name]), **{k: v for k, v in spacy_scores(by_length[name]).items()
+                                                                    if k != "per_type"}}
+                      for name, _, _ in LENGTH_BINS},
+        "relations": overall["per_type"],
+    }
+
+
+def accuracy(system: System, groups: dict[str, list[ParsedExample]]) -> dict:
+    """score_group per corpus and over all of them."""
+    result, everything = {}, ([], [])
+    for group, examples in groups.items():
+        trees = predict(system, [e.words for e in examples])
+        result[group] = score_group(examples, trees)
+        everything[0].extend(examples)
+        everything[1].extend(trees)
+    result["all"] = score_group(*everything)
+    return result
+
+
+def pytorch_agreement(system: System, reference: Callable, words: Sequence[Sequence[str]]) -> float:
+    """Share of words whose ONNX head and label equal PyTorch's (the exported graph computes the model)."""
+    same = total = 0
+    for rows in batches(list(words), BATCH):
+        got, ref = system.run([list(w) for w in rows]), reference([list(w) for w in rows])
+        mask = ref["heads"] >= 0
+        agree = got["heads"] == ref["heads"]
+        if "dep_labels" in ref:
+            agree &= got["dep_labels"] == ref["dep_labels"]
+        same += int((agree & mask).sum())
+        total += int(mask.sum())
+    return same / total if total else float("nan")
+
+
+# ----------------------------------------------------------------------------------------------- speed
+def ours_from_text(system: System, tokenizer, texts: Sequence[str]) -> list[tuple[np.ndarray, list[str] | None]]:
+    """Raw text → the system's heads and label names per text (tokenizer, encoding, graph, names), in
+    length-sorted batches of BATCH."""
+    words = words_of(tokenizer, texts)
+    out = []
+    for rows in batches(sorted(range(len(words)), key=lambda i: len(words[i])), BATCH):
+        batch = [words[i][: system.max_len] for i in rows]
+        got = system.run(batch)
+        for b, w in enumerate(batch):
+            labels = [system.labels[k] for k in got["dep_labels"][b, : len(w)]] if "dep_labels" in got else None
+            out.append((got["heads"][b, : len(w)], labels))
+    return out
+
+
+def spacy_seconds(nlp, texts: Sequence[str], n_process: int, batch_size: int) -> float:
+    """Seconds of ``nlp.pipe`` over the texts with ``n_process`` workers, less their start-up (timed alone)."""
+    startup = 0.0
+    if n_process > 1:
+        start = time.perf_counter()
+        list(nlp.pipe(["a"] * n_process, batch_size=1, n_process=n_process))
+        startup = time.perf_counter() - start
+    start = time.perf_counter()
+    for _ in nlp.pipe(texts, batch_size=batch_size, n_process=n_process):
+        pass
+    return max(time.perf_counter() - start - startup, 1e-9)
+
+
+def speed(systems: list[System], nlp, texts: list[str], threads: int, repeats: int) -> dict:
+    """words/s from raw text of every system and of spaCy's tok2vec + parser (best of ``repeats`` passes,
+    after one warm-up; spaCy's best setting of n_process ∈ {1, threads})."""
+    n_words = sum(len(doc) for doc in nlp.tokenizer.pipe(texts))
+    result = {"texts": len(texts), "words": n_words, "threads": threads, "systems": {}}
+    for system in systems:
+        ours_from_text(system, nlp.tokenizer, texts[:BATCH])  # warm-up
+        seconds = min(_timed(lambda: ours_from_text(system, nlp.tokenizer, texts)) for _ in range(repeats))
+        result["systems"][system.name] = {"note": system.note, "words_per_s": n_words / seconds}
+    settings = {}
+    for n_process in sorted({1, threads}):
+        spacy_seconds(nlp, texts[:BATCH], 1, 256)  # warm-up
+        best = min(spacy_seconds(nlp, texts, n_process, 256) for _ in range(repeats))
+        settings[f"n_process={n_process}"] = n_words / best
+    result["spacy"] = {"pipeline": "tok2vec + parser", "settings": settings, "words_per_s": max(settings.values())}
+    for entry in result["systems"].values():
+        entry["times_spacy"] = entry["words_per_s"] / result["spacy"]["words_per_s"]
+    return result
+
+
+def _timed(call: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+# ----------------------------------------------------------------------------------------------- report
+def tables(result: dict) -> str:
+    """The accuracy tables (by corpus, by length, by relation) and the speed table of one run."""
+    out = []
+    for name, groups in result["accuracy"].items():
+        out.append(f"\n{name}: {result['systems'][name]} — against {result['reference']}")
+        rows = [{"group": g, **r} for g, r in groups.items()]
+        out.append(format_table(rows, [("group", "sentences", ""), ("sentences", "n", ",d"), ("uuas", "UUAS", ".1f"),
+                                       ("uas", "UAS (spaCy)", ".1f"), ("las", "LAS (spaCy)", ".1f"),
+                                       ("uas_all_words", "UAS (all words)", ".1f"),
+                                       ("las_all_words", "LAS (all words)", ".1f")]))
+        lengths = [{"length": k, **v} for k, v in groups["all"]["by_length"].items()]
+        out.append(format_table(lengths, [("length", "words", ""), ("sentences", "n", ",d"), ("uas", "UAS", ".1f"),
+                                          ("las", "LAS", ".1f")]))
+        relations = groups["all"]["relations"]
+        shown = [{"label": label, **relations[label]} for label in RELATIONS if label in relations]
+        out.append(format_table(shown, [("label", "relation", ""), ("p", "LAS p", ".1f"), ("r", "LAS r", ".1f"),
+                                        ("f", "LAS F", ".1f")]))
+    s = result["speed"]
+    rows = [{"what": f"{name}: {v['note']}", "wps": v["words_per_s"], "x": v["times_spacy"]}
+            for name, v in s["systems"].items()]
+    rows.append({"what": f"spaCy tok2vec + parser ({', '.join(f'{k}: {v:,.0f}' for k, v in s['spacy']['settings'].items())})",
+                 "wps": s["spacy"]["words_per_s"], "x": 1.0})
+    out.append(f"\nspeed from raw text, {s['texts']:,} texts, {s['words']:,} words, {s['threads']} threads")
+    out.append(format_table(rows, [("what", "", ""), ("wps", "words/s", ",.0f"), ("x", "× spaCy", ".2f")]))
+    return "\n".join(out)
+
+
+def run(checkpoint: str | None, bundle: str | None, dataset: str, split: str, cache_dir: str | None, threads: int,
+        quick: bool, spacy_model: str = DEFAULT_MODEL) -> dict:
+    """The whole benchmark (see the module docstring); returns the result written to JSON."""
+    import torch
+
+    torch.set_num_threads(threads)
+    with tempfile.TemporaryDirectory() as folder:
+        systems, checks = [], {}
+        if checkpoint:
+            system, reference = checkpoint_system(checkpoint, threads, Path(folder))
+            systems.append(system)
+        if bundle:
+            systems.append(bundle_system(bundle, threads))
+        if not systems:
+            raise SystemExit("give --checkpoint and/or --bundle")
+        groups = held_out(dataset, split, cache_dir, spacy_model, 200 if quick else None, min(s.max_len for s in systems))
+        every = [e for exs in groups.values() for e in exs]
+        if checkpoint:
+            checks["predictor_onnx_as_pytorch"] = pytorch_agreement(systems[0], reference, [e.words for e in every])
+        result = {
+            "dataset": dataset, "split": split, "reference": f"{spacy_model} (the trees of the data)",
+            "checkpoint": checkpoint, "bundle": bundle, "quick": quick, "checks": checks,
+            "systems": {s.name: s.note for s in systems},
+            "accuracy": {s.name: accuracy(s, groups) for s in systems},
+        }
+        texts = [normalise_text(e.text) for e in every]
+        nlp = load_pipeline(spacy_model)
+        result["speed"] = speed(systems, nlp, texts, threads, 1 if quick else 3)
+    result["machine"] = machine()
+    return result
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", help="a run's checkpoint with a `heads` predictor (a pretrain_predictor run too)")
+    parser.add_argument("--bundle", help="a parser-free bundle whose graph returns heads (format 3)")
+    parser.add_argument("--dataset", default="silver-trees", help="held-out sentences with trees (default silver-trees)")
+    parser.add_argument("--split", default="test")
+    parser.add_argument("--cache-dir", default=None)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--spacy-model", default=DEFAULT_MODEL)
+    parser.add_argument("--quick", action="store_true", help="at most 200 sentences per corpus, one timed pass")
+    parser.add_argument("--out", help="JSON path (default bench/results/parser.json)")
+    args = parser.parse_args(argv)
+    result = run(args.checkpoint, args.bundle, args.dataset, args.split, args.cache_dir, args.threads, args.quick,
+                 args.spacy_model)
+    print(tables(result))
+    if "predictor_onnx_as_pytorch" in result["checks"]:
+        print(f"\npredictor ONNX heads and labels as PyTorch's: {result['checks']['predictor_onnx_as_pytorch']:.2%} of words")
+    path = write_result("parser", result, args.out)
+    print(f"results: {path}")
+    return result
+
+
+if __name__ == "__main__":
+    main()

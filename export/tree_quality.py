@@ -1,0 +1,85 @@
+"""Directed, labelled trees of a parser-free model against the parser's: UAS, LAS, by length and relation.
+
+The parse-quality half of the comparison report (the other half, D̂'s UUAS, DSpr and L1, is the
+report's ``distance_quality``). ``predicted_trees`` runs a model's predictor on word lists — the bundle's
+graph, or the checkpoint in PyTorch when there is no bundle — and returns per sentence D̂, the predicted
+heads and, from a labelled predictor, the label names. ``tree_quality`` scores them against the parser's
+trees with ``predictor.metrics.RelationMetrics``: UUAS, UAS and LAS (punctuation excluded, roots
+included, as spaCy's scorer counts), overall and by sentence length, and per relation the undirected,
+directed and labelled recall.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from parserfree.distill.teacher import Parse
+from parserfree.export.pipelines import ModelSource
+from parserfree.predictor.metrics import RelationMetrics
+
+
+@dataclass(frozen=True)
+class PredictedTree:
+    """One sentence as the predictor reads it: D̂ (n×n), heads (n, 0-based, root = self), labels (n names,
+    None without a label scorer)."""
+
+    distances: np.ndarray
+    heads: np.ndarray
+    labels: tuple[str, ...] | None
+
+
+def predicted_trees(source: ModelSource, words: Sequence[Sequence[str]], batch_size: int = 32) -> list[PredictedTree] | None:
+    """The predicted tree of every word list (each cut to the model's max_len), from the bundle's graph or
+    else the checkpoint's predictor in PyTorch; None when the model predicts no heads (a probe, no predictor)."""
+    out: list[PredictedTree] = []
+    if source.bundle is not None:
+        bundle = source.bundle
+        if "heads" not in bundle.output_names:
+            return None
+        for start in range(0, len(words), batch_size):
+            batch = [list(w)[: bundle.max_len] for w in words[start : start + batch_size]]
+            got = bundle.run_outputs(batch)
+            for b, w in enumerate(batch):
+                n = len(w)
+                labels = tuple(bundle.dep_label_names(got["dep_labels"][b, :n])) if "dep_labels" in got else None
+                out.append(PredictedTree(got["distances"][b, :n, :n], got["heads"][b, :n], labels))
+        return out
+    trained = source.trained
+    model = trained.model.eval()
+    if model.predictor is None or model.predictor.arc_scorer is None:
+        return None
+    max_len = trained.encoder_config.max_len
+    for start in range(0, len(words), batch_size):
+        batch = [list(w)[:max_len] for w in words[start : start + batch_size]]
+        word_ids, feature_ids, mask = (torch.from_numpy(a) for a in trained.vocab.encode_batch(batch, max_len))
+        with torch.no_grad():
+            predicted = model.predictor(model.encoder.lower(word_ids, feature_ids, mask), mask)
+        for b, w in enumerate(batch):
+            n = len(w)
+            labels = None
+            if predicted.labels is not None:
+                labels = tuple(trained.dep_labels[int(k)] for k in predicted.labels[b, :n])
+            out.append(PredictedTree(predicted.distances[b, :n, :n].numpy(), predicted.heads[b, :n].numpy(), labels))
+    return out
+
+
+def tree_quality(source: ModelSource | None, words: Sequence[Sequence[str]], parses: Sequence[Parse]) -> dict | None:
+    """UUAS, UAS and LAS of the model's predicted trees against the parser's ``parses`` (same words), overall
+    and by sentence length, with per-relation recall (``RelationMetrics.compute``, plus ``skipped``: sentences
+    whose words differ or were cut); None when the model predicts no heads or the parses carry no labels."""
+    trees = predicted_trees(source, words) if source is not None else None
+    if trees is None:
+        return None
+    metrics, skipped = RelationMetrics(), 0
+    for w, p, tree in zip(words, parses, trees):
+        if list(w) != list(p.words) or len(tree.heads) < len(w) or p.deps is None:
+            skipped += 1
+            continue
+        metrics.update(tree.distances, p.heads, p.deps, p.punct, pred_heads=tree.heads, pred_deps=tree.labels)
+    if not metrics.sentences["all"]:
+        return None
+    return {**metrics.compute(), "skipped": skipped}

@@ -1,0 +1,60 @@
+"""The CLI's error contract: bad input (a ParserfreeError) is one line and exit status 2, ``--debug`` shows
+its traceback, and a bug — any other exception, a stray ValueError included — keeps its traceback."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+import parserfree.cli as cli
+from parserfree.distill.readers import DataError
+from parserfree.encoder.errors import ParserfreeError
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = ("encoder", "predictor", "distill", "export", "parserfree")
+
+
+def test_a_stray_value_error_in_a_command_keeps_its_traceback(monkeypatch, tmp_path):
+    def buggy(args):
+        raise ValueError("a bug, not bad input")
+
+    monkeypatch.setattr(cli, "cmd_data", buggy)
+    with pytest.raises(ValueError, match="a bug"):
+        cli.main(["data", "--dataset", str(tmp_path / "x.csv")])
+
+
+@pytest.mark.parametrize("where", ["after", "before"])
+def test_debug_re_raises_bad_input_with_its_traceback(tmp_path, where):
+    missing = str(tmp_path / "missing.csv")
+    argv = ["data", "--dataset", missing, "--debug"] if where == "after" else ["--debug", "data", "--dataset", missing]
+    with pytest.raises(DataError, match="missing.csv: no such file"):
+        cli.main(argv)
+
+
+def test_bad_input_without_debug_is_one_line_and_status_2(tmp_path, capsys):
+    assert cli.main(["data", "--dataset", str(tmp_path / "missing.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("parserfree: error: ") and "missing.csv: no such file" in err
+
+
+def _error_classes() -> list[tuple[str, str]]:
+    """(module, class) of every class named *Error defined in the package sources."""
+    found = []
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).glob("*.py")):
+            module = f"parserfree.{path.stem}" if layer == "parserfree" else f"parserfree.{layer}.{path.stem}"
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                if isinstance(node, ast.ClassDef) and node.name.endswith("Error"):
+                    found.append((module, node.name))
+    return found
+
+
+def test_every_error_class_of_the_package_is_a_parserfree_error():
+    classes = _error_classes()
+    assert len(classes) >= 9  # ConfigError, DataError, TreeError, CheckpointError, CacheError, TeacherError, ...
+    not_derived = [f"{m}.{name}" for m, name in classes
+                   if not issubclass(getattr(importlib.import_module(m), name), ParserfreeError)]
+    assert not_derived == []

@@ -1,0 +1,81 @@
+"""bench/bench_parser.py end to end with --quick on the smoke model and the fixture text: spaCy's scorer sees
+the trees as built (gold against itself scores 100), the numbers agree with the project's own metrics on
+the PyTorch predictor, and the speed section times both sides."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from parserfree.distill.checkpoints import load_trained
+from parserfree.predictor.metrics import DistanceMetrics, attachment
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_parser.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_parser", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_parser"] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    yield module
+    sys.modules.pop("bench_parser", None)
+
+
+@pytest.fixture(scope="module")
+def result(bench, smoke_checkpoint, smoke_bundle, sentiment_file, smoke_overrides, tmp_path_factory):
+    cache = next(o for o in smoke_overrides if o.startswith("data.cache_dir=")).split("=", 1)[1]
+    out = tmp_path_factory.mktemp("bench") / "parser.json"
+    bench.main(["--checkpoint", str(smoke_checkpoint), "--bundle", str(smoke_bundle[0]), "--dataset", str(sentiment_file),
+                "--cache-dir", cache, "--threads", "1", "--quick", "--out", str(out)])
+    return json.loads(out.read_text()), cache
+
+
+def test_spacy_scorer_gives_gold_trees_full_marks_and_a_flat_tree_less(bench, sentiment_file, result):
+    _, cache = result
+    groups = bench.held_out(str(sentiment_file), "test", cache, bench.DEFAULT_MODEL, 20, 64)
+    gold = [e for exs in groups.values() for e in exs]
+    perfect = bench.spacy_scores([(e, e.heads, e.deps) for e in gold])
+    assert perfect["uas"] == pytest.approx(100.0) and perfect["las"] == pytest.approx(100.0)
+    flat = bench.spacy_scores([(e, np.zeros(len(e.words), dtype=int), e.deps) for e in gold])  # all on word 0
+    assert flat["uas"] < 50 and flat["las"] <= flat["uas"]
+
+
+def test_bench_numbers_agree_with_the_projects_metrics_on_the_pytorch_predictor(bench, result, smoke_checkpoint,
+                                                                               sentiment_file):
+    got, cache = result
+    assert got["checks"]["predictor_onnx_as_pytorch"] == 1.0
+    trained = load_trained(smoke_checkpoint)
+    examples = [e for exs in bench.held_out(str(sentiment_file), "test", cache, bench.DEFAULT_MODEL, 200, 64).values()
+                for e in exs]
+    metrics, counts = DistanceMetrics(), np.zeros(3, dtype=int)
+    with torch.no_grad():
+        for e in examples:
+            ids = [torch.from_numpy(a) for a in trained.vocab.encode_batch([list(e.words)], 64)]
+            out = trained.model.predictor(trained.model.encoder.lower(*ids), ids[2])
+            labels = np.array([trained.dep_labels[k] for k in out.labels[0]])
+            metrics.update(out.distances[0].numpy(), e.heads, e.punct)
+            counts += attachment(out.heads[0].numpy(), e.heads, e.punct, labels, np.array(e.deps))
+    overall = got["accuracy"]["predictor"]["all"]
+    assert overall["sentences"] == len(examples)
+    assert overall["uuas"] == pytest.approx(metrics.compute()["uuas"])
+    assert overall["uas_all_words"] == pytest.approx(100 * counts[1] / counts[0])
+    assert overall["las_all_words"] == pytest.approx(100 * counts[2] / counts[0])
+    assert got["accuracy"]["bundle"]["all"]["uas"] == pytest.approx(overall["uas"])  # same weights, same trees
+    assert sum(v["sentences"] for v in overall["by_length"].values()) == len(examples)
+    assert "nsubj" in overall["relations"]
+
+
+def test_speed_times_the_predictor_and_spacys_parser_on_the_same_words(result):
+    speed = result[0]["speed"]
+    assert speed["words"] > speed["texts"] > 0 and speed["threads"] == 1
+    assert set(speed["systems"]) == {"predictor", "bundle"} and speed["spacy"]["words_per_s"] > 0
+    for entry in speed["systems"].values():
+        assert entry["times_spacy"] == pytest.approx(entry["words_per_s"] / speed["spacy"]["words_per_s"])
