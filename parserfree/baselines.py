@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parserfree.bag_of_words import fit_bag_of_words
-from parserfree.distill.agreement import LABEL_NAMES, PREV_WORD, VERB, VERB_NUMBER
+from parserfree.distill.agreement import LABEL_NAMES, PREV_WORD, VERB, VERB_NUMBER, ends_in_s
 from parserfree.distill.datasets import Example
 
 # examples → (class ids N, class probabilities N×C or None for a rule without probabilities)
@@ -94,7 +94,7 @@ def prev_word(label_names: Sequence[str]) -> Baseline | None:
     grammatical, ungrammatical = label_names.index(LABEL_NAMES[1]), label_names.index(LABEL_NAMES[0])
 
     def predict(examples):
-        rule = [str(e.columns[PREV_WORD]).lower().endswith("s") == (e.columns[VERB_NUMBER] == "pl") for e in examples]
+        rule = [ends_in_s(str(e.columns[PREV_WORD])) == (e.columns[VERB_NUMBER] == "pl") for e in examples]
         return np.where(rule, grammatical, ungrammatical), None
 
     return Baseline("prev_word", 'grammatical iff (the previous word ends in "s") == (the verb is plural)',
