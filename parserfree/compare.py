@@ -4,8 +4,9 @@ the same examples, with paired verdicts.
 Where the project shows whether parser-free inference is worth it. Every model runs its whole pipeline
 from raw text (``parserfree.export.pipelines``), timed as a user would see it: the parser-fed model parses
 with spaCy (tok2vec+parser), builds tree distances and runs (PyTorch, or onnxruntime when given a
-parser-fed bundle); the parser-free model tokenises and runs its one ONNX graph; the other models
-tokenise and run. Each model may come as several seeds (seed s of every row trained alike). Shortcut
+parser-fed bundle) — a model trained on another text's trees (``parse.tree_text_column``: the parse-leak
+control) gets that text's tree here too; the parser-free model tokenises and runs its one ONNX graph; the
+other models tokenise and run. Each model may come as several seeds (seed s of every row trained alike). Shortcut
 baselines (``parserfree.baselines``) are fitted on the models' training data. Reported, per compared
 dataset: every row's task metric (mean ± sd over seeds), minimal-pair accuracy, breakdowns, the paired
 verdicts of like-for-like rows and of every model against every baseline (``parserfree.scoring``), the
