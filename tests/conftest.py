@@ -184,3 +184,17 @@ def recipe_checkpoint(smoke_checkpoint, tmp_path_factory):
 def checkpoint_of_recipe():
     """``make_recipe_checkpoint(source, recipe, task, path)`` for tests that start from a checkpoint of their own."""
     return make_recipe_checkpoint
+
+
+@pytest.fixture
+def tiny_agreement(monkeypatch):
+    """The built-in agreement dataset made of a few hundred fixture minimal pairs (no corpora, no tagging)."""
+    from agreement_items import candidates
+
+    from parserfree.distill import agreement, builtin_text
+
+    items = candidates(n0=160, n1=40, n2=20)
+    texts = tuple(builtin_text.SourceText("src", c.sentence) for c in items)
+    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True: items)
+    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive: texts)
+    return items

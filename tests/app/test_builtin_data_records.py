@@ -5,22 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from agreement_items import candidates
 from parserfree.distill import agreement, builtin_text, tagging
-from parserfree.distill.builtin_text import SourceText
 from parserfree.distill.config import load_config
 from parserfree.distill.fingerprints import changes
 from parserfree.main_job import run_task
 from parserfree.stages import training_fingerprint
-
-
-@pytest.fixture
-def tiny_agreement(monkeypatch):
-    """The built-in agreement dataset made of a few hundred fixture items (no corpora, no tagging)."""
-    items = candidates(n0=160, n1=40, n2=20)
-    texts = tuple(SourceText("src", c.sentence) for c in items)
-    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True: items)
-    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive: texts)
 
 
 def _overrides(tmp_path) -> list[str]:

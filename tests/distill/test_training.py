@@ -18,9 +18,13 @@ def _train(overrides, out, extra=()):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("recipe", exportable_recipes())
-def test_each_recipe_trains_a_few_steps(recipe, smoke_overrides, tmp_path):
+def test_each_recipe_trains_a_few_steps(recipe, smoke_overrides, request, tmp_path):
     row = get_recipe(recipe)
-    result = _train(smoke_overrides, tmp_path, [f"recipe={recipe}", "training.max_steps=4", "training.max_epochs=1"])
+    data = []
+    if "parse.tree_text_column" in row.fixed:  # the parse-leak control needs agreement's grammatical versions
+        request.getfixturevalue("tiny_agreement")
+        data = ["data.dataset=agreement", "data.max_examples=null", "data.agreement_train_pairs=true"]
+    result = _train(smoke_overrides, tmp_path, [f"recipe={recipe}", "training.max_steps=4", "training.max_epochs=1", *data])
     assert result["steps"] == 4
     dev = result["dev"]
     assert dev["source"] == row.eval_source
