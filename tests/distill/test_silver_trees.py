@@ -63,7 +63,7 @@ def test_silver_trees_leave_out_every_sentence_of_held_out_text_in_any_corpus_an
 def test_silver_trees_split_is_not_all_train_although_every_kept_text_lies_in_train(corpora, tmp_path):
     raws = silver_trees.load_silver_trees(tmp_path, None, FRACTIONS, progress=False)
     counts = Counter(r.split for r in raws)
-    assert counts["dev"] >= 0.05 * len(raws) and counts["test"] >= 0.05 * len(raws)
+    assert counts["dev"] > 0 and counts["test"] > 0 and counts["train"] >= 0.9 * len(raws)  # its own 95 / 2.5 / 2.5
 
 
 def test_silver_trees_load_with_their_trees_so_pre_training_parses_nothing(corpora, tmp_path):
