@@ -13,7 +13,7 @@ of width l over L labels:
     shared  = 6·d² + 2·T·d     with ``bias_all_layers`` and k ≥ 1: layer 1's two passes read the same
                                embeddings, so its QKV projection and QKᵀ are computed once (the exported
                                graph holds them once)
-    tower   = L_t · (8·d_t² + 4·d_t·f_t + 4·T·d_t)  + 2·d·d_t when d_t ≠ d (the projection of h_0)
+    tower   = L_t · (8·d_t² + 4·d_t·f_t + 4·T·d_t)  (its own embeddings are lookups: no FLOPs)
     heads   = 4·p·a + 2·a² + 2·T·a + 4·a   (dependent and head projections, dep·W, (dep·W)·headᵀ, head·u, root)
     probe   = 2·p·r + 2·T·r                 (projection and Gram matrix)
     labels  = 4·p·l + 2·L·l² + 2·L·l + 4·l·L (dependent and head projections, dep·U, ·head of the word's
@@ -86,7 +86,7 @@ def flops_per_word(shape: ModelShape, length: int) -> dict[str, float]:
     shared = shape.predictor_form is not None and shape.bias_all_layers and shape.predictor_layer >= 1
     dt, ft, l, n_labels = shape.tower_d_model, shape.tower_d_ff, shape.label_dim, shape.n_labels
     p = dt if shape.tower_layers else d  # the width the scorers read
-    tower = shape.tower_layers * (8.0 * dt * dt + 4.0 * dt * ft + 4.0 * t * dt) + (2.0 * d * dt if dt != d else 0.0)
+    tower = shape.tower_layers * (8.0 * dt * dt + 4.0 * dt * ft + 4.0 * t * dt)
     parts = {
         "dense": shape.layer_passes * (8.0 * d * d + 4.0 * d * f) - (6.0 * d * d if shared else 0.0),
         "attention": shape.layer_passes * 4.0 * t * d - (2.0 * t * d if shared else 0.0),

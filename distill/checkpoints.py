@@ -34,9 +34,11 @@ META_KEYS = ("experiment", "encoder", "predictor", "vocab", "label_names", "task
 RESUMABLE_CHANGES = ("training.max_epochs", "training.max_steps", "training.early_stopping_patience",
                      "training.num_workers", "threads", "training.threads", "data.cache_dir", "data.archive",
                      "encoder.vocab_size", "encoder.n_features")
-# encoder settings that fix what the embeddings of a pre-trained predictor run compute, and its layers 1..k
-INIT_EMBEDDING_FIELDS = ("d_model", "max_len", "n_feature_buckets", "n_features", "predictor_layer")
-INIT_LAYER_FIELDS = ("n_heads", "d_ff")  # compared only when layers 1..k are shared (no parser tower)
+# encoder settings that fix what the ids a pre-trained predictor run reads mean (a parser tower embeds them
+# itself), those of the shared embeddings, and of the shared layers 1..k (both only without a tower)
+INIT_ID_FIELDS = ("max_len", "n_feature_buckets", "n_features", "predictor_layer")
+INIT_EMBEDDING_FIELDS = ("d_model",)
+INIT_LAYER_FIELDS = ("n_heads", "d_ff")
 
 
 class CheckpointError(ParserfreeError, ValueError):
@@ -152,8 +154,8 @@ def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: Pred
     if predictor is None:
         return "the recipe being trained has no distance predictor to initialise"
     ours, theirs = trained.encoder_config.to_dict(), encoder.to_dict()
-    shared_layers = INIT_LAYER_FIELDS if encoder.predictor_layer > 0 else ()  # a tower shares the embeddings only
-    for name in (*INIT_EMBEDDING_FIELDS, *shared_layers):
+    shared = () if predictor.has_tower else (*INIT_EMBEDDING_FIELDS, *INIT_LAYER_FIELDS)  # a tower shares nothing
+    for name in (*INIT_ID_FIELDS, *shared):
         if ours.get(name) != theirs.get(name):
             return f"checkpoint of a {name} {ours.get(name)} model, config says {theirs.get(name)}"
     old, new = trained.predictor_config.tower_shape(trained.encoder_config), predictor.tower_shape(encoder)
@@ -173,17 +175,19 @@ def _tower(shape) -> str:
 
 
 def load_pretrained(model: SyntaxModel, path: str | Path, trained: TrainedModel | None = None) -> None:
-    """Initialise ``model`` from a pre-trained predictor run: the embeddings, the unbiased layers 1..k and
-    the predictor with its tower and label scorer (the upper layers and task head keep their fresh
-    weights). CheckpointError when the checkpoint is not of the same shape and settings (``trained``: the
+    """Initialise ``model`` from a pre-trained predictor run: the predictor with its label scorer and, without
+    a tower, the embeddings and the unbiased layers 1..k it reads (a tower has its own embeddings: the task
+    encoder, upper layers and task head keep their fresh weights). CheckpointError when the checkpoint is not of the same shape and settings (``trained``: the
     checkpoint already loaded; the model must be built with its label inventory)."""
     trained = trained or load_trained(path)
     encoder = model.encoder.config
     reason = init_mismatch(trained, encoder, model.predictor.config if model.predictor is not None else None)
     if reason:
         raise CheckpointError(f"{path}: cannot initialise from it: {reason} (training.init_from)")
-    keep = ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.", "predictor.")
-    keep += tuple(f"encoder.layers.{i}." for i in range(encoder.predictor_layer))
+    keep: tuple[str, ...] = ("predictor.",)
+    if model.predictor.tower is None:
+        keep += ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.")
+        keep += tuple(f"encoder.layers.{i}." for i in range(encoder.predictor_layer))
     state = {k: v for k, v in trained.model.state_dict().items() if k.startswith(keep)}
     target = model.state_dict()
     for key, value in state.items():

@@ -15,11 +15,12 @@ from torch import Tensor, nn
 
 from .config import EncoderConfig
 from .distance_bias import SyntaxBias, key_padding_bias
+from .embeddings import Embedded
 from .layer import EncoderLayer
 from .schema import ConfigError
 
 
-class SyntaxEncoder(nn.Module):
+class SyntaxEncoder(Embedded, nn.Module):
     """h_0 = E_word[w] + Σ_f E_feat[f] + E_pos[t];  h_k = layers 1..k(h_0);
     h_N = LN(layers k+1..N(h_k, bias(D))).  The `bias` attribute is the one `SyntaxBias` they share."""
 
@@ -29,33 +30,13 @@ class SyntaxEncoder(nn.Module):
         if config.vocab_size < 2:
             raise ConfigError(f"encoder.vocab_size={config.vocab_size}: the model needs the vocabulary's size (≥ 2)")
         self.config = config
-        self.word_embedding = nn.Embedding(config.vocab_size, config.d_model, padding_idx=0)
-        self.feature_embedding = nn.Embedding(config.n_feature_buckets, config.d_model, padding_idx=0)
-        self.position_embedding = nn.Embedding(config.max_len, config.d_model)
-        for table in (self.word_embedding, self.feature_embedding, self.position_embedding):
-            nn.init.normal_(table.weight, std=0.02)
-        with torch.no_grad():
-            self.word_embedding.weight[0].zero_()
-            self.feature_embedding.weight[0].zero_()
-        self.embedding_dropout = nn.Dropout(config.dropout)
+        self.init_embeddings(config.vocab_size, config.n_feature_buckets, config.max_len, config.n_features,
+                             config.d_model, config.dropout)
         self.layers = nn.ModuleList(
             EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout) for _ in range(config.n_layers)
         )
         self.bias = SyntaxBias(config.bias, config.n_heads)
         self.final_norm = nn.LayerNorm(config.d_model)
-
-    def embed(self, word_ids: Tensor, feature_ids: Tensor) -> Tensor:
-        """word_ids B×T, feature_ids B×T×F (int64; 0 = pad) → B×T×d."""
-        length = word_ids.size(1)
-        if not torch.jit.is_tracing():  # Python checks; a traced graph keeps none
-            if length > self.config.max_len:
-                raise ValueError(f"input length {length} exceeds encoder.max_len={self.config.max_len}")
-            if feature_ids.size(-1) != self.config.n_features:
-                raise ValueError(f"feature_ids has {feature_ids.size(-1)} columns, "
-                                 f"encoder.n_features={self.config.n_features}")
-        positions = self.position_embedding.weight[:length]  # T×d
-        h = self.word_embedding(word_ids) + self.feature_embedding(feature_ids).sum(dim=-2) + positions
-        return self.embedding_dropout(h)
 
     def lower(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
         """Embeddings then layers 1..k without syntax bias → h_k B×T×d (residual stream, not normalised)."""

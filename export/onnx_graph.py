@@ -79,8 +79,7 @@ class PredictorGraph(nn.Module):
         self.output_names = ("distances", *model_tree_outputs(model))
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor):
-        h = self.model.encoder.lower(word_ids, feature_ids, mask)  # h_k (h_0 with a tower)
-        return _tree_tensors(self.model.predictor(h, mask), self.output_names)
+        return _tree_tensors(self.model.predict(word_ids, feature_ids, mask), self.output_names)
 
 
 def graph_module(model: SyntaxModel, kind: str) -> RecipeGraph:

@@ -57,7 +57,7 @@ def predicted_trees(source: ModelSource, words: Sequence[Sequence[str]], batch_s
         batch = [list(w)[:max_len] for w in words[start : start + batch_size]]
         word_ids, feature_ids, mask = (torch.from_numpy(a) for a in trained.vocab.encode_batch(batch, max_len))
         with torch.no_grad():
-            predicted = model.predictor(model.encoder.lower(word_ids, feature_ids, mask), mask)
+            predicted = model.predict(word_ids, feature_ids, mask)
         for b, w in enumerate(batch):
             n = len(w)
             labels = None

@@ -55,8 +55,8 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     ``run.pretrain_datasets`` for ``run.pretrain_epochs`` epochs, with the task's encoder, predictor and
     vocabulary settings. Several datasets are joined as one (each keeps its own split, so nothing a dataset
     holds out is pre-trained on); one with trees (``silver-trees``) is used as it is, parsing nothing. With a
-    parser tower only the embeddings and the tower learn, so the encoder's own layers are set to one minimal,
-    unused layer: tasks whose upper layers differ share the pre-training (its family)."""
+    parser tower only the tower (its own embeddings and layers) and the scorers learn, so the encoder is set to
+    one minimal unused layer: tasks whose encoders differ share the pre-training (its family)."""
     pre = copy.deepcopy(config)
     pre.recipe = "pretrain_predictor"
     pre.training.max_epochs = config.run.pretrain_epochs
@@ -67,7 +67,7 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     if pre.predictor.tower_layers > 0:  # a tower pre-trains the embeddings and itself only: the encoder's layers are not part of it
         shape = pre.predictor.tower_shape(pre.encoder)
         pre.predictor = dataclasses.replace(pre.predictor, tower_d_model=shape.d_model, tower_heads=shape.n_heads, tower_d_ff=shape.d_ff)
-        pre.encoder = dataclasses.replace(pre.encoder, n_layers=1, n_heads=1, d_ff=1, bias_all_layers=False,
+        pre.encoder = dataclasses.replace(pre.encoder, d_model=8, n_layers=1, n_heads=1, d_ff=1, bias_all_layers=False,
                                           bias=dataclasses.replace(pre.encoder.bias, mode="none"))
     pre.validate()
     return pre

@@ -90,7 +90,7 @@ class DistancePredictor(nn.Module):
             if encoder is None:
                 raise ValueError("a predictor with a tower needs the encoder config (its sizes and dropout)")
             shape = config.tower_shape(encoder)
-            self.tower = ParserTower(d_model, shape, encoder.dropout)
+            self.tower = ParserTower(encoder, shape)
             d_model = shape.d_model
         self.norm = nn.LayerNorm(d_model)  # h_k (or the tower's output) is a raw (pre-LN) residual stream
         self.arc_scorer: ArcScorer | None = None
@@ -105,15 +105,14 @@ class DistancePredictor(nn.Module):
             self.probe = StructuralProbe(d_model, config.rank)
 
     def forward(self, h: Tensor, mask: Tensor, differentiable: bool = False) -> PredictorOutput:
-        """h (B×T×d: h_k, or h_0 with a tower), mask (B×T bool, True = word) → PredictorOutput.
+        """h (B×T×d: h_k, or the tower's output — ``SyntaxModel.predict`` runs the tower), mask (B×T bool,
+        True = word) → PredictorOutput.
 
         ``differentiable``: build the straight-through gradient path from D̂ to the arc scores (`heads`
         form without ``soft``; the other variants are differentiable anyway). Costs O(B·T³ log T).
         """
         if not torch.jit.is_tracing() and h.shape[1] > self.max_len:
             raise ValueError(f"length {h.shape[1]} exceeds the predictor's max_len {self.max_len}")
-        if self.tower is not None:
-            h = self.tower(h, mask)
         h = self.norm(h)
         if self.probe is not None:
             return PredictorOutput(distances=self.probe(h, mask))

@@ -84,7 +84,7 @@ class SyntaxModel(nn.Module):
         wanted = predict or source == DistanceSource.PREDICTED
         uses_prediction = task and self.head is not None and source == DistanceSource.PREDICTED
         differentiable = uses_prediction and self.task_grad_to_predictor and self.training and torch.is_grad_enabled()
-        predicted = self.predictor(h_k, mask, differentiable) if self.predictor is not None and wanted else None
+        predicted = self.predict(word_ids, feature_ids, mask, h_k, differentiable) if self.predictor is not None and wanted else None
         if not task or self.head is None:
             return ModelOutput(None, predicted)
         if source == DistanceSource.PARSER:
@@ -101,6 +101,17 @@ class SyntaxModel(nn.Module):
             raise ValueError(f"source={source!r} must be one of {', '.join(MODEL_SOURCES)}")
         h = self.encoder.upper(h_0 if self.encoder.config.bias_all_layers else h_k, mask, bias_distances)
         return ModelOutput(self.head(h, mask), predicted)
+
+
+    def predict(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, h_k: Tensor | None = None,
+                differentiable: bool = False) -> PredictorOutput:
+        """The predictor alone: it reads its tower's states (its own embeddings of the ids) or h_k (computed
+        here by the unbiased layers 1..k when not given)."""
+        if self.predictor.tower is not None:
+            h = self.predictor.tower(word_ids, feature_ids, mask)
+        else:
+            h = h_k if h_k is not None else self.encoder.lower(word_ids, feature_ids, mask)
+        return self.predictor(h, mask, differentiable)
 
 
 def sequential_distances(mask: Tensor) -> Tensor:
