@@ -80,15 +80,16 @@ class CoTrainingModule(L.LightningModule):
         draw = np.random.default_rng((self.config.seed, self.global_step)).random()
         return DistanceSource.PARSER if draw < p else DistanceSource.PREDICTED
 
-    def _forward(self, batch: dict, source: DistanceSource):
+    def _forward(self, batch: dict, source: DistanceSource, predict: bool = True):
         return self.model(
             batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"],
-            source=source, task=self.task != "none",
+            source=source, task=self.task != "none", predict=predict,
         )
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
         p = self.teacher_forcing_p()
-        out = self._forward(batch, self.training_source(p))
+        learns = self.config.training.distance_loss_weight > 0 or self.task == "none"
+        out = self._forward(batch, self.training_source(p), predict=learns)  # λ = 0: the predictor runs only if read
         loss = torch.zeros((), device=batch["mask"].device)
         bs = batch["mask"].shape[0]
         if out.task is not None:

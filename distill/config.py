@@ -74,7 +74,8 @@ class TrainingConfig:
     grad_clip: float = 1.0
     """Clip the gradient norm to this (0: no clipping)."""
     distance_loss_weight: float = 1.0
-    """λ in loss = task loss + λ · predictor loss."""
+    """λ in loss = task loss + λ · predictor loss; 0: the (pre-trained) predictor stays as it is and runs in
+    training only where the biased layers read D̂."""
     teacher_forcing_fraction: float = 0.5
     """p(parser distances) decays from 1 to teacher_forcing_end over this share of training."""
     teacher_forcing_end: float = 1.0

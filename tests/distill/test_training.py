@@ -107,3 +107,22 @@ def test_pretrained_predictor_initialises_a_parser_free_run(smoke_overrides, tmp
     assert any(not torch.equal(fresh[key], pretrained[key]) for key in transferred)  # pre-training changed them
     for key in transferred:  # the parser-free run starts from exactly the pre-trained weights
         assert torch.equal(start[key], pretrained[key]), key
+
+
+def test_without_a_distance_loss_the_predictor_neither_runs_nor_changes_in_training(smoke_overrides, tmp_path, monkeypatch):
+    """λ = 0 (a frozen pre-trained parser): the twin reads the parser's trees, so its predictor must not cost a
+    forward pass per step, and its weights must end as they started."""
+    from parserfree.predictor.head import DistancePredictor
+
+    calls = []
+    real = DistancePredictor.forward
+    monkeypatch.setattr(DistancePredictor, "forward", lambda self, *a, **k: calls.append(self.training) or real(self, *a, **k))
+    _train(smoke_overrides, tmp_path, ["recipe=parser_fed_twin", "training.distance_loss_weight=0", "training.max_steps=3",
+                                       "training.max_epochs=1", "training.limit_train_batches=3"])
+    assert True not in calls  # run in evaluation only (D̂ quality), never in a training step
+    trained = load_trained(tmp_path / "checkpoints" / "last.ckpt")
+    from parserfree.predictor.syntax_model import SyntaxModel
+
+    fresh = SyntaxModel(trained.encoder_config, trained.predictor_config, trained.task, max(2, len(trained.label_names)),
+                        seed=trained.experiment["seed"], dep_labels=trained.dep_labels).predictor.state_dict()
+    assert all(torch.equal(v, fresh[k]) for k, v in trained.model.predictor.state_dict().items())
