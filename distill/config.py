@@ -124,6 +124,8 @@ class RunConfig:
     sentence, held-out text left out)."""
     pretrain_epochs: int = 3
     """Epochs of that pre-training (0: none)."""
+    pretrain_fraction: float = 1.0
+    """Share of the pre-training text's training sentences that pre-training reads (the main job's budget)."""
     pretrained: str = "auto"
     """Which pre-trained predictor the rows start from: auto (the best cached one of these settings — see
     `parserfree pretrain` — else train one), train (the one of exactly these settings), or a checkpoint path."""
@@ -144,6 +146,9 @@ class RunConfig:
             raise ConfigError(f"{section}.recipes must include a parser-free recipe and a parser-fed one "
                               "(the comparison needs both), e.g. parser_free and parser_fed_twin")
         check_int(f"{section}.pretrain_epochs", self.pretrain_epochs, 0)
+        check_number(f"{section}.pretrain_fraction", self.pretrain_fraction, low=0, high=1)
+        if self.pretrain_fraction == 0:
+            raise ConfigError(f"{section}.pretrain_fraction=0 must be in (0, 1]")
         if not isinstance(self.pretrained, str) or not self.pretrained:
             raise ConfigError(f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train' or a checkpoint path")
         check_int(f"{section}.latency_examples", self.latency_examples, 1)

@@ -27,6 +27,8 @@ import os
 import time
 from pathlib import Path
 
+import yaml
+
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.archives import default_cache_dir
 from parserfree.distill.fingerprints import digest, file_digest, without
@@ -63,7 +65,8 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     pre.training.init_from = None  # pre-training starts from scratch
     names = list(config.run.pretrain_datasets)
     pre.data = DataConfig(dataset=names[0] if len(names) == 1 else names, task="none", split=config.data.split,
-                          text_column=config.data.text_column, cache_dir=config.data.cache_dir, archive=config.data.archive)
+                          text_column=config.data.text_column, cache_dir=config.data.cache_dir, archive=config.data.archive,
+                          train_fraction=config.run.pretrain_fraction, train_sample_seed=config.seed)
     if pre.predictor.tower_layers > 0:  # a tower pre-trains the embeddings and itself only: the encoder's layers are not part of it
         shape = pre.predictor.tower_shape(pre.encoder)
         pre.predictor = dataclasses.replace(pre.predictor, tower_d_model=shape.d_model, tower_heads=shape.n_heads, tower_d_ff=shape.d_ff)
@@ -83,15 +86,42 @@ def pretrain_keys(pre: ExperimentConfig) -> tuple[str, str]:
 
 
 def cached_predictors(pre: ExperimentConfig, cache: Path) -> list[dict]:
-    """Finished pre-trainings of ``pre``'s family in the cache, best dev UUAS first: folder and metrics."""
+    """Finished pre-trainings of ``pre``'s family in the cache that read at least as many sentences as ``pre``
+    would (a shorter one is never preferred to training its own), best dev UUAS first: folder and metrics."""
     family, _ = pretrain_keys(pre)
     found = []
     for run_dir in sorted((cache / PREDICTORS / family).glob("*")):
         metrics = _read_json(run_dir / "metrics.json")
         record = _read_json(run_dir.parent / "stages" / f"{run_dir.name}.json")
         if metrics and record and record.get("finished") and (run_dir / "checkpoints" / "best.ckpt").is_file():
-            found.append({"run_dir": str(run_dir), "metrics": metrics})
+            if sentences_read(metrics, run_dir) >= 0.99 * budget_sentences(pre, metrics, run_dir):
+                found.append({"run_dir": str(run_dir), "metrics": metrics})
     return sorted(found, key=lambda f: -(f["metrics"].get("dev", {}).get("uuas") or 0.0))
+
+
+def _settings(run_dir: Path) -> dict:
+    try:
+        return yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return {}
+
+
+def sentences_read(metrics: dict, run_dir: Path) -> float:
+    """Training sentences a finished pre-training read: its steps × its batch size."""
+    return float(metrics.get("steps", 0)) * float(_settings(run_dir).get("training", {}).get("batch_size", 0))
+
+
+def budget_sentences(pre: ExperimentConfig, metrics: dict, run_dir: Path) -> float:
+    """Training sentences ``pre`` would read: its epochs × its share of the text's training split (the split's
+    size from a cached run of the same text: its sentences over its own share) × its batch limit."""
+    settings = _settings(run_dir)
+    their_fraction = float(settings.get("data", {}).get("train_fraction", 1.0)) or 1.0
+    full = float(metrics.get("n_train", 0)) / their_fraction
+    limit = pre.training.limit_train_batches if pre.training.limit_train_batches <= 1 else 1.0
+    budget = pre.training.max_epochs * pre.data.train_fraction * limit * full
+    if pre.training.max_steps > 0:
+        budget = min(budget, pre.training.max_steps * pre.training.batch_size)
+    return budget
 
 
 def pretrain_stage(config: ExperimentConfig, cache_dir: str | None, progress: bool, mode: str | None = None) -> dict | None:

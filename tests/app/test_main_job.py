@@ -226,6 +226,9 @@ def test_a_pretrained_predictor_in_the_cache_is_reused_whatever_the_output_folde
     assert found["metrics"]["dev"]["uuas"] == max(short["metrics"]["dev"]["uuas"], longer["metrics"]["dev"]["uuas"])
     trained = cached_init(load_config("configs/smoke.yaml", [*overrides, "training.init_from=cached"]), None)
     assert trained.training.init_from == found["checkpoint"]
+    capsys.readouterr()
+    own = pretrain_stage(load_config("configs/smoke.yaml", [*overrides, "run.pretrain_epochs=3"]), None, False)
+    assert "training" in capsys.readouterr().out and own["chosen"] == "trained for these settings"  # none read enough
     other = load_config("configs/smoke.yaml", [*overrides, "predictor.arc_dim=16", "training.init_from=cached"])
     with pytest.raises(FileNotFoundError, match="no pre-trained predictor of these settings"):
         cached_init(other, None)  # another predictor: nothing of its family is cached
