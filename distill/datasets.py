@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -105,12 +106,15 @@ class Dataset:
 
 
 CONTROL_TO_SPACE = {code: " " for code in (*range(0x20), *range(0x7F, 0xA0))}  # Unicode category Cc, as a str.translate table
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # the same characters: a text without any needs no translate
 
 
 def normalise_text(text: str) -> str:
     """The one text normalisation of the project: control characters (category Cc) become spaces, runs of
     whitespace collapse to one space, ends are stripped. Training, splitting and inference all use it."""
-    return " ".join(text.translate(CONTROL_TO_SPACE).split())
+    if CONTROL.search(text) is not None:  # rare; str.translate costs a dictionary look-up per character
+        text = text.translate(CONTROL_TO_SPACE)
+    return " ".join(text.split())
 
 
 def split_of(text: str, fractions: list[float]) -> str:

@@ -40,7 +40,7 @@ from parserfree.export.bundle import bundle_digest, verify_bundle
 from parserfree.export.errors import BundleError
 from parserfree.export.graph_inputs import graph_inputs, graph_recipe, input_names, manifest_outputs
 from parserfree.export.session import make_session
-from parserfree.export.tokenizer import load_tokenizer, words_of
+from parserfree.export.tokenizer import ChunkWords, load_tokenizer
 
 EMPTY = {"error": "empty text"}
 # Idle onnxruntime threads sleep instead of busy-waiting: on a CPU shared with other work, spinning threads
@@ -84,6 +84,7 @@ class ParserFreeModel:
         self.session = session
         self.vocab = vocab
         self.tokenizer = tokenizer
+        self.words = ChunkWords(tokenizer)  # the tokenizer's words, each distinct chunk tokenized once
         self.variant = variant
         self.kind: str = manifest["kind"]
         self.task: str = labels["task"]
@@ -135,7 +136,7 @@ class ParserFreeModel:
     # ------------------------------------------------------------------ lower level
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         """Texts → words as the training parser saw them (normalised, bundled tokenizer; not truncated)."""
-        return words_of(self.tokenizer, texts)
+        return self.words(texts)
 
     def run_outputs(
         self, words: Sequence[Sequence[str]], distances: np.ndarray | Sequence[np.ndarray] | None = None
