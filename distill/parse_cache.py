@@ -1,4 +1,4 @@
-"""The parse cache: texts → parses, computed once, stored in atomic chunks, resumable and shardable.
+"""The parse cache: texts → parses, computed once, stored in atomic chunks, resumable, on Dask or here.
 
 Parsing is the slow step of the data flow, so its output is kept on disk under a key made of the data
 (a hash of the normalised texts in order), the spaCy model name + version and its tokenizer settings,
@@ -6,9 +6,12 @@ and the cache format version (2: dependency labels are stored too; a cache of an
 another key, so it is parsed again rather than read without labels). Texts are grouped into fixed
 chunks (chunk i holds texts [i·C, (i+1)·C)); each chunk is one ``.npz`` file written to a temporary
 name then renamed, and carries its own key and index, so an interrupted run resumes at the first
-missing chunk (removing the half-written temporary file of a killed writer), a damaged chunk is
-detected and parsed again, and shards (``--shard i/n`` takes the chunks with index ≡ i mod n) merge by
-copying chunk files into one folder.
+missing chunk (removing the half-written temporary file of a killed writer) and a damaged chunk is
+detected and parsed again. A chunk file depends only on its parses (``np.savez`` stamps its entries with a
+fixed date), so the same texts give the same files byte for byte however they were parsed: in this process
+(``nlp.pipe`` with ``n_process``) or, inside a ``cluster.use_cluster`` block, one Dask task per missing
+chunk on the workers of a cluster (``distill/cluster.py``), each worker's spaCy model checked against the
+client's fingerprint.
 """
 
 from __future__ import annotations
@@ -17,14 +20,15 @@ import hashlib
 import json
 import os
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from parserfree.distill.cluster import active_client, run_chunks
 from parserfree.distill.teacher import Parse, SpacyTeacher
 from parserfree.encoder.errors import ParserfreeError
-from parserfree.encoder.files import atomic_path, copy_atomic, write_json
+from parserfree.encoder.files import atomic_path, write_json
 
 FORMAT_VERSION = 2
 PAYLOAD = ("words", "lengths", "heads", "punct", "deps")
@@ -32,7 +36,7 @@ CHUNK_SIZE = 1024
 
 
 class CacheError(ParserfreeError, RuntimeError):
-    """The cache cannot serve the request (e.g. a shard is missing chunks)."""
+    """The cache cannot serve the request (e.g. a worker's parser is not the client's)."""
 
 
 def data_hash(texts: Sequence[str]) -> str:
@@ -80,7 +84,7 @@ def _alive(pid: int) -> bool:
 
 def remove_stale_temp_files(folder: Path) -> int:
     """Delete temporary chunk files left by writers that no longer run (a killed parse); returns how many.
-    A live writer's file (another shard parsing into the same folder) is left alone."""
+    A live writer's file (another parse of the same texts into the same folder) is left alone."""
     removed = 0
     for tmp in folder.glob(".chunk-*.tmp.npz"):
         pid = tmp.name.split(".")[2]
@@ -135,17 +139,38 @@ def read_chunk(folder: Path, key: str, index: int, expected: int) -> list[Parse]
     return out
 
 
+def _parse_here(teacher, spans: Mapping[int, Sequence[str]], bar) -> Iterator[tuple[int, list[Parse]]]:
+    """(index, parses) of every chunk, parsed in this process (``teacher.parse``, its ``n_process``)."""
+    for index, span in spans.items():
+        parses = []
+        for p in teacher.parse(span):
+            parses.append(p)
+            bar.update(1)
+        yield index, parses
+
+
+def _parse_on_cluster(client, teacher: SpacyTeacher, spans: Mapping[int, Sequence[str]], bar) -> Iterator[tuple[int, list[Parse]]]:
+    """(index, parses) of every chunk as the cluster's workers finish them (``teacher.span_parser()``: what a
+    worker runs on one chunk)."""
+    if not hasattr(teacher, "span_parser"):
+        raise CacheError(f"{type(teacher).__name__} cannot parse on a Dask cluster (it has no span_parser)")
+    for index, parses in run_chunks(client, spans, teacher.span_parser(), "parse"):
+        bar.update(len(spans[index]))
+        yield index, parses
+
+
 def parse_cached(
     texts: Sequence[str],
     teacher: SpacyTeacher,
     cache_dir: Path,
-    shard: tuple[int, int] = (0, 1),
     progress: bool = True,
     on_chunk: Callable[[int], None] | None = None,
-) -> tuple[list[Parse] | None, dict]:
-    """Parse ``texts`` through the cache. Returns (parses, stats); parses is None for a partial shard.
+) -> tuple[list[Parse], dict]:
+    """Parse ``texts`` through the cache. Returns (parses, stats).
 
     ``stats`` counts chunks reused and parsed. ``on_chunk(index)`` is called after each chunk is stored.
+    Missing chunks are parsed on the Dask cluster of an enclosing ``cluster.use_cluster`` block when there
+    is one (in the order the workers finish them), else here in order.
     """
     from tqdm.auto import tqdm
 
@@ -157,49 +182,26 @@ def parse_cached(
     meta_path = folder / "meta.json"
     if not meta_path.exists():
         write_json(meta_path, meta)
-    i_shard, n_shards = shard
     n_chunks = (len(texts) + CHUNK_SIZE - 1) // CHUNK_SIZE
     stats = {"key": key, "folder": str(folder), "chunks": n_chunks, "reused": 0, "parsed": 0}
     results: list[list[Parse] | None] = [None] * n_chunks
-    todo = []
+    todo: dict[int, Sequence[str]] = {}
     for c in range(n_chunks):
         span = texts[c * CHUNK_SIZE : (c + 1) * CHUNK_SIZE]
         results[c] = read_chunk(folder, key, c, len(span))
         if results[c] is not None:
             stats["reused"] += 1
-        elif c % n_shards == i_shard:
-            todo.append(c)
-    total = sum(len(texts[c * CHUNK_SIZE : (c + 1) * CHUNK_SIZE]) for c in todo)
-    bar = tqdm(total=total, desc="parsing", unit="text", disable=not progress or total == 0)
-    for c in todo:
-        span = texts[c * CHUNK_SIZE : (c + 1) * CHUNK_SIZE]
-        parses = []
-        for p in teacher.parse(span):
-            parses.append(p)
-            bar.update(1)
+        else:
+            todo[c] = span
+    client = active_client() if todo else None
+    bar = tqdm(total=sum(len(span) for span in todo.values()), desc="parsing" if client is None else "parsing on Dask",
+               unit="text", disable=not progress or not todo)
+    produced = _parse_on_cluster(client, teacher, todo, bar) if client is not None else _parse_here(teacher, todo, bar)
+    for c, parses in produced:
         write_chunk(folder, key, c, parses)
         results[c] = parses
         stats["parsed"] += 1
         if on_chunk is not None:
             on_chunk(c)
     bar.close()
-    if any(r is None for r in results):
-        return None, stats
     return [p for chunk in results for p in chunk], stats
-
-
-def merge_caches(sources: Sequence[Path], cache_dir: Path) -> int:
-    """Copy the chunk files of shard caches (folders ``parses/<key>``) into ``cache_dir``; returns files copied."""
-    copied = 0
-    for src in sources:
-        src = Path(src)
-        if not (src / "meta.json").exists():
-            raise CacheError(f"{src}: not a parse cache folder (no meta.json)")
-        dest = Path(cache_dir) / "parses" / src.name
-        dest.mkdir(parents=True, exist_ok=True)
-        for f in sorted(src.glob("chunk-*.npz")) + [src / "meta.json"]:
-            target = dest / f.name
-            if not target.exists():
-                copy_atomic(f, target)
-                copied += 1
-    return copied

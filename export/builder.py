@@ -161,6 +161,9 @@ def _write_bundle(trained: TrainedModel, kind: str, tmp: Path, optimize: bool, q
     max_len = trained.encoder_config.max_len
     spacy_model = experiment["parse"]["spacy_model"]
     nlp = load_pipeline(spacy_model)
+    if graph_recipe(kind).graph_takes_distances and "parser" not in nlp.pipe_names:
+        raise ExportError(f"a {kind} model is served with a spaCy parser's trees, and parse.spacy_model={spacy_model} "
+                          "has none; export a parser-free recipe (its graph predicts the trees); no bundle was written")
     dataset, reason = _local_data(experiment)
     texts, source = parity_texts(experiment)
     treebank = treebank_sentences(experiment, dataset, reason)

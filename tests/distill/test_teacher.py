@@ -39,3 +39,14 @@ def test_only_tok2vec_and_parser_are_loaded(teacher):
 def test_missing_model_gives_a_clear_error():
     with pytest.raises(TeacherError, match="not installed"):
         load_pipeline("en_no_such_model")
+
+
+def test_the_cache_key_of_a_teacher_does_not_change_once_it_has_parsed_new_words(tmp_path):
+    from parserfree.distill.parse_cache import parse_cached
+
+    teacher = SpacyTeacher()  # its own: parsing adds the new words' strings to its vocabulary
+    before = teacher.fingerprint
+    _, first = parse_cached(["Zorblax quintuplexed the frabjous wug."], teacher, tmp_path, progress=False)
+    _, second = parse_cached(["Zorblax quintuplexed the frabjous wug."], teacher, tmp_path, progress=False)
+    assert teacher.fingerprint == before and second["key"] == first["key"] and second["reused"] == 1
+    assert SpacyTeacher().fingerprint == before  # a fresh load (another process, a Dask worker) keys the same cache
