@@ -175,10 +175,10 @@ def candidates_key(texts: Sequence[builtin_text.SourceText], model: str) -> str:
 
 
 def build_candidates(cache_dir: Path | None = None, archive: str | None = None, model: str = DEFAULT_MODEL,
-                     progress: bool = True) -> list[Candidate]:
-    """Every candidate of the built-in corpora (one per source sentence, duplicates removed), cached."""
+                     progress: bool = True, text: builtin_text.BuiltinText = builtin_text.ENGLISH) -> list[Candidate]:
+    """Every candidate of the built-in corpora of ``text`` (one per source sentence, duplicates removed), cached."""
     cache = Path(cache_dir or default_cache_dir())
-    texts = builtin_text.source_texts(cache_dir, archive)
+    texts = builtin_text.source_texts(cache_dir, archive, text)
     path = cache / builtin_text.TAG_FOLDER / f"candidates-{candidates_key(texts, model)}.jsonl"
     if path.exists():
         return [Candidate(**json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line]
@@ -303,16 +303,19 @@ def agreement_examples(candidates: Sequence[Candidate], fractions: Sequence[floa
 
 
 def load_agreement(cache_dir: Path | None, archive: str | None, fractions: Sequence[float], progress: bool = True,
-                   train_pairs: bool = False, train_balance: str = "cue") -> list[RawExample]:
+                   train_pairs: bool = False, train_balance: str = "cue",
+                   text: builtin_text.BuiltinText = builtin_text.ENGLISH) -> list[RawExample]:
     """The agreement dataset's raw examples with their fixed splits (built once, then read from the cache)."""
-    return agreement_examples(build_candidates(cache_dir, archive, progress=progress), fractions, train_pairs, train_balance)
+    return agreement_examples(build_candidates(cache_dir, archive, progress=progress, text=text), fractions, train_pairs,
+                              train_balance)
 
 
-def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL) -> dict:
+def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL,
+           text: builtin_text.BuiltinText = builtin_text.ENGLISH) -> dict:
     """What the agreement items are made from and how (no tagging needed): the built-in text's digest, the
     extraction and balancing versions and lemminflect's version."""
     from lemminflect import __version__ as lemminflect_version
 
-    texts = builtin_text.source_texts(cache_dir, archive)
+    texts = builtin_text.source_texts(cache_dir, archive, text)
     return {"text": builtin_text.digest(texts, model), "extract_version": EXTRACT_VERSION, "balance_version": BALANCE_VERSION,
             "lemminflect": lemminflect_version}

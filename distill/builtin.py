@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from parserfree.distill import agreement, npm_corpora, pattern_corpora, silver_trees, vader
-from parserfree.distill.builtin_text import FRENCH
+from parserfree.distill.builtin_text import FRENCH, english
 from parserfree.distill.readers import DataError, RawExample
 from parserfree.distill.teacher import DEFAULT_MODEL
 
@@ -83,10 +83,11 @@ BUILTIN: dict[str, BuiltinDataset] = {
     **{name: _npm(name) for name in npm_corpora.ARCHIVES},
     "agreement": BuiltinDataset(
         lambda c: agreement.load_agreement(_cache(c), c.archive, c.split, train_pairs=c.agreement_train_pairs,
-                                  train_balance=c.agreement_train_balance),
-        lambda c: agreement.digest(_cache(c), c.archive), "binary", agreement.CITATION, "label", agreement.LABEL_NAMES),
-    "silver-trees": BuiltinDataset(lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split),
-                                   lambda c: silver_trees.digest(_cache(c), c.archive), "none", silver_trees.CITATION, "label"),
+                                           train_balance=c.agreement_train_balance, text=english(c.builtin_corpora)),
+        lambda c: agreement.digest(_cache(c), c.archive, text=english(c.builtin_corpora)), "binary", agreement.CITATION, "label", agreement.LABEL_NAMES),
+    "silver-trees": BuiltinDataset(lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split,
+                                                                            text=english(c.builtin_corpora)),
+                                   lambda c: silver_trees.digest(_cache(c), c.archive, text=english(c.builtin_corpora)), "none", silver_trees.CITATION, "label"),
     "fr-reviews": _french_reviews(),
     "silver-trees-fr": BuiltinDataset(lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split, text=FRENCH),
                                       lambda c: silver_trees.digest(_cache(c), c.archive, FRENCH.model, FRENCH), "none",

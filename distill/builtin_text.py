@@ -14,6 +14,7 @@ which corpora were used, so nothing built from the other set is reused.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 from collections.abc import Sequence
@@ -48,6 +49,16 @@ class BuiltinText:
 
 ENGLISH = BuiltinText("en", CORPORA, DEFAULT_MODEL, TAG_FOLDER, tasks=("agreement",))
 FRENCH = BuiltinText("fr", ("fr-reviews",), FRENCH_MODEL, "tagged-fr")
+
+
+def english(corpora: Sequence[str] | None = None) -> BuiltinText:
+    """The English built-in text, or only the named corpora of it (in ``CORPORA`` order; ``data.builtin_corpora``)."""
+    if corpora is None:
+        return ENGLISH
+    unknown = sorted(set(corpora) - set(CORPORA))
+    if unknown:
+        raise ValueError(f"unknown built-in corpora {unknown}; the English ones are {list(CORPORA)}")
+    return dataclasses.replace(ENGLISH, corpora=tuple(name for name in CORPORA if name in set(corpora)))
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,8 @@ class DataConfig:
     """agreement: train on both versions of every training sentence, not one."""
     agreement_train_balance: str = "cue"
     """agreement: balance the training sentences as dev and test are (cue) or on subject number alone (number)."""
+    builtin_corpora: list[str] | None = None
+    """agreement and silver-trees: the English built-in corpora they are made of (null: every one that can be had)."""
 
     def validate(self) -> None:
         """Raise ConfigError naming the first impossible field."""
@@ -72,6 +74,12 @@ class DataConfig:
             raise ConfigError(f"data.max_examples={self.max_examples} must be ≥ 1")
         if self.agreement_train_balance not in ("cue", "number"):
             raise ConfigError(f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue' or 'number'")
+        if self.builtin_corpora is not None:
+            from parserfree.distill.builtin_text import CORPORA
+
+            unknown = [c for c in self.builtin_corpora if c not in CORPORA]
+            if unknown or not self.builtin_corpora:
+                raise ConfigError(f"data.builtin_corpora={self.builtin_corpora} must name some of {list(CORPORA)}")
         if not 0 < self.train_fraction <= 1:
             raise ConfigError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
 

@@ -70,7 +70,7 @@ def task_held_out(text: BuiltinText, cache_dir: Path | None, archive: str | None
                   progress: bool = True) -> set[str]:
     """Lower-cased source sentences of the dev and test items of the built-in tasks made from ``text``."""
     if "agreement" in text.tasks:
-        return held_out_sentences(agreement.build_candidates(cache_dir, archive, progress=progress), fractions)
+        return held_out_sentences(agreement.build_candidates(cache_dir, archive, progress=progress, text=text), fractions)
     return set()
 
 
@@ -104,6 +104,6 @@ def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MOD
     """What the silver trees are made from and how: for English the agreement items' digest (its text and
     versions, which decide the held-out sentences), else the text's digest; the filter version and split."""
     if "agreement" in text.tasks:
-        return {"agreement": agreement.digest(cache_dir, archive, model), "filter_version": FILTER_VERSION, "split": list(SPLIT)}
+        return {"agreement": agreement.digest(cache_dir, archive, model, text), "filter_version": FILTER_VERSION, "split": list(SPLIT)}
     return {"text": builtin_text.digest(builtin_text.source_texts(cache_dir, archive, text), text.model),
             "filter_version": FILTER_VERSION, "split": list(SPLIT)}

@@ -66,7 +66,8 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     names = list(config.run.pretrain_datasets)
     pre.data = DataConfig(dataset=names[0] if len(names) == 1 else names, task="none", split=config.data.split,
                           text_column=config.data.text_column, cache_dir=config.data.cache_dir, archive=config.data.archive,
-                          train_fraction=config.run.pretrain_fraction, train_sample_seed=config.seed)
+                          train_fraction=config.run.pretrain_fraction, train_sample_seed=config.seed,
+                          builtin_corpora=config.data.builtin_corpora)
     if pre.predictor.tower_layers > 0:  # a tower pre-trains the embeddings and itself only: the encoder's layers are not part of it
         shape = pre.predictor.tower_shape(pre.encoder)
         pre.predictor = dataclasses.replace(pre.predictor, tower_d_model=shape.d_model, tower_heads=shape.n_heads, tower_d_ff=shape.d_ff)

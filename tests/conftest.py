@@ -195,6 +195,6 @@ def tiny_agreement(monkeypatch):
 
     items = candidates(n0=160, n1=40, n2=20)
     texts = tuple(builtin_text.SourceText("src", c.sentence) for c in items)
-    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True: items)
-    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive: texts)
+    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True, text=None: items)
+    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive, text=None: texts)
     return items

@@ -200,7 +200,7 @@ def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_
 
     seen = {}
     monkeypatch.setattr(main_job, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg, run_dir=run_dir))
-    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive: (builtin_text.SourceText("src", "A text."),))
+    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive, text=None: (builtin_text.SourceText("src", "A text."),))
     config = load_config("configs/main/agreement.yaml", ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2"])
     predictor = main_job.pretrain_stage(config, str(tmp_path), False)
     pre = seen["cfg"]

@@ -151,7 +151,7 @@ def test_test_split_takes_its_target_sentences_per_attractor_bucket_at_most_half
 
 
 def test_agreement_loads_as_binary_with_grammatical_as_label_1_and_keeps_its_columns(monkeypatch, tmp_path):
-    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True: candidates())
+    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True, text=None: candidates())
     ds = load_dataset(DataConfig(dataset="agreement", task="binary", cache_dir=str(tmp_path)))
     assert ds.label_names == ["ungrammatical", "grammatical"]
     for e in ds.all_examples():

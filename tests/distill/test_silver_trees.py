@@ -43,7 +43,7 @@ def corpora(monkeypatch):
     monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive, text=None: texts)
     monkeypatch.setattr(builtin_text, "tagged_texts", lambda ts, cache, model=None, progress=True, tag_folder=None:
                         [[tagged(s) for s in sentences_of(t.text)] for t in ts])
-    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True: cands)
+    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True, text=None: cands)
     return a, b, cands
 
 
