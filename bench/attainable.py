@@ -32,11 +32,15 @@ def _rate(call: Callable[[], object], flops: float, min_time: float) -> float:
 
 def _ort_matmul(m: int, k: int, n: int, integer: bool, threads: int) -> Callable[[], object]:
     """A call that runs one onnxruntime MatMul (fp32) or MatMulInteger (u8 × s8) of M×K · K×N."""
-    a_type, b_type, y_type = (TensorProto.UINT8, TensorProto.INT8, TensorProto.INT32) if integer else (TensorProto.FLOAT,) * 3
+    a_type, b_type, y_type = (
+        (TensorProto.UINT8, TensorProto.INT8, TensorProto.INT32) if integer else (TensorProto.FLOAT,) * 3
+    )
     graph = helper.make_graph(
-        [helper.make_node("MatMulInteger" if integer else "MatMul", ["A", "B"], ["Y"])], "gemm",
+        [helper.make_node("MatMulInteger" if integer else "MatMul", ["A", "B"], ["Y"])],
+        "gemm",
         [helper.make_tensor_value_info("A", a_type, [m, k]), helper.make_tensor_value_info("B", b_type, [k, n])],
-        [helper.make_tensor_value_info("Y", y_type, [m, n])])
+        [helper.make_tensor_value_info("Y", y_type, [m, n])],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
@@ -59,7 +63,7 @@ def attainable_rates(threads: int, min_time: float = 1.0) -> dict:
     out: dict = {"fp32": {"torch.mm": {}, "onnxruntime MatMul": {}}, "int8": {"onnxruntime MatMulInteger": {}}}
     for n in SIZES:
         a, b = torch.randn(n, n), torch.randn(n, n)
-        out["fp32"]["torch.mm"][n] = _rate(lambda: torch.mm(a, b), 2.0 * n**3, min_time)
+        out["fp32"]["torch.mm"][n] = _rate(lambda: torch.mm(a, b), 2.0 * n**3, min_time)  # noqa: B023 (called within the iteration)
         out["fp32"]["onnxruntime MatMul"][n] = _rate(_ort_matmul(n, n, n, False, threads), 2.0 * n**3, min_time)
         out["int8"]["onnxruntime MatMulInteger"][n] = _rate(_ort_matmul(n, n, n, True, threads), 2.0 * n**3, min_time)
     for kind in out.values():

@@ -72,24 +72,39 @@ def fuse_attention(source: str | Path, target: str | Path, n_heads: int) -> int:
         qkv_add = producer[producer[scaled.input[0]].input[0]]  # walk q back to the QKV product + bias
         while not (qkv_add.op_type == "Add" and any(i in weights for i in qkv_add.input)):
             qkv_add = producer[qkv_add.input[0]]
-        if (score_add.op_type, weighted.op_type, transpose.op_type, context.op_type) != ("Add", "MatMul", "Transpose", "Reshape"):
+        if (score_add.op_type, weighted.op_type, transpose.op_type, context.op_type) != (
+            "Add",
+            "MatMul",
+            "Transpose",
+            "Reshape",
+        ):
             raise ValueError(f"{block}: not the hand-written attention pattern")
         product = next(i for i in qkv_add.input if i not in weights)
         qkv_bias = next(i for i in qkv_add.input if i in weights)
         d = sizes_of[qkv_bias][0] // 3
         if bias not in expanded:  # B×1×1×T or B×1×T×T → B×1×T×T
             full = f"{bias}/full"
-            added += [helper.make_node("Shape", [bias], [f"{full}/bh"], start=0, end=2),
-                      helper.make_node("Shape", [bias], [f"{full}/t"], start=3, end=4),
-                      helper.make_node("Concat", [f"{full}/bh", f"{full}/t", f"{full}/t"], [f"{full}/shape"], axis=0),
-                      helper.make_node("Expand", [bias, f"{full}/shape"], [full])]
+            added += [
+                helper.make_node("Shape", [bias], [f"{full}/bh"], start=0, end=2),
+                helper.make_node("Shape", [bias], [f"{full}/t"], start=3, end=4),
+                helper.make_node("Concat", [f"{full}/bh", f"{full}/t", f"{full}/t"], [f"{full}/shape"], axis=0),
+                helper.make_node("Expand", [bias, f"{full}/shape"], [full]),
+            ]
             expanded[bias] = full
         split = f"{block}/fused/split_sizes"
         graph.initializer.append(numpy_helper.from_array(np.array([d, d, d], dtype=np.int64), split))
         q, k, v = (f"{block}/fused/{x}" for x in "qkv")
-        added += [helper.make_node("Split", [product, split], [q, k, v], axis=-1, name=f"{block}/fused/Split"),
-                  helper.make_node("MultiHeadAttention", [q, k, v, qkv_bias, "", expanded[bias]], [context.output[0]],
-                                   domain="com.microsoft", num_heads=n_heads, name=f"{block}/fused/MultiHeadAttention")]
+        added += [
+            helper.make_node("Split", [product, split], [q, k, v], axis=-1, name=f"{block}/fused/Split"),
+            helper.make_node(
+                "MultiHeadAttention",
+                [q, k, v, qkv_bias, "", expanded[bias]],
+                [context.output[0]],
+                domain="com.microsoft",
+                num_heads=n_heads,
+                name=f"{block}/fused/MultiHeadAttention",
+            ),
+        ]
         removed.append(context)
     for node in removed:
         graph.node.remove(node)

@@ -30,18 +30,25 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import torch
+
+from parserfree.distill.checkpoints import TrainedModel, load_trained
+from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
+from parserfree.export.pipelines import (
+    ModelSource,
+    parser_fed_pipeline,
+    resolve_model,
+    tokenizer_pipeline,
+    torch_outputs,
+)
+from parserfree.export.runtime import ParserFreeModel
+from parserfree.export.timing import batches, describe_machine, machine, time_calls
+
 from attainable import attainable_rates
 from flops import bundle_shape, flops_per_word
 from graph_levers import graph_levers
 from spacy_tuning import tuned_stream
 from timing import format_table, write_result
-
-from parserfree.distill.checkpoints import TrainedModel, load_trained
-from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
-from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
-from parserfree.export.pipelines import ModelSource, parser_fed_pipeline, resolve_model, tokenizer_pipeline, torch_outputs
-from parserfree.export.runtime import ParserFreeModel
-from parserfree.export.timing import batches, describe_machine, machine, time_calls
 
 DEFAULT_RUN = Path("runs/main/sentiment")
 REFERENCE = "parser-fed end-to-end"
@@ -72,12 +79,17 @@ def find_models(args: argparse.Namespace) -> tuple[Path, Path]:
     fed = Path(args.parser_fed) if args.parser_fed else DEFAULT_RUN / "bundle_parser_fed_twin"
     if not args.parser_fed and not fed.exists():
         fed = DEFAULT_RUN / "parser_fed_twin"
-    missing = [f"{what} at {path}" for what, path in (("no parser-free bundle", bundle), ("no parser-fed bundle or run", fed))
-               if not path.exists()]
+    missing = [
+        f"{what} at {path}"
+        for what, path in (("no parser-free bundle", bundle), ("no parser-fed bundle or run", fed))
+        if not path.exists()
+    ]
     if missing:
-        sys.exit("bench_inference: " + "; ".join(missing) + ".\n  Run the main job first (`parserfree run`, which "
-                 "writes runs/main/sentiment/{bundle,bundle_parser_fed_twin,parser_free}), or pass --bundle and --parser-fed "
-                 "(e.g. from `parserfree train` + `parserfree export --optimize --quantize int8`).")
+        sys.exit(
+            "bench_inference: " + "; ".join(missing) + ".\n  Run the main job first (`parserfree run`, which "
+            "writes runs/main/sentiment/{bundle,bundle_parser_fed_twin,parser_free}), or pass --bundle and --parser-fed "
+            "(e.g. from `parserfree train` + `parserfree export --optimize --quantize int8`)."
+        )
     return bundle, fed
 
 
@@ -90,39 +102,57 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     if free.kind != "parser_free" or free.bundle is None:
         sys.exit(f"bench_inference: {bundle_path} is not a parser-free bundle (it is {free.kind})")
     if not fed.row.needs_parser_at_inference:
-        sys.exit(f"bench_inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind}, which needs no parser)")
+        sys.exit(
+            f"bench_inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind}, which needs no parser)"
+        )
     free_ckpt = load_trained(args.checkpoint) if args.checkpoint else free.trained
     teacher = SpacyTeacher(free.bundle.manifest["tokenizer"].get("spacy_model", DEFAULT_MODEL))
     tokenize = free.bundle.tokenize
 
     rows: dict[str, tuple[str, Callable]] = {
         "spaCy tokenizer only": ("spaCy", lambda texts: (None, tokenize(texts), None, None)),
-        "spaCy parse only": ("spaCy", lambda texts: (None, list(teacher.parse(map(normalise_text, texts))), None, None)),
+        "spaCy parse only": (
+            "spaCy",
+            lambda texts: (None, list(teacher.parse(map(normalise_text, texts))), None, None),
+        ),
     }
     if fed.trained is not None:
         rows[REFERENCE] = ("PyTorch", parser_fed_pipeline(ModelSource(None, fed.trained, None), teacher))
     if fed.bundle is not None:
-        rows["parser-fed end-to-end (ORT)"] = ("onnxruntime", parser_fed_pipeline(ModelSource(fed.bundle, None, None), teacher))
+        rows["parser-fed end-to-end (ORT)"] = (
+            "onnxruntime",
+            parser_fed_pipeline(ModelSource(fed.bundle, None, None), teacher),
+        )
     if REFERENCE not in rows:
         sys.exit(f"bench_inference: the parser-fed checkpoint of {fed_path} is missing (needed for the reference row)")
     if free_ckpt is not None:
         rows["parser-free PyTorch"] = ("PyTorch", parser_free_torch(free_ckpt, tokenize))
-    names = {"default": "parser-free ORT fp32", "optimized": "parser-free ORT optimised", "int8": "parser-free ORT int8"}
+    names = {
+        "default": "parser-free ORT fp32",
+        "optimized": "parser-free ORT optimised",
+        "int8": "parser-free ORT int8",
+    }
     loaded = {}
     for variant, name in names.items():
         if variant in free.bundle.manifest.get("models", {}):
             loaded[variant] = ParserFreeModel.load(bundle_path, threads=args.threads, variant=variant)
             rows[name] = ("onnxruntime", tokenizer_pipeline(ModelSource(loaded[variant], None, None), tokenize))
-    sources = {"parser_free_bundle": str(bundle_path), "parser_fed": str(fed_path),
-               "parser_free_checkpoint": str(free_ckpt.path) if free_ckpt is not None else None,
-               "parser_free_manifest": {k: free.bundle.manifest.get(k) for k in ("recipe", "predictor_form", "max_len")},
-               "encoder": {k: getattr(free_ckpt.encoder_config, k) for k in ("d_model", "n_layers", "n_heads", "d_ff")} if free_ckpt else None}
+    sources = {
+        "parser_free_bundle": str(bundle_path),
+        "parser_fed": str(fed_path),
+        "parser_free_checkpoint": str(free_ckpt.path) if free_ckpt is not None else None,
+        "parser_free_manifest": {k: free.bundle.manifest.get(k) for k in ("recipe", "predictor_form", "max_len")},
+        "encoder": {k: getattr(free_ckpt.encoder_config, k) for k in ("d_model", "n_layers", "n_heads", "d_ff")}
+        if free_ckpt
+        else None,
+    }
     models = {"free": loaded["default"], "fed": fed, "spacy": teacher.model}
     return rows, sources, models
 
 
-def measure(rows: dict[str, tuple[str, Callable]], sets: dict[int, list[str]], words: dict[str, int],
-            repeats: int) -> list[dict]:
+def measure(
+    rows: dict[str, tuple[str, Callable]], sets: dict[int, list[str]], words: dict[str, int], repeats: int
+) -> list[dict]:
     """Time every row on ``sets`` (batch size → texts); each row keeps the fastest of ``repeats`` passes
     (passes interleave the rows, so a burst of load elsewhere does not hit one row only)."""
     best: dict[tuple[str, int], dict] = {}
@@ -137,9 +167,18 @@ def measure(rows: dict[str, tuple[str, Callable]], sets: dict[int, list[str]], w
         n_words = sum(words[t] for t in texts)
         for name, (runtime, _) in rows.items():
             got = best[name, size]
-            out.append({"model": name, "runtime": runtime, "batch": size, "texts": len(texts),
-                        "sentences_per_s": len(texts) / got["seconds"], "words_per_s": n_words / got["seconds"],
-                        "latency_ms_p50": got["p50_ms"], "latency_ms_p95": got["p95_ms"]})
+            out.append(
+                {
+                    "model": name,
+                    "runtime": runtime,
+                    "batch": size,
+                    "texts": len(texts),
+                    "sentences_per_s": len(texts) / got["seconds"],
+                    "words_per_s": n_words / got["seconds"],
+                    "latency_ms_p50": got["p50_ms"],
+                    "latency_ms_p95": got["p95_ms"],
+                }
+            )
     return out
 
 
@@ -163,8 +202,11 @@ def variant_accuracy(manifest: dict) -> dict:
     """Test-split metric per variant from the bundle's evaluation, and int8's difference to fp32 in points;
     ``int8_allowed``: int8 loses at most MAX_INT8_LOSS points (else it may not be the default)."""
     variants = manifest.get("evaluation", {}).get("variants", {})
-    out = {"source": manifest.get("evaluation", {}).get("source"), "n_examples": manifest.get("evaluation", {}).get("n_examples"),
-           "metric": {k: v["metric"] for k, v in variants.items()}}
+    out = {
+        "source": manifest.get("evaluation", {}).get("source"),
+        "n_examples": manifest.get("evaluation", {}).get("n_examples"),
+        "metric": {k: v["metric"] for k, v in variants.items()},
+    }
     if "int8" in variants and "default" in variants:
         out["int8_delta_points"] = variants["int8"]["metric"] - variants["default"]["metric"]
         out["int8_allowed"] = out["int8_delta_points"] >= -MAX_INT8_LOSS
@@ -179,17 +221,26 @@ def goals(rows: list[dict], levers: dict | None = None, accuracy: dict | None = 
     out = {}
     for size in sorted({r["batch"] for r in rows}):
         at = {r["model"]: r for r in rows if r["batch"] == size}
-        ort = {k: v for k, v in at.items() if k.startswith("parser-free ORT")
-               and (k != "parser-free ORT int8" or (accuracy or {}).get("int8_allowed", False))}
+        ort = {
+            k: v
+            for k, v in at.items()
+            if k.startswith("parser-free ORT")
+            and (k != "parser-free ORT int8" or (accuracy or {}).get("int8_allowed", False))
+        }
         if not ort:
             continue
         fastest = max(ort, key=lambda k: ort[k]["sentences_per_s"])
-        entry = {"fastest_ort": fastest, "end_to_end_speedup": ort[fastest]["vs_parser_fed"],
-                 "fp32_end_to_end_speedup": at.get("parser-free ORT fp32", {}).get("vs_parser_fed")}
+        entry = {
+            "fastest_ort": fastest,
+            "end_to_end_speedup": ort[fastest]["vs_parser_fed"],
+            "fp32_end_to_end_speedup": at.get("parser-free ORT fp32", {}).get("vs_parser_fed"),
+        }
         torch_row = at.get("parser-free PyTorch")
         if torch_row:
-            entry["ort_over_pytorch"] = {k.removeprefix("parser-free ORT "): v["sentences_per_s"] / torch_row["sentences_per_s"]
-                                         for k, v in ort.items()}
+            entry["ort_over_pytorch"] = {
+                k.removeprefix("parser-free ORT "): v["sentences_per_s"] / torch_row["sentences_per_s"]
+                for k, v in ort.items()
+            }
         graph = (levers or {}).get("batches", {}).get(size, {}).get("variants", {})
         if "default" in graph:
             entry["peak_share"] = graph["default"]["peak_share"]
@@ -205,27 +256,38 @@ def summary(goal: dict) -> list[str]:
     lines = []
     for key, g in goal.items():
         mark = "reached" if g["end_to_end_speedup"] >= GOAL_END_TO_END else "NOT reached"
-        lines.append(f"{key.replace('_', ' ')}: parser-free ORT ({g['fastest_ort'].removeprefix('parser-free ORT ')}) is "
-                     f"{g['end_to_end_speedup']:.1f}× parser-fed end-to-end (goal ≥{GOAL_END_TO_END:.0f}×: {mark})")
+        lines.append(
+            f"{key.replace('_', ' ')}: parser-free ORT ({g['fastest_ort'].removeprefix('parser-free ORT ')}) is "
+            f"{g['end_to_end_speedup']:.1f}× parser-fed end-to-end (goal ≥{GOAL_END_TO_END:.0f}×: {mark})"
+        )
         if "ort_over_pytorch" in g:
             parts = ", ".join(f"{k} {v:.2f}×" for k, v in g["ort_over_pytorch"].items())
             fp32 = g["ort_over_pytorch"].get("fp32", 0.0)
-            lines.append(f"  ORT over PyTorch on the same model: {parts} (goal fp32 ≥{GOAL_ORT_OVER_TORCH}×: "
-                         f"{'reached' if fp32 >= GOAL_ORT_OVER_TORCH else 'NOT reached'})")
+            lines.append(
+                f"  ORT over PyTorch on the same model: {parts} (goal fp32 ≥{GOAL_ORT_OVER_TORCH}×: "
+                f"{'reached' if fp32 >= GOAL_ORT_OVER_TORCH else 'NOT reached'})"
+            )
         if "peak_share" in g:
-            lines.append(f"  fp32 graph: {g['achieved_gflops']:.1f} GFLOP/s = {100 * g['peak_share']:.1f}% of the attainable "
-                         f"fp32 matmul rate (goal ≥{100 * GOAL_PEAK_SHARE:.0f}%: "
-                         f"{'reached' if g['peak_share'] >= GOAL_PEAK_SHARE else 'NOT reached'})"
-                         + (f"; int8 graph {100 * g['int8_peak_share']:.1f}% of int8" if "int8_peak_share" in g else ""))
+            lines.append(
+                f"  fp32 graph: {g['achieved_gflops']:.1f} GFLOP/s = {100 * g['peak_share']:.1f}% of the attainable "
+                f"fp32 matmul rate (goal ≥{100 * GOAL_PEAK_SHARE:.0f}%: "
+                f"{'reached' if g['peak_share'] >= GOAL_PEAK_SHARE else 'NOT reached'})"
+                + (f"; int8 graph {100 * g['int8_peak_share']:.1f}% of int8" if "int8_peak_share" in g else "")
+            )
     return lines
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", help="parser-free bundle (default runs/main/sentiment/bundle)")
-    parser.add_argument("--parser-fed", help="parser-fed bundle or run folder (default runs/main/sentiment/bundle_parser_fed_twin, "
-                                             "else runs/main/sentiment/parser_fed_twin)")
-    parser.add_argument("--checkpoint", help="parser-free checkpoint for the PyTorch row (default: from the bundle's manifest)")
+    parser.add_argument(
+        "--parser-fed",
+        help="parser-fed bundle or run folder (default runs/main/sentiment/bundle_parser_fed_twin, "
+        "else runs/main/sentiment/parser_fed_twin)",
+    )
+    parser.add_argument(
+        "--checkpoint", help="parser-free checkpoint for the PyTorch row (default: from the bundle's manifest)"
+    )
     parser.add_argument("--dataset", default="vader-movies")
     parser.add_argument("--n", type=int, help="number of texts (default 1000, --quick 300)")
     parser.add_argument("--threads", type=int, default=2, help="intra-op threads of PyTorch and onnxruntime")
@@ -256,41 +318,84 @@ def main(argv: list[str] | None = None) -> dict:
     # elsewhere during one measurement must not inflate the share), and the shares recomputed against it
     attainable = best_of(attainable, attainable_rates(args.threads, min_time=0.5 if args.quick else 1.0))
     rescale_shares(levers, attainable)
-    run_fed = (fed.bundle.run_words if fed.bundle is not None
-               else lambda w, d: torch_outputs(fed.trained, w, d, "parser"))
-    tuned = None if args.no_tuning else tuned_stream(
-        texts, models["spacy"], run_fed, (1, 2), (64, 256) if args.quick else (32, 128, 512))
+    run_fed = (
+        fed.bundle.run_words if fed.bundle is not None else lambda w, d: torch_outputs(fed.trained, w, d, "parser")
+    )
+    tuned = (
+        None
+        if args.no_tuning
+        else tuned_stream(texts, models["spacy"], run_fed, (1, 2), (64, 256) if args.quick else (32, 128, 512))
+    )
     references = add_reference(measured, tuned)
     accuracy = variant_accuracy(free.manifest)
     n_words = sum(words[t] for t in texts)
-    result = {"bench": "inference", "machine": machine(), "threads": args.threads, "dataset": args.dataset,
-              "n_texts": len(texts), "n_words": n_words, "n_texts_batch_1": len(single), "quick": args.quick,
-              "load_average": [load_before, os.getloadavg()[0]], "models": sources, "rows": measured,
-              "attainable_gflops": attainable["fp32"]["best"], "attainable_int8_gops": attainable["int8"]["best"],
-              "attainable": attainable, "flops_per_word": {"shape": vars(shape), "mean_length": n_words / len(texts),
-                                                           **flops_per_word(shape, round(n_words / len(texts)))},
-              "graph": levers, "parser_fed_tuning": tuned, "reference": references,
-              "accuracy": accuracy, "goals": goals(measured, levers, accuracy)}
+    result = {
+        "bench": "inference",
+        "machine": machine(),
+        "threads": args.threads,
+        "dataset": args.dataset,
+        "n_texts": len(texts),
+        "n_words": n_words,
+        "n_texts_batch_1": len(single),
+        "quick": args.quick,
+        "load_average": [load_before, os.getloadavg()[0]],
+        "models": sources,
+        "rows": measured,
+        "attainable_gflops": attainable["fp32"]["best"],
+        "attainable_int8_gops": attainable["int8"]["best"],
+        "attainable": attainable,
+        "flops_per_word": {
+            "shape": vars(shape),
+            "mean_length": n_words / len(texts),
+            **flops_per_word(shape, round(n_words / len(texts))),
+        },
+        "graph": levers,
+        "parser_fed_tuning": tuned,
+        "reference": references,
+        "accuracy": accuracy,
+        "goals": goals(measured, levers, accuracy),
+    }
 
     print(describe_machine(result["machine"]))
-    print(f"{len(texts)} {args.dataset} texts ({n_words:,} words; batch 1 on {len(single)} of them), "
-          f"{args.threads} threads, encoder {sources['encoder']}")
+    print(
+        f"{len(texts)} {args.dataset} texts ({n_words:,} words; batch 1 on {len(single)} of them), "
+        f"{args.threads} threads, encoder {sources['encoder']}"
+    )
     if max(result["load_average"]) > 0.5:
-        print(f"note: the machine was busy (load average {result['load_average'][0]:.1f} → "
-              f"{result['load_average'][1]:.1f}); threaded PyTorch suffers most, so ratios to it are inflated")
-    print(format_table(measured, [("model", "model", ""), ("runtime", "runtime", ""), ("batch", "batch", "d"),
-                                  ("sentences_per_s", "sentences/s", ",.0f"), ("words_per_s", "words/s", ",.0f"),
-                                  ("latency_ms_p50", "p50 ms", ".2f"), ("latency_ms_p95", "p95 ms", ".2f"),
-                                  ("vs_parser_fed", "× parser-fed", ".2f")]))
+        print(
+            f"note: the machine was busy (load average {result['load_average'][0]:.1f} → "
+            f"{result['load_average'][1]:.1f}); threaded PyTorch suffers most, so ratios to it are inflated"
+        )
+    print(
+        format_table(
+            measured,
+            [
+                ("model", "model", ""),
+                ("runtime", "runtime", ""),
+                ("batch", "batch", "d"),
+                ("sentences_per_s", "sentences/s", ",.0f"),
+                ("words_per_s", "words/s", ",.0f"),
+                ("latency_ms_p50", "p50 ms", ".2f"),
+                ("latency_ms_p95", "p95 ms", ".2f"),
+                ("vs_parser_fed", "× parser-fed", ".2f"),
+            ],
+        )
+    )
     print("reference (fastest parser-fed): " + "; ".join(f"batch {k}: {v}" for k, v in references.items()))
     if tuned:
-        print("spaCy tuning (stream texts/s, cold / warm): " + "; ".join(
-            f"{k}: {v['cold_texts_per_s']:.0f} / {v['warm_texts_per_s']:.0f}" for k, v in tuned["grid"].items()))
+        print(
+            "spaCy tuning (stream texts/s, cold / warm): "
+            + "; ".join(
+                f"{k}: {v['cold_texts_per_s']:.0f} / {v['warm_texts_per_s']:.0f}" for k, v in tuned["grid"].items()
+            )
+        )
     print(describe_graph(result))
     if "int8_delta_points" in accuracy:
-        print(f"int8 on the {accuracy['source']} ({accuracy['n_examples']} sentences): {accuracy['metric']['int8']:.1f} vs fp32 "
-              f"{accuracy['metric']['default']:.1f} ({accuracy['int8_delta_points']:+.1f} points; may be the default: "
-              f"{'yes' if accuracy['int8_allowed'] else 'no, loses more than ' + str(MAX_INT8_LOSS)})")
+        print(
+            f"int8 on the {accuracy['source']} ({accuracy['n_examples']} sentences): {accuracy['metric']['int8']:.1f} vs fp32 "
+            f"{accuracy['metric']['default']:.1f} ({accuracy['int8_delta_points']:+.1f} points; may be the default: "
+            f"{'yes' if accuracy['int8_allowed'] else 'no, loses more than ' + str(MAX_INT8_LOSS)})"
+        )
     for line in summary(result["goals"]):
         print(line)
     print(f"results: {write_result('inference', result, args.out)}")
@@ -301,7 +406,9 @@ def best_of(a: dict, b: dict) -> dict:
     """Two ``attainable_rates`` results → per library and size the higher rate, and the best per number type."""
     out = {}
     for kind in a:
-        out[kind] = {lib: {n: max(a[kind][lib][n], b[kind][lib][n]) for n in a[kind][lib]} for lib in a[kind] if lib != "best"}
+        out[kind] = {
+            lib: {n: max(a[kind][lib][n], b[kind][lib][n]) for n in a[kind][lib]} for lib in a[kind] if lib != "best"
+        }
         out[kind]["best"] = max(a[kind]["best"], b[kind]["best"])
     return out
 
@@ -317,23 +424,42 @@ def describe_graph(result: dict) -> str:
     """The graph-alone tables: attainable rates, FLOPs per word, each variant's rate and share, the session
     settings and the fused variant."""
     a, f = result["attainable"], result["flops_per_word"]
-    lines = [f"attainable (large GEMM, {result['threads']} threads): fp32 {a['fp32']['best']:.1f} GFLOP/s "
-             f"(torch.mm {max(a['fp32']['torch.mm'].values()):.1f}, onnxruntime MatMul "
-             f"{max(a['fp32']['onnxruntime MatMul'].values()):.1f}); int8 onnxruntime MatMulInteger {a['int8']['best']:.1f} GOP/s",
-             f"FLOPs per word at the mean length {f['mean_length']:.1f}: {f['total'] / 1e6:.3f} M (dense {f['dense'] / 1e6:.3f}, "
-             f"attention {f['attention'] / 1e6:.3f}, predictor {f['predictor'] / 1e6:.3f})"]
+    lines = [
+        f"attainable (large GEMM, {result['threads']} threads): fp32 {a['fp32']['best']:.1f} GFLOP/s "
+        f"(torch.mm {max(a['fp32']['torch.mm'].values()):.1f}, onnxruntime MatMul "
+        f"{max(a['fp32']['onnxruntime MatMul'].values()):.1f}); int8 onnxruntime MatMulInteger {a['int8']['best']:.1f} GOP/s",
+        f"FLOPs per word at the mean length {f['mean_length']:.1f}: {f['total'] / 1e6:.3f} M (dense {f['dense'] / 1e6:.3f}, "
+        f"attention {f['attention'] / 1e6:.3f}, predictor {f['predictor'] / 1e6:.3f})",
+    ]
     for size, b in result["graph"]["batches"].items():
         rows = [{"variant": k, **v} for k, v in b["variants"].items()]
-        lines += [f"graph alone, batch {size}:", format_table(rows, [
-            ("variant", "variant", ""), ("sentences_per_s", "sentences/s", ",.0f"), ("useful_gflops", "GFLOP/s", ".1f"),
-            ("executed_gflops", "executed GFLOP/s", ".1f"), ("padding_overhead", "padding", ".1%"),
-            ("peak_share", "share of attainable", ".1%"), ("attainable", "of", "")])]
-        lines.append("session settings (fp32, sentences/s): " + "; ".join(f"{k} {v:,.0f}" for k, v in b["session_settings"].items()))
+        lines += [
+            f"graph alone, batch {size}:",
+            format_table(
+                rows,
+                [
+                    ("variant", "variant", ""),
+                    ("sentences_per_s", "sentences/s", ",.0f"),
+                    ("useful_gflops", "GFLOP/s", ".1f"),
+                    ("executed_gflops", "executed GFLOP/s", ".1f"),
+                    ("padding_overhead", "padding", ".1%"),
+                    ("peak_share", "share of attainable", ".1%"),
+                    ("attainable", "of", ""),
+                ],
+            ),
+        ]
+        lines.append(
+            "session settings (fp32, sentences/s): "
+            + "; ".join(f"{k} {v:,.0f}" for k, v in b["session_settings"].items())
+        )
     lines.append(f"transformer optimiser (fused): {result['graph'].get('fused', {})}")
     lines.append(f"attention fusion (attention_fused): {result['graph'].get('attention_fused', {})}")
-    lines.append("dense products alone (GFLOP/s): " + ", ".join(
-        f"{k} {v:.1f}" for k, v in result["graph"].get("products_alone_gflops", {}).items()))
+    lines.append(
+        "dense products alone (GFLOP/s): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in result["graph"].get("products_alone_gflops", {}).items())
+    )
     return "\n".join(lines)
+
 
 if __name__ == "__main__":
     main()

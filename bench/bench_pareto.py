@@ -31,9 +31,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from timing import format_table, write_result
-
 from parserfree.encoder.files import write_text_atomic
+
+from timing import format_table, write_result
 
 ROOT = Path("runs/pareto")
 TASKS = {"agreement": "configs/main/agreement.yaml", "sentiment": "configs/main/sentiment.yaml"}
@@ -59,9 +59,17 @@ class Size:
     def overrides(self) -> list[str]:
         """``--set`` overrides on top of the main job's task config (always one thread)."""
         d, n = self.d_model, self.n_layers
-        return ["recipe=parser_free", "threads=1", *RECIPE, f"encoder.d_model={d}", f"encoder.n_layers={n}",
-                f"encoder.d_ff={4 * d}", "encoder.n_heads=4", f"encoder.predictor_layer={max(1, n // 2)}",
-                f"predictor.arc_dim={d}"]
+        return [
+            "recipe=parser_free",
+            "threads=1",
+            *RECIPE,
+            f"encoder.d_model={d}",
+            f"encoder.n_layers={n}",
+            f"encoder.d_ff={4 * d}",
+            "encoder.n_heads=4",
+            f"encoder.predictor_layer={max(1, n // 2)}",
+            f"predictor.arc_dim={d}",
+        ]
 
 
 def grid(names: list[str] | None) -> list[Size]:
@@ -71,8 +79,10 @@ def grid(names: list[str] | None) -> list[Size]:
         return sizes
     unknown = set(names) - {s.name for s in sizes}
     if unknown:
-        sys.exit(f"bench_pareto: unknown size(s) {', '.join(sorted(unknown))}; the grid is "
-                 f"{', '.join(s.name for s in sizes)}")
+        sys.exit(
+            f"bench_pareto: unknown size(s) {', '.join(sorted(unknown))}; the grid is "
+            f"{', '.join(s.name for s in sizes)}"
+        )
     return [s for s in sizes if s.name in names]
 
 
@@ -94,19 +104,25 @@ def train_all(sizes: list[Size], tasks: list[str], root: Path, cache_dir: str | 
 def trained(root: Path, task: str, size: Size) -> Path | None:
     """The size's finished bundle for ``task``, or None (not trained or exported yet)."""
     bundle = root / task / size.name / "bundle"
-    return bundle if (bundle / "manifest.json").exists() and (root / task / size.name / "stages" / "bundle.json").exists() else None
+    return (
+        bundle
+        if (bundle / "manifest.json").exists() and (root / task / size.name / "stages" / "bundle.json").exists()
+        else None
+    )
 
 
 def pareto_front(points: list[dict], x: str = "sentences_per_s", y: str = "accuracy") -> list[bool]:
     """For each point: True when no other point is at least as good in ``x`` and ``y`` and better in one."""
+
     def dominated(p: dict) -> bool:
         return any(q[x] >= p[x] and q[y] >= p[y] and (q[x] > p[x] or q[y] > p[y]) for q in points if q is not p)
 
     return [not dominated(p) for p in points]
 
 
-def measure(sizes: list[Size], tasks: list[str], root: Path, threads: int, n: int | None, repeats: int,
-            cache_dir: str | None) -> list[dict]:
+def measure(
+    sizes: list[Size], tasks: list[str], root: Path, threads: int, n: int | None, repeats: int, cache_dir: str | None
+) -> list[dict]:
     """Time every exported size and variant end to end on its task's test texts; one row per point."""
     from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
     from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
@@ -135,7 +151,7 @@ def measure(sizes: list[Size], tasks: list[str], root: Path, threads: int, n: in
                     model.run_words(model.tokenize(chunks[0]))  # warm-up
         teacher = SpacyTeacher(manifest["tokenizer"].get("spacy_model", DEFAULT_MODEL))
         calls = {key: (lambda t, m=model: m.run_words(m.tokenize(t))) for key, (model, _) in models.items()}
-        calls[PARSE] = lambda t: list(teacher.parse(normalise_text(x) for x in t))
+        calls[PARSE] = lambda t: list(teacher.parse(normalise_text(x) for x in t))  # noqa: B023 (called within the iteration)
         best = {key: [float("inf")] * len(chunks) for key in calls}
         for _ in range(repeats):  # batch by batch, every model in turn: a burst of load hits all of them
             for b, chunk in enumerate(chunks):
@@ -144,12 +160,22 @@ def measure(sizes: list[Size], tasks: list[str], root: Path, threads: int, n: in
                     call(chunk)
                     best[key][b] = min(best[key][b], time.perf_counter() - start)
         best = {key: sum(times) for key, times in best.items()}
-        task_rows = [{"task": task, "dataset": config_dataset, "size": size.name, "d_model": size.d_model,
-                      "n_layers": size.n_layers, "variant": "fp32" if variant == "default" else variant,
-                      "accuracy": ev["metric"], "metric_name": ev["metric_name"],
-                      "sentences_per_s": len(texts) / best[size, variant], "texts": len(texts),
-                      "vs_spacy_parse": best[PARSE] / best[size, variant]}
-                     for (size, variant), (_, ev) in models.items()]
+        task_rows = [
+            {
+                "task": task,
+                "dataset": config_dataset,
+                "size": size.name,
+                "d_model": size.d_model,
+                "n_layers": size.n_layers,
+                "variant": "fp32" if variant == "default" else variant,
+                "accuracy": ev["metric"],
+                "metric_name": ev["metric_name"],
+                "sentences_per_s": len(texts) / best[size, variant],
+                "texts": len(texts),
+                "vs_spacy_parse": best[PARSE] / best[size, variant],
+            }
+            for (size, variant), (_, ev) in models.items()
+        ]
         for row, on in zip(task_rows, pareto_front(task_rows)):
             row["on_front"] = on
         rows += task_rows
@@ -178,12 +204,24 @@ def plot(rows: list[dict], path: Path) -> None:
             sel = [r for r in pts if r["variant"] == variant]
             ax.scatter([r["sentences_per_s"] for r in sel], [r["accuracy"] for r in sel], marker=marker, label=variant)
             for r in sel:
-                ax.annotate(r["size"], (r["sentences_per_s"], r["accuracy"]), fontsize=7, xytext=(3, 3),
-                            textcoords="offset points")
+                ax.annotate(
+                    r["size"],
+                    (r["sentences_per_s"], r["accuracy"]),
+                    fontsize=7,
+                    xytext=(3, 3),
+                    textcoords="offset points",
+                )
         front = sorted((r for r in pts if r["on_front"]), key=lambda r: r["sentences_per_s"])
-        ax.plot([r["sentences_per_s"] for r in front], [r["accuracy"] for r in front], "k--", lw=1, label="Pareto front")
-        ax.scatter([r["sentences_per_s"] for r in front], [r["accuracy"] for r in front], s=160, facecolors="none",
-                   edgecolors="k")
+        ax.plot(
+            [r["sentences_per_s"] for r in front], [r["accuracy"] for r in front], "k--", lw=1, label="Pareto front"
+        )
+        ax.scatter(
+            [r["sentences_per_s"] for r in front],
+            [r["accuracy"] for r in front],
+            s=160,
+            facecolors="none",
+            edgecolors="k",
+        )
         ax.set_xscale("log")
         ax.set_xlabel(f"end-to-end sentences/s (batch {BATCH}, from raw text)")
         ax.set_ylabel(f"test {pts[0]['metric_name']}")
@@ -195,9 +233,15 @@ def plot(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-COLUMNS = [("task", "task", ""), ("size", "size", ""), ("variant", "variant", ""), ("accuracy", "test accuracy", ".1f"),
-           ("sentences_per_s", "sentences/s", ",.0f"), ("vs_spacy_parse", "× spaCy parse alone", ".1f"),
-           ("front", "on front", "")]
+COLUMNS = [
+    ("task", "task", ""),
+    ("size", "size", ""),
+    ("variant", "variant", ""),
+    ("accuracy", "test accuracy", ".1f"),
+    ("sentences_per_s", "sentences/s", ",.0f"),
+    ("vs_spacy_parse", "× spaCy parse alone", ".1f"),
+    ("front", "on front", ""),
+]
 
 
 def main(argv: list[str] | None = None) -> dict | None:
@@ -223,8 +267,15 @@ def main(argv: list[str] | None = None) -> dict | None:
     missing = [f"{t} {s.name}" for t in args.tasks for s in sizes if trained(root, t, s) is None]
     from parserfree.export.timing import machine
 
-    result = {"bench": "pareto", "machine": machine(), "threads": args.threads, "batch": BATCH,
-              "load_average": [load_before, os.getloadavg()[0]], "rows": rows, "missing": missing}
+    result = {
+        "bench": "pareto",
+        "machine": machine(),
+        "threads": args.threads,
+        "batch": BATCH,
+        "load_average": [load_before, os.getloadavg()[0]],
+        "rows": rows,
+        "missing": missing,
+    }
     json_path = write_result("pareto", result, args.out)
     table = format_table([{**r, "front": "yes" if r["on_front"] else ""} for r in rows], COLUMNS)
     write_text_atomic(json_path.with_suffix(".md"), table + "\n")

@@ -36,8 +36,6 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import format_table, write_result  # noqa: E402
-
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text  # noqa: E402
 from parserfree.distill.parsing import ParseConfig, ParsedExample, parse_dataset  # noqa: E402
 from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline  # noqa: E402
@@ -45,10 +43,30 @@ from parserfree.export.timing import batches, machine  # noqa: E402
 from parserfree.export.tokenizer import words_of  # noqa: E402
 from parserfree.predictor.metrics import LENGTH_BINS, DistanceMetrics, attachment, length_bin  # noqa: E402
 
+from timing import format_table, write_result  # noqa: E402
+
 PUNCT_LABELS = ("p", "punct")  # what spaCy's parser scorer ignores
 BATCH = 32
-RELATIONS = ("nsubj", "nsubjpass", "dobj", "pobj", "prep", "amod", "advmod", "det", "compound", "conj", "cc",
-             "ccomp", "xcomp", "advcl", "relcl", "acl", "aux", "root")  # shown in the table (all are in the JSON)
+RELATIONS = (
+    "nsubj",
+    "nsubjpass",
+    "dobj",
+    "pobj",
+    "prep",
+    "amod",
+    "advmod",
+    "det",
+    "compound",
+    "conj",
+    "cc",
+    "ccomp",
+    "xcomp",
+    "advcl",
+    "relcl",
+    "acl",
+    "aux",
+    "root",
+)  # shown in the table (all are in the JSON)
 
 
 @dataclass
@@ -63,13 +81,15 @@ class System:
 
 
 # ----------------------------------------------------------------------------------------------- data
-def held_out(dataset: str, split: str, cache_dir: str | None, spacy_model: str, per_group: int | None,
-             max_len: int) -> dict[str, list[ParsedExample]]:
+def held_out(
+    dataset: str, split: str, cache_dir: str | None, spacy_model: str, per_group: int | None, max_len: int
+) -> dict[str, list[ParsedExample]]:
     """The split's examples with a labelled tree, up to ``max_len`` words, by corpus (``columns["corpus"]``,
     else the dataset's name); at most ``per_group`` each, evenly spaced."""
     data = load_dataset(DataConfig(dataset=dataset, task="none", cache_dir=cache_dir))
-    parsed, _ = parse_dataset(data, ParseConfig(spacy_model=spacy_model), Path(cache_dir) if cache_dir else _cache(),
-                              progress=False)
+    parsed, _ = parse_dataset(
+        data, ParseConfig(spacy_model=spacy_model), Path(cache_dir) if cache_dir else _cache(), progress=False
+    )
     groups: dict[str, list[ParsedExample]] = defaultdict(list)
     for example, p in zip(data.splits[split], parsed[split]):
         if p.deps is not None and 0 < len(p.words) <= max_len:
@@ -181,13 +201,20 @@ def score_group(examples: Sequence[ParsedExample], trees: Sequence[Tree]) -> dic
         by_length[length_bin(len(gold.words))].append(pairs[-1])
     overall = spacy_scores(pairs)
     return {
-        "sentences": len(examples), "words": int(sum(len(e.words) for e in examples)),
-        "uuas": distances.compute()["uuas"], "uas": overall["uas"], "las": overall["las"],
+        "sentences": len(examples),
+        "words": int(sum(len(e.words) for e in examples)),
+        "uuas": distances.compute()["uuas"],
+        "uas": overall["uas"],
+        "las": overall["las"],
         "uas_all_words": 100 * counts[1] / counts[0] if counts[0] else None,
         "las_all_words": 100 * counts[2] / counts[0] if counts[0] else None,
-        "by_length": {name: {"sentences": len(by_length[name]), **{k: v for k, v in spacy_scores(by_length[name]).items()
-                                                                    if k != "per_type"}}
-                      for name, _, _ in LENGTH_BINS},
+        "by_length": {
+            name: {
+                "sentences": len(by_length[name]),
+                **{k: v for k, v in spacy_scores(by_length[name]).items() if k != "per_type"},
+            }
+            for name, _, _ in LENGTH_BINS
+        },
         "relations": overall["per_type"],
     }
 
@@ -253,7 +280,7 @@ def speed(systems: list[System], nlp, texts: list[str], threads: int, repeats: i
     result = {"texts": len(texts), "words": n_words, "threads": threads, "systems": {}}
     for system in systems:
         ours_from_text(system, nlp.tokenizer, texts[:BATCH])  # warm-up
-        seconds = min(_timed(lambda: ours_from_text(system, nlp.tokenizer, texts)) for _ in range(repeats))
+        seconds = min(_timed(lambda: ours_from_text(system, nlp.tokenizer, texts)) for _ in range(repeats))  # noqa: B023 (called within the iteration)
         result["systems"][system.name] = {"note": system.note, "words_per_s": n_words / seconds}
     settings = {}
     for n_process in sorted({1, threads}):
@@ -279,29 +306,61 @@ def tables(result: dict) -> str:
     for name, groups in result["accuracy"].items():
         out.append(f"\n{name}: {result['systems'][name]} — against {result['reference']}")
         rows = [{"group": g, **r} for g, r in groups.items()]
-        out.append(format_table(rows, [("group", "sentences", ""), ("sentences", "n", ",d"), ("uuas", "UUAS", ".1f"),
-                                       ("uas", "UAS (spaCy)", ".1f"), ("las", "LAS (spaCy)", ".1f"),
-                                       ("uas_all_words", "UAS (all words)", ".1f"),
-                                       ("las_all_words", "LAS (all words)", ".1f")]))
+        out.append(
+            format_table(
+                rows,
+                [
+                    ("group", "sentences", ""),
+                    ("sentences", "n", ",d"),
+                    ("uuas", "UUAS", ".1f"),
+                    ("uas", "UAS (spaCy)", ".1f"),
+                    ("las", "LAS (spaCy)", ".1f"),
+                    ("uas_all_words", "UAS (all words)", ".1f"),
+                    ("las_all_words", "LAS (all words)", ".1f"),
+                ],
+            )
+        )
         lengths = [{"length": k, **v} for k, v in groups["all"]["by_length"].items()]
-        out.append(format_table(lengths, [("length", "words", ""), ("sentences", "n", ",d"), ("uas", "UAS", ".1f"),
-                                          ("las", "LAS", ".1f")]))
+        out.append(
+            format_table(
+                lengths,
+                [("length", "words", ""), ("sentences", "n", ",d"), ("uas", "UAS", ".1f"), ("las", "LAS", ".1f")],
+            )
+        )
         relations = groups["all"]["relations"]
         shown = [{"label": label, **relations[label]} for label in RELATIONS if label in relations]
-        out.append(format_table(shown, [("label", "relation", ""), ("p", "LAS p", ".1f"), ("r", "LAS r", ".1f"),
-                                        ("f", "LAS F", ".1f")]))
+        out.append(
+            format_table(
+                shown, [("label", "relation", ""), ("p", "LAS p", ".1f"), ("r", "LAS r", ".1f"), ("f", "LAS F", ".1f")]
+            )
+        )
     s = result["speed"]
-    rows = [{"what": f"{name}: {v['note']}", "wps": v["words_per_s"], "x": v["times_spacy"]}
-            for name, v in s["systems"].items()]
-    rows.append({"what": f"spaCy tok2vec + parser ({', '.join(f'{k}: {v:,.0f}' for k, v in s['spacy']['settings'].items())})",
-                 "wps": s["spacy"]["words_per_s"], "x": 1.0})
+    rows = [
+        {"what": f"{name}: {v['note']}", "wps": v["words_per_s"], "x": v["times_spacy"]}
+        for name, v in s["systems"].items()
+    ]
+    rows.append(
+        {
+            "what": f"spaCy tok2vec + parser ({', '.join(f'{k}: {v:,.0f}' for k, v in s['spacy']['settings'].items())})",
+            "wps": s["spacy"]["words_per_s"],
+            "x": 1.0,
+        }
+    )
     out.append(f"\nspeed from raw text, {s['texts']:,} texts, {s['words']:,} words, {s['threads']} threads")
     out.append(format_table(rows, [("what", "", ""), ("wps", "words/s", ",.0f"), ("x", "× spaCy", ".2f")]))
     return "\n".join(out)
 
 
-def run(checkpoint: str | None, bundle: str | None, dataset: str, split: str, cache_dir: str | None, threads: int,
-        quick: bool, spacy_model: str = DEFAULT_MODEL) -> dict:
+def run(
+    checkpoint: str | None,
+    bundle: str | None,
+    dataset: str,
+    split: str,
+    cache_dir: str | None,
+    threads: int,
+    quick: bool,
+    spacy_model: str = DEFAULT_MODEL,
+) -> dict:
     """The whole benchmark (see the module docstring); returns the result written to JSON."""
     import torch
 
@@ -315,13 +374,20 @@ def run(checkpoint: str | None, bundle: str | None, dataset: str, split: str, ca
             systems.append(bundle_system(bundle, threads))
         if not systems:
             raise SystemExit("give --checkpoint and/or --bundle")
-        groups = held_out(dataset, split, cache_dir, spacy_model, 200 if quick else None, min(s.max_len for s in systems))
+        groups = held_out(
+            dataset, split, cache_dir, spacy_model, 200 if quick else None, min(s.max_len for s in systems)
+        )
         every = [e for exs in groups.values() for e in exs]
         if checkpoint:
             checks["predictor_onnx_as_pytorch"] = pytorch_agreement(systems[0], reference, [e.words for e in every])
         result = {
-            "dataset": dataset, "split": split, "reference": f"{spacy_model} (the trees of the data)",
-            "checkpoint": checkpoint, "bundle": bundle, "quick": quick, "checks": checks,
+            "dataset": dataset,
+            "split": split,
+            "reference": f"{spacy_model} (the trees of the data)",
+            "checkpoint": checkpoint,
+            "bundle": bundle,
+            "quick": quick,
+            "checks": checks,
             "systems": {s.name: s.note for s in systems},
             "accuracy": {s.name: accuracy(s, groups) for s in systems},
         }
@@ -334,9 +400,13 @@ def run(checkpoint: str | None, bundle: str | None, dataset: str, split: str, ca
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", help="a run's checkpoint with a `heads` predictor (a pretrain_predictor run too)")
+    parser.add_argument(
+        "--checkpoint", help="a run's checkpoint with a `heads` predictor (a pretrain_predictor run too)"
+    )
     parser.add_argument("--bundle", help="a parser-free bundle whose graph returns heads (format 3)")
-    parser.add_argument("--dataset", default="silver-trees", help="held-out sentences with trees (default silver-trees)")
+    parser.add_argument(
+        "--dataset", default="silver-trees", help="held-out sentences with trees (default silver-trees)"
+    )
     parser.add_argument("--split", default="test")
     parser.add_argument("--cache-dir", default=None)
     parser.add_argument("--threads", type=int, default=2)
@@ -344,11 +414,21 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--quick", action="store_true", help="at most 200 sentences per corpus, one timed pass")
     parser.add_argument("--out", help="JSON path (default bench/results/parser.json)")
     args = parser.parse_args(argv)
-    result = run(args.checkpoint, args.bundle, args.dataset, args.split, args.cache_dir, args.threads, args.quick,
-                 args.spacy_model)
+    result = run(
+        args.checkpoint,
+        args.bundle,
+        args.dataset,
+        args.split,
+        args.cache_dir,
+        args.threads,
+        args.quick,
+        args.spacy_model,
+    )
     print(tables(result))
     if "predictor_onnx_as_pytorch" in result["checks"]:
-        print(f"\npredictor ONNX heads and labels as PyTorch's: {result['checks']['predictor_onnx_as_pytorch']:.2%} of words")
+        print(
+            f"\npredictor ONNX heads and labels as PyTorch's: {result['checks']['predictor_onnx_as_pytorch']:.2%} of words"
+        )
     path = write_result("parser", result, args.out)
     print(f"results: {path}")
     return result

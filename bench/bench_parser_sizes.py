@@ -21,7 +21,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_parser import checkpoint_system, ours_from_text, spacy_seconds  # noqa: E402
-from timing import format_table, write_result  # noqa: E402
 
 from parserfree.distill.config import load_config  # noqa: E402
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text  # noqa: E402
@@ -29,12 +28,20 @@ from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline  # noqa: E40
 from parserfree.export.timing import machine  # noqa: E402
 from parserfree.main_job import pretrain_stage  # noqa: E402
 
+from timing import format_table, write_result  # noqa: E402
+
 
 def tower(layers: int, width: int, heads: int, arc: int = 128, labels: int = 64) -> list[str]:
     """Overrides of a parser tower of ``layers`` × ``width`` (feed-forward 4 × width)."""
-    return ["encoder.predictor_layer=0", f"predictor.tower_layers={layers}", f"predictor.tower_d_model={width}",
-            f"predictor.tower_heads={heads}", f"predictor.tower_d_ff={4 * width}", f"predictor.arc_dim={arc}",
-            f"predictor.label_dim={labels}"]
+    return [
+        "encoder.predictor_layer=0",
+        f"predictor.tower_layers={layers}",
+        f"predictor.tower_d_model={width}",
+        f"predictor.tower_heads={heads}",
+        f"predictor.tower_d_ff={4 * width}",
+        f"predictor.arc_dim={arc}",
+        f"predictor.label_dim={labels}",
+    ]
 
 
 SIZES = {
@@ -48,8 +55,13 @@ SIZES = {
 def pareto(rows: list[dict], accuracy: str, speed: str) -> None:
     """Mark each row whose no other row is both at least as accurate and at least as fast (one strictly)."""
     for r in rows:
-        r["pareto"] = not any(o is not r and o[accuracy] >= r[accuracy] and o[speed] >= r[speed]
-                              and (o[accuracy] > r[accuracy] or o[speed] > r[speed]) for o in rows)
+        r["pareto"] = not any(
+            o is not r
+            and o[accuracy] >= r[accuracy]
+            and o[speed] >= r[speed]
+            and (o[accuracy] > r[accuracy] or o[speed] > r[speed])
+            for o in rows
+        )
 
 
 def plot(rows: list[dict], spacy_wps: float, path: Path) -> None:
@@ -77,8 +89,16 @@ def plot(rows: list[dict], spacy_wps: float, path: Path) -> None:
     plt.close(fig)
 
 
-def run(config_path: str, sizes: dict[str, list[str]], fraction: float, epochs: int, threads: int, texts: int,
-        cache_dir: str | None, quick: bool) -> dict:
+def run(
+    config_path: str,
+    sizes: dict[str, list[str]],
+    fraction: float,
+    epochs: int,
+    threads: int,
+    texts: int,
+    cache_dir: str | None,
+    quick: bool,
+) -> dict:
     """Pre-train (or read from the cache) every size, score it on dev and time it; returns the result."""
     import torch
 
@@ -100,15 +120,30 @@ def run(config_path: str, sizes: dict[str, list[str]], fraction: float, epochs: 
         with tempfile.TemporaryDirectory() as folder:
             system, _ = checkpoint_system(predictor["checkpoint"], threads, Path(folder))
             ours_from_text(system, nlp.tokenizer, sample[:32])  # warm-up
-            seconds = min(_timed(lambda: ours_from_text(system, nlp.tokenizer, sample)) for _ in range(2))
-        rows.append({"size": name, "overrides": overrides, "run_dir": predictor["run_dir"],
-                     "train_seconds": metrics.get("train_seconds"), "n_train": metrics.get("n_train"),
-                     **{f"dev_{k}": metrics["dev"].get(k) for k in ("uuas", "uas", "las", "dspr")},
-                     "words_per_s": n_words / seconds, "times_spacy": n_words / seconds / spacy_wps})
+            seconds = min(_timed(lambda: ours_from_text(system, nlp.tokenizer, sample)) for _ in range(2))  # noqa: B023 (called within the iteration)
+        rows.append(
+            {
+                "size": name,
+                "overrides": overrides,
+                "run_dir": predictor["run_dir"],
+                "train_seconds": metrics.get("train_seconds"),
+                "n_train": metrics.get("n_train"),
+                **{f"dev_{k}": metrics["dev"].get(k) for k in ("uuas", "uas", "las", "dspr")},
+                "words_per_s": n_words / seconds,
+                "times_spacy": n_words / seconds / spacy_wps,
+            }
+        )
     pareto(rows, "dev_las", "words_per_s")
-    return {"config": config_path, "budget": {"epochs": epochs, "train_fraction": fraction, "threads": threads},
-            "speed_texts": len(sample), "speed_words": n_words, "spacy_words_per_s": spacy_wps, "sizes": rows,
-            "machine": machine(), "quick": quick}
+    return {
+        "config": config_path,
+        "budget": {"epochs": epochs, "train_fraction": fraction, "threads": threads},
+        "speed_texts": len(sample),
+        "speed_words": n_words,
+        "spacy_words_per_s": spacy_wps,
+        "sizes": rows,
+        "machine": machine(),
+        "quick": quick,
+    }
 
 
 def _timed(call) -> float:
@@ -121,7 +156,9 @@ def _timed(call) -> float:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="configs/main/agreement.yaml", help="the task config whose predictor is sized")
+    parser.add_argument(
+        "--config", default="configs/main/agreement.yaml", help="the task config whose predictor is sized"
+    )
     parser.add_argument("--sizes", help=f"comma-separated names (default all: {', '.join(SIZES)})")
     parser.add_argument("--fraction", type=float, default=0.25, help="share of the silver-trees training split")
     parser.add_argument("--epochs", type=int, default=1)
@@ -133,10 +170,21 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     sizes = {n: SIZES[n] for n in (s.strip() for s in args.sizes.split(","))} if args.sizes else SIZES
     result = run(args.config, sizes, args.fraction, args.epochs, args.threads, args.texts, args.cache_dir, args.quick)
-    print(format_table(result["sizes"], [("size", "predictor", ""), ("train_seconds", "train s", ",.0f"),
-                                         ("dev_uuas", "dev UUAS", ".1f"), ("dev_uas", "dev UAS", ".1f"),
-                                         ("dev_las", "dev LAS", ".1f"), ("words_per_s", "words/s", ",.0f"),
-                                         ("times_spacy", "× spaCy", ".1f"), ("pareto", "front", "")]))
+    print(
+        format_table(
+            result["sizes"],
+            [
+                ("size", "predictor", ""),
+                ("train_seconds", "train s", ",.0f"),
+                ("dev_uuas", "dev UUAS", ".1f"),
+                ("dev_uas", "dev UAS", ".1f"),
+                ("dev_las", "dev LAS", ".1f"),
+                ("words_per_s", "words/s", ",.0f"),
+                ("times_spacy", "× spaCy", ".1f"),
+                ("pareto", "front", ""),
+            ],
+        )
+    )
     print(f"spaCy tok2vec + parser: {result['spacy_words_per_s']:,.0f} words/s ({args.threads} thread(s))")
     path = write_result("parser_sizes", result, args.out)
     plot(result["sizes"], result["spacy_words_per_s"], path.with_suffix(".png"))

@@ -20,12 +20,12 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import write_result  # noqa: E402
-
 from parserfree.distill.checkpoints import load_trained  # noqa: E402
 from parserfree.distill.datasets import DataConfig, load_dataset  # noqa: E402
 from parserfree.predictor import DistanceMetrics, chain_baseline  # noqa: E402
 from parserfree.predictor.metrics import RelationMetrics  # noqa: E402
+
+from timing import write_result  # noqa: E402
 
 
 @torch.no_grad()
@@ -33,7 +33,9 @@ def predicted_distances(trained, words: list[list[str]], max_len: int, batch_siz
     """D̂ (n×n) of every word list, from the checkpoint's lower layers and predictor."""
     model, out = trained.model.eval(), []
     for i in range(0, len(words), batch_size):
-        word_ids, feature_ids, mask = (torch.from_numpy(a) for a in trained.vocab.encode_batch(words[i : i + batch_size], max_len))
+        word_ids, feature_ids, mask = (
+            torch.from_numpy(a) for a in trained.vocab.encode_batch(words[i : i + batch_size], max_len)
+        )
         predicted = model.predictor(model.encoder.lower(word_ids, feature_ids, mask), mask)
         dist = predicted.distances.numpy()
         out += [dist[b, :n, :n] for b, n in enumerate(mask.sum(1).tolist())]
@@ -69,26 +71,49 @@ def quality(checkpoint: str, cache_dir: str | None, max_per_corpus: int | None) 
 
 def summary(parts: dict) -> dict:
     ours, chain, relations = parts["ours"].compute(), parts["chain"].compute(), parts["relations"].compute()
-    return {"sentences": ours["n_sentences"], "uuas": ours["uuas"], "dspr": ours["dspr"], "chain_uuas": chain["uuas"],
-            "recall": relations["all"]["recall"], "by_length": {k: v["uuas"] for k, v in relations.items() if k != "all"}}
+    return {
+        "sentences": ours["n_sentences"],
+        "uuas": ours["uuas"],
+        "dspr": ours["dspr"],
+        "chain_uuas": chain["uuas"],
+        "recall": relations["all"]["recall"],
+        "by_length": {k: v["uuas"] for k, v in relations.items() if k != "all"},
+    }
 
 
 def table(result: dict) -> str:
     groups = list(result["all"]["recall"])
     lengths = list(result["all"]["by_length"])
-    head = ["corpus", "sentences", "UUAS", "DSpr", "chain UUAS", *(f"{g} recall" for g in groups), *(f"UUAS {b}" for b in lengths)]
+    head = [
+        "corpus",
+        "sentences",
+        "UUAS",
+        "DSpr",
+        "chain UUAS",
+        *(f"{g} recall" for g in groups),
+        *(f"UUAS {b}" for b in lengths),
+    ]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
     fmt = lambda v, p=1: "–" if v is None else f"{v:.{p}f}"  # noqa: E731
     for corpus, r in result.items():
-        cells = [corpus, f"{r['sentences']:,}", fmt(r["uuas"]), fmt(r["dspr"], 3), fmt(r["chain_uuas"]),
-                 *(fmt(r["recall"][g]) for g in groups), *(fmt(r["by_length"][b]) for b in lengths)]
+        cells = [
+            corpus,
+            f"{r['sentences']:,}",
+            fmt(r["uuas"]),
+            fmt(r["dspr"], 3),
+            fmt(r["chain_uuas"]),
+            *(fmt(r["recall"][g]) for g in groups),
+            *(fmt(r["by_length"][b]) for b in lengths),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", required=True, help="a run's checkpoints/best.ckpt (any recipe with a predictor)")
+    parser.add_argument(
+        "--checkpoint", required=True, help="a run's checkpoints/best.ckpt (any recipe with a predictor)"
+    )
     parser.add_argument("--cache-dir", default=None)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="at most 200 sentences per corpus")

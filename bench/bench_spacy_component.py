@@ -28,14 +28,15 @@ from pathlib import Path
 
 import numpy as np
 import spacy
-from bench_inference import benchmark_texts
-from timing import format_table, write_result
 
 from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.distill.trees import tree_distances
 from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
+
+from bench_inference import benchmark_texts
+from timing import format_table, write_result
 
 DEFAULT_BUNDLE = Path("runs/main/sentiment/bundle")
 BATCH = 32
@@ -46,11 +47,13 @@ def find_bundle(arg: str | None) -> Path:
     """The bundle to measure, or exit with how to make one."""
     bundle = Path(arg) if arg else DEFAULT_BUNDLE
     if not (bundle / "manifest.json").exists():
-        sys.exit(f"bench_spacy_component: no parser-free bundle at {bundle}.\n"
-                 "  Make one with `parserfree run` (writes runs/main/sentiment/bundle), or train and export one:\n"
-                 "  `parserfree train --config configs/parser_free.yaml --out runs/pf` then\n"
-                 "  `parserfree export --checkpoint runs/pf/checkpoints/best.ckpt --out runs/pf-bundle`\n"
-                 "  (or, for a quick check, configs/smoke.yaml in place of parser_free.yaml), or pass --bundle.")
+        sys.exit(
+            f"bench_spacy_component: no parser-free bundle at {bundle}.\n"
+            "  Make one with `parserfree run` (writes runs/main/sentiment/bundle), or train and export one:\n"
+            "  `parserfree train --config configs/parser_free.yaml --out runs/pf` then\n"
+            "  `parserfree export --checkpoint runs/pf/checkpoints/best.ckpt --out runs/pf-bundle`\n"
+            "  (or, for a quick check, configs/smoke.yaml in place of parser_free.yaml), or pass --bundle."
+        )
     return bundle
 
 
@@ -89,7 +92,9 @@ def measure(runs: dict[str, Callable], texts: list[str], n_words: int, repeats: 
     out = []
     for name in runs:
         seconds = sum(v for (row, _), v in best.items() if row == name)
-        out.append({"row": name, "seconds": seconds, "texts_per_s": len(texts) / seconds, "words_per_s": n_words / seconds})
+        out.append(
+            {"row": name, "seconds": seconds, "texts_per_s": len(texts) / seconds, "words_per_s": n_words / seconds}
+        )
     return out
 
 
@@ -112,11 +117,15 @@ def goals(measured: list[dict], spacy_model: str) -> list[str]:
     """The component against ParserFreeModel (goal: ≤10 % slower) and against spaCy's parser."""
     at = {r["row"]: r["words_per_s"] for r in measured}
     lines = []
-    for ours, theirs in (("blank + parserfree, no tree", "ParserFreeModel.predict"),
-                         ("blank + parserfree", "ParserFreeModel.predict, trees")):
+    for ours, theirs in (
+        ("blank + parserfree, no tree", "ParserFreeModel.predict"),
+        ("blank + parserfree", "ParserFreeModel.predict, trees"),
+    ):
         ratio = at[ours] / at[theirs]
-        lines.append(f"{ours}: {ratio:.2f}× the words/s of {theirs} "
-                     f"(goal ≥{1 - GOAL:.2f}×: {'reached' if ratio >= 1 - GOAL else 'NOT reached'})")
+        lines.append(
+            f"{ours}: {ratio:.2f}× the words/s of {theirs} "
+            f"(goal ≥{1 - GOAL:.2f}×: {'reached' if ratio >= 1 - GOAL else 'NOT reached'})"
+        )
     ours, theirs = f"{spacy_model} without parser + parserfree", f"{spacy_model} (spaCy's parser)"
     lines.append(f"{ours}: {at[ours] / at[theirs]:.2f}× the words/s of {theirs}")
     return lines
@@ -143,23 +152,42 @@ def main(argv: list[str] | None = None) -> dict:
     n_words = sum(len(w) for w in ParserFreeModel.load(bundle).tokenize(texts))
     load_before = os.getloadavg()[0]
     measured = measure(runs, texts, n_words, args.repeats or (1 if args.quick else 5))
-    result = {"bench": "spacy_component", "machine": machine(), "threads": args.threads, "bundle": str(bundle),
-              "spacy_model": args.spacy_model, "dataset": args.dataset, "n_texts": len(texts), "n_words": n_words,
-              "batch_size": BATCH, "load_average": [load_before, os.getloadavg()[0]], "rows": measured,
-              "root_rule": root_rule_agreement(texts, args.spacy_model)}
+    result = {
+        "bench": "spacy_component",
+        "machine": machine(),
+        "threads": args.threads,
+        "bundle": str(bundle),
+        "spacy_model": args.spacy_model,
+        "dataset": args.dataset,
+        "n_texts": len(texts),
+        "n_words": n_words,
+        "batch_size": BATCH,
+        "load_average": [load_before, os.getloadavg()[0]],
+        "rows": measured,
+        "root_rule": root_rule_agreement(texts, args.spacy_model),
+    }
     result["goals"] = goals(measured, args.spacy_model)
 
     print(describe_machine(result["machine"]))
-    print(f"{len(texts)} {args.dataset} texts ({n_words:,} words), batch {BATCH}, onnxruntime {args.threads} threads, "
-          f"bundle {bundle}")
+    print(
+        f"{len(texts)} {args.dataset} texts ({n_words:,} words), batch {BATCH}, onnxruntime {args.threads} threads, "
+        f"bundle {bundle}"
+    )
     if max(result["load_average"]) > 0.5:
-        print(f"note: the machine was busy (load average {result['load_average'][0]:.1f} → {result['load_average'][1]:.1f})")
-    print(format_table(measured, [("row", "pipeline", ""), ("texts_per_s", "texts/s", ",.0f"),
-                                  ("words_per_s", "words/s", ",.0f")]))
+        print(
+            f"note: the machine was busy (load average {result['load_average'][0]:.1f} → {result['load_average'][1]:.1f})"
+        )
+    print(
+        format_table(
+            measured, [("row", "pipeline", ""), ("texts_per_s", "texts/s", ",.0f"), ("words_per_s", "words/s", ",.0f")]
+        )
+    )
     for line in result["goals"]:
         print(line)
     rule = result["root_rule"]
-    print(f"root rule on spaCy's own trees: spaCy's root found in {rule['root_found']:.1%} of {rule['sentences']:,} sentences")
+    print(
+        f"root rule on spaCy's own trees: spaCy's root found in {rule['root_found']:.1%} of {rule['sentences']:,} sentences"
+    )
     print(f"results: {write_result('spacy_component', result, args.out)}")
     return result
 

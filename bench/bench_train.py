@@ -20,9 +20,10 @@ import sys
 import time
 
 import numpy as np
-from timing import format_table, write_result
 
 from parserfree.export.timing import describe_machine, machine, peak_rss_mb, time_calls
+
+from timing import format_table, write_result
 
 ROWS = {
     "no_syntax": ["recipe=no_syntax"],
@@ -74,18 +75,31 @@ def train_row(args: argparse.Namespace, overrides: list[str]) -> dict:
     encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
     module = CoTrainingModule(config, encoder, config.predictor_config(), data.vocab, data.label_names)
     times = StepTimes()
-    trainer = L.Trainer(max_steps=args.warmup + args.steps, max_epochs=-1, limit_val_batches=0, logger=False,
-                        enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
-                        num_sanity_val_steps=0, gradient_clip_val=config.training.grad_clip or None,
-                        callbacks=[times])
+    trainer = L.Trainer(
+        max_steps=args.warmup + args.steps,
+        max_epochs=-1,
+        limit_val_batches=0,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        num_sanity_val_steps=0,
+        gradient_clip_val=config.training.grad_clip or None,
+        callbacks=[times],
+    )
     rss_before = peak_rss_mb()
     trainer.fit(module, train_dataloaders=data.train_dataloader())
     keep = slice(args.warmup, None)
     examples = sum(times.sizes[keep])
-    return {"examples_per_s_step": examples / sum(times.step[keep]),
-            "examples_per_s": examples / float(np.sum(times.with_data[keep])),
-            "ms_per_step": 1e3 * float(np.mean(times.step[keep])), "steps": len(times.step[keep]),
-            "batch_size": config.training.batch_size, "peak_rss_mb": peak_rss_mb(), "rss_before_training_mb": rss_before}
+    return {
+        "examples_per_s_step": examples / sum(times.step[keep]),
+        "examples_per_s": examples / float(np.sum(times.with_data[keep])),
+        "ms_per_step": 1e3 * float(np.mean(times.step[keep])),
+        "steps": len(times.step[keep]),
+        "batch_size": config.training.batch_size,
+        "peak_rss_mb": peak_rss_mb(),
+        "rss_before_training_mb": rss_before,
+    }
 
 
 def collate_row(args: argparse.Namespace) -> dict:
@@ -117,8 +131,20 @@ def collate_row(args: argparse.Namespace) -> dict:
 
 def run_worker(args: argparse.Namespace, row: str) -> dict:
     """Run one row in a fresh process; its JSON result is the last line it prints."""
-    cmd = [sys.executable, __file__, "--worker", row, "--config", args.config, "--threads", str(args.threads),
-           "--steps", str(args.steps), "--warmup", str(args.warmup)]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        row,
+        "--config",
+        args.config,
+        "--threads",
+        str(args.threads),
+        "--steps",
+        str(args.steps),
+        "--warmup",
+        str(args.warmup),
+    ]
     cmd += [x for s in args.set or [] for x in ("--set", s)]
     cmd += ["--cache-dir", args.cache_dir] if args.cache_dir else []
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
@@ -129,7 +155,9 @@ def run_worker(args: argparse.Namespace, row: str) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="configs/default.yaml", help="experiment file (default configs/default.yaml)")
+    parser.add_argument(
+        "--config", default="configs/default.yaml", help="experiment file (default configs/default.yaml)"
+    )
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
     parser.add_argument("--threads", type=int, default=2, help="PyTorch intra-op threads")
     parser.add_argument("--steps", type=int, help="timed steps per row (default 100, --quick 20)")
@@ -152,20 +180,53 @@ def main(argv: list[str] | None = None) -> dict:
         rows.append({"recipe": name, **run_worker(args, name)})
     collate = run_worker(args, "collate")
     fed_step = next(r for r in rows if r["recipe"] == "parser_fed")["ms_per_step"]
-    parts = [{"part": name, **got, "share_of_parser_fed_step": got["ms_per_batch"] / fed_step} for name, got in collate.items()]
+    parts = [
+        {"part": name, **got, "share_of_parser_fed_step": got["ms_per_batch"] / fed_step}
+        for name, got in collate.items()
+    ]
     free, free_no_loss = rows[2], rows[3]
-    result = {"bench": "train", "machine": machine(), "config": args.config, "overrides": args.set or [],
-              "threads": args.threads, "steps": args.steps, "warmup": args.warmup, "rows": rows, "collate": parts,
-              "distance_loss_cost": free["ms_per_step"] / free_no_loss["ms_per_step"] - 1}
+    result = {
+        "bench": "train",
+        "machine": machine(),
+        "config": args.config,
+        "overrides": args.set or [],
+        "threads": args.threads,
+        "steps": args.steps,
+        "warmup": args.warmup,
+        "rows": rows,
+        "collate": parts,
+        "distance_loss_cost": free["ms_per_step"] / free_no_loss["ms_per_step"] - 1,
+    }
 
     print(describe_machine(result["machine"]))
-    print(f"{args.config} {' '.join(args.set or [])}: {args.steps} timed steps after {args.warmup}, {args.threads} threads")
-    print(format_table(rows, [("recipe", "recipe", ""), ("examples_per_s", "examples/s", ",.0f"),
-                              ("examples_per_s_step", "examples/s (step only)", ",.0f"), ("ms_per_step", "ms/step", ".1f"),
-                              ("peak_rss_mb", "peak RSS MiB", ",.0f"), ("rss_before_training_mb", "RSS before training MiB", ",.0f")]))
+    print(
+        f"{args.config} {' '.join(args.set or [])}: {args.steps} timed steps after {args.warmup}, {args.threads} threads"
+    )
+    print(
+        format_table(
+            rows,
+            [
+                ("recipe", "recipe", ""),
+                ("examples_per_s", "examples/s", ",.0f"),
+                ("examples_per_s_step", "examples/s (step only)", ",.0f"),
+                ("ms_per_step", "ms/step", ".1f"),
+                ("peak_rss_mb", "peak RSS MiB", ",.0f"),
+                ("rss_before_training_mb", "RSS before training MiB", ",.0f"),
+            ],
+        )
+    )
     print()
-    print(format_table(parts, [("part", "collate", ""), ("examples_per_s", "examples/s", ",.0f"),
-                               ("ms_per_batch", "ms/batch", ".2f"), ("share_of_parser_fed_step", "÷ parser_fed step", ".1%")]))
+    print(
+        format_table(
+            parts,
+            [
+                ("part", "collate", ""),
+                ("examples_per_s", "examples/s", ",.0f"),
+                ("ms_per_batch", "ms/batch", ".2f"),
+                ("share_of_parser_fed_step", "÷ parser_fed step", ".1%"),
+            ],
+        )
+    )
     print(f"the distance loss adds {result['distance_loss_cost']:.1%} to a parser_free step")
     print(f"results: {write_result('train', result, args.out)}")
     return result

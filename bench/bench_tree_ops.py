@@ -23,13 +23,19 @@ import numpy as np
 import onnxruntime as ort
 import torch
 from bench_trees import random_tree
-from timing import format_table, write_result
 from torch import nn
 
 from parserfree.encoder import BiasConfig, EncoderConfig, SyntaxEncoder
 from parserfree.export.timing import describe_machine, machine, seconds_per_call
 from parserfree.predictor.cycle_breaking import break_cycles
-from parserfree.predictor.tree_ops import distances_from_heads, distances_from_parents, parents_from_heads, steps_for_length
+from parserfree.predictor.tree_ops import (
+    distances_from_heads,
+    distances_from_parents,
+    parents_from_heads,
+    steps_for_length,
+)
+
+from timing import format_table, write_result
 
 MAX_LEN = 512
 LENGTHS = (32, 128, 512)
@@ -40,8 +46,18 @@ class Encoder(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        config = EncoderConfig(vocab_size=30000, n_feature_buckets=4096, d_model=128, n_heads=4, n_layers=4, d_ff=512,
-                               dropout=0.0, max_len=MAX_LEN, predictor_layer=2, bias=BiasConfig())
+        config = EncoderConfig(
+            vocab_size=30000,
+            n_feature_buckets=4096,
+            d_model=128,
+            n_heads=4,
+            n_layers=4,
+            d_ff=512,
+            dropout=0.0,
+            max_len=MAX_LEN,
+            predictor_layer=2,
+            bias=BiasConfig(),
+        )
         self.encoder = SyntaxEncoder(config)
 
     def forward(self, word_ids, feature_ids, mask, distances):
@@ -72,14 +88,28 @@ def inputs(t: int, rng: np.random.Generator) -> dict[str, torch.Tensor]:
     mask = torch.ones(1, t, dtype=torch.bool)
     scores = torch.from_numpy(rng.normal(size=(1, t, t)).astype(np.float32))
     scores[0, torch.arange(t), torch.from_numpy(heads)] += 2.5
-    return {"word_ids": torch.from_numpy(rng.integers(2, 30000, (1, t))), "feature_ids": torch.from_numpy(rng.integers(1, 4096, (1, t, 3))),
-            "mask": mask, "distances": distances_from_heads(torch.from_numpy(heads).unsqueeze(0), mask, steps_for_length(MAX_LEN)),
-            "scores": scores}
+    return {
+        "word_ids": torch.from_numpy(rng.integers(2, 30000, (1, t))),
+        "feature_ids": torch.from_numpy(rng.integers(1, 4096, (1, t, 3))),
+        "mask": mask,
+        "distances": distances_from_heads(torch.from_numpy(heads).unsqueeze(0), mask, steps_for_length(MAX_LEN)),
+        "scores": scores,
+    }
 
 
-ARGS = {"encoder": ("word_ids", "feature_ids", "mask", "distances"), "tree_ops": ("scores", "mask"), "matrix_products": ("scores", "mask")}
-AXES = {"word_ids": {0: "b", 1: "t"}, "feature_ids": {0: "b", 1: "t"}, "mask": {0: "b", 1: "t"},
-        "distances": {0: "b", 1: "t", 2: "t"}, "scores": {0: "b", 1: "t", 2: "t"}, "out": {0: "b", 1: "t"}}
+ARGS = {
+    "encoder": ("word_ids", "feature_ids", "mask", "distances"),
+    "tree_ops": ("scores", "mask"),
+    "matrix_products": ("scores", "mask"),
+}
+AXES = {
+    "word_ids": {0: "b", 1: "t"},
+    "feature_ids": {0: "b", 1: "t"},
+    "mask": {0: "b", 1: "t"},
+    "distances": {0: "b", 1: "t", 2: "t"},
+    "scores": {0: "b", 1: "t", 2: "t"},
+    "out": {0: "b", 1: "t"},
+}
 
 
 def onnx_sessions(modules: dict[str, nn.Module], example: dict[str, torch.Tensor], folder: Path, threads: int) -> dict:
@@ -92,8 +122,16 @@ def onnx_sessions(modules: dict[str, nn.Module], example: dict[str, torch.Tensor
         if not path.exists():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                torch.onnx.export(module, tuple(example[a] for a in ARGS[name]), str(path), dynamo=False, opset_version=17,
-                                  input_names=list(ARGS[name]), output_names=["out"], dynamic_axes={a: AXES[a] for a in (*ARGS[name], "out")})
+                torch.onnx.export(
+                    module,
+                    tuple(example[a] for a in ARGS[name]),
+                    str(path),
+                    dynamo=False,
+                    opset_version=17,
+                    input_names=list(ARGS[name]),
+                    output_names=["out"],
+                    dynamic_axes={a: AXES[a] for a in (*ARGS[name], "out")},
+                )
         sessions[name] = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     return sessions
 
@@ -123,20 +161,32 @@ def main(argv: list[str] | None = None) -> dict:
                 for name, module in modules.items():
                     args_ = tuple(case[a] for a in ARGS[name])
                     feeds = {a: case[a].numpy() for a in ARGS[name]}
-                    row[f"{name}_ms"] = fastest(lambda: module(*args_), min_time)
-                    row[f"{name}_ort_ms"] = fastest(lambda: sessions[name].run(None, feeds), min_time)
+                    row[f"{name}_ms"] = fastest(lambda: module(*args_), min_time)  # noqa: B023 (called within the iteration)
+                    row[f"{name}_ort_ms"] = fastest(lambda: sessions[name].run(None, feeds), min_time)  # noqa: B023 (called within the iteration)
                 for runtime in ("", "_ort"):
                     row[f"tree_ops{runtime}_pct"] = 100 * row[f"tree_ops{runtime}_ms"] / row[f"encoder{runtime}_ms"]
-                    row[f"matrix_products{runtime}_pct"] = 100 * row[f"matrix_products{runtime}_ms"] / row[f"encoder{runtime}_ms"]
+                    row[f"matrix_products{runtime}_pct"] = (
+                        100 * row[f"matrix_products{runtime}_ms"] / row[f"encoder{runtime}_ms"]
+                    )
                 rows.append(row)
     result = {"bench": "tree_ops", "machine": machine(), "max_len": MAX_LEN, "batch": 1, "rows": rows}
     print(describe_machine(result["machine"]))
     for runtime, label in (("", "PyTorch"), ("_ort", "onnxruntime")):
         print(f"\n{label}")
-        print(format_table(rows, [("threads", "threads", "d"), ("T", "T", "d"), (f"encoder{runtime}_ms", "encoder ms", ".2f"),
-                                  (f"tree_ops{runtime}_ms", "tree ops ms", ".2f"), (f"tree_ops{runtime}_pct", "% of encoder", ".1f"),
-                                  (f"matrix_products{runtime}_ms", "old products ms", ".2f"),
-                                  (f"matrix_products{runtime}_pct", "% of encoder", ".1f")]))
+        print(
+            format_table(
+                rows,
+                [
+                    ("threads", "threads", "d"),
+                    ("T", "T", "d"),
+                    (f"encoder{runtime}_ms", "encoder ms", ".2f"),
+                    (f"tree_ops{runtime}_ms", "tree ops ms", ".2f"),
+                    (f"tree_ops{runtime}_pct", "% of encoder", ".1f"),
+                    (f"matrix_products{runtime}_ms", "old products ms", ".2f"),
+                    (f"matrix_products{runtime}_pct", "% of encoder", ".1f"),
+                ],
+            )
+        )
     print(f"results: {write_result('tree_ops', result, args.out)}")
     return result
 

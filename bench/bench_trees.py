@@ -10,10 +10,11 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from timing import format_table, write_result
 
 from parserfree.distill.trees import brute_force_distances, tree_distances
 from parserfree.export.timing import describe_machine, machine, seconds_per_call
+
+from timing import format_table, write_result
 
 
 def random_tree(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -42,8 +43,17 @@ def main(argv: list[str] | None = None) -> dict:
         rows.append({"n": n, "vectorised_ms": vec * 1e3, "python_walk_ms": ref * 1e3, "ratio": ref / vec})
     result = {"bench": "trees", "machine": machine(), "rows": rows}
     print(describe_machine(result["machine"]))
-    print(format_table(rows, [("n", "n", "d"), ("vectorised_ms", "vectorised ms", ".3f"),
-                              ("python_walk_ms", "per-pair walk ms", ".3f"), ("ratio", "ratio ×", ".0f")]))
+    print(
+        format_table(
+            rows,
+            [
+                ("n", "n", "d"),
+                ("vectorised_ms", "vectorised ms", ".3f"),
+                ("python_walk_ms", "per-pair walk ms", ".3f"),
+                ("ratio", "ratio ×", ".0f"),
+            ],
+        )
+    )
     print(f"results: {write_result('trees', result, args.out)}")
     return result
 

@@ -25,7 +25,9 @@ from parserfree.distill.task_metrics import task_metrics
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--run", default="runs/main/sentiment/parser_free", help="run folder (config.yaml, metrics.json)")
+    parser.add_argument(
+        "--run", default="runs/main/sentiment/parser_free", help="run folder (config.yaml, metrics.json)"
+    )
     parser.add_argument("--bundle", default="runs/main/sentiment/bundle")
     parser.add_argument("--split", default="test", choices=["dev", "test"])
     parser.add_argument("--tolerance", type=float, default=0.1, help="allowed |ONNX − PyTorch| in metric points")
@@ -37,7 +39,18 @@ def main(argv: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "texts.txt", Path(tmp) / "predictions.jsonl"
         src.write_text("".join(" ".join(e.text.split()) + "\n" for e in examples), encoding="utf-8")
-        cmd = [sys.executable, "-m", "parserfree.cli", "predict", "--model", args.bundle, "--input", str(src), "--output", str(dst)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "parserfree.cli",
+            "predict",
+            "--model",
+            args.bundle,
+            "--input",
+            str(src),
+            "--output",
+            str(dst),
+        ]
         subprocess.run(cmd, check=True)
         rows = [json.loads(line) for line in dst.read_text(encoding="utf-8").splitlines()]
     if len(rows) != len(examples):
@@ -50,8 +63,15 @@ def main(argv: list[str] | None = None) -> dict:
     onnx = task_metrics(dataset.task, pred, gold, max(2, len(dataset.label_names)))
     torch_metric = json.loads((run / "metrics.json").read_text())[args.split]["metric"]
     delta = abs(onnx["metric"] - torch_metric)
-    result = {"split": args.split, "n": len(rows), "metric_name": onnx["metric_name"], "parserfree_predict": onnx["metric"],
-              "pytorch": torch_metric, "delta": delta, "within_tolerance": delta <= args.tolerance}
+    result = {
+        "split": args.split,
+        "n": len(rows),
+        "metric_name": onnx["metric_name"],
+        "parserfree_predict": onnx["metric"],
+        "pytorch": torch_metric,
+        "delta": delta,
+        "within_tolerance": delta <= args.tolerance,
+    }
     print(json.dumps(result, indent=1))
     return result
 

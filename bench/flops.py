@@ -58,19 +58,40 @@ class ModelShape:
     n_labels: int = 0  # 0: no label scorer
 
     @classmethod
-    def of(cls, encoder: EncoderConfig, predictor: PredictorConfig | None, n_outputs: int = 2,
-           n_labels: int = 0) -> ModelShape:
+    def of(
+        cls, encoder: EncoderConfig, predictor: PredictorConfig | None, n_outputs: int = 2, n_labels: int = 0
+    ) -> ModelShape:
         """From the model's configs (``predictor`` None: a graph that does not run the predictor; ``n_labels``:
         the label inventory's size when the predictor has a label scorer)."""
         if predictor is None:
-            return cls(encoder.d_model, encoder.d_ff, encoder.n_layers, encoder.predictor_layer, encoder.bias_all_layers,
-                       None, 0, n_outputs)
+            return cls(
+                encoder.d_model,
+                encoder.d_ff,
+                encoder.n_layers,
+                encoder.predictor_layer,
+                encoder.bias_all_layers,
+                None,
+                0,
+                n_outputs,
+            )
         width = predictor.arc_dim if predictor.form == "heads" else predictor.rank
         tower = predictor.tower_shape(encoder)
         labels = n_labels if predictor.labelled else 0
-        return cls(encoder.d_model, encoder.d_ff, encoder.n_layers, encoder.predictor_layer, encoder.bias_all_layers,
-                   predictor.form, width, n_outputs, tower.layers, tower.d_model if tower.layers else 0,
-                   tower.d_ff if tower.layers else 0, predictor.label_dim if labels else 0, labels)
+        return cls(
+            encoder.d_model,
+            encoder.d_ff,
+            encoder.n_layers,
+            encoder.predictor_layer,
+            encoder.bias_all_layers,
+            predictor.form,
+            width,
+            n_outputs,
+            tower.layers,
+            tower.d_model if tower.layers else 0,
+            tower.d_ff if tower.layers else 0,
+            predictor.label_dim if labels else 0,
+            labels,
+        )
 
     @property
     def layer_passes(self) -> int:
@@ -84,16 +105,21 @@ def flops_per_word(shape: ModelShape, length: int) -> dict[str, float]:
     """FLOPs per word of a sentence (or padded batch) of ``length`` words, by part and in ``total``."""
     d, f, t, a = shape.d_model, shape.d_ff, length, shape.predictor_width
     shared = shape.predictor_form is not None and shape.bias_all_layers and shape.predictor_layer >= 1
-    dt, ft, l, n_labels = shape.tower_d_model, shape.tower_d_ff, shape.label_dim, shape.n_labels
+    dt, ft, lab, n_labels = shape.tower_d_model, shape.tower_d_ff, shape.label_dim, shape.n_labels
     p = dt if shape.tower_layers else d  # the width the scorers read
     tower = shape.tower_layers * (8.0 * dt * dt + 4.0 * dt * ft + 4.0 * t * dt)
     parts = {
         "dense": shape.layer_passes * (8.0 * d * d + 4.0 * d * f) - (6.0 * d * d if shared else 0.0),
         "attention": shape.layer_passes * 4.0 * t * d - (2.0 * t * d if shared else 0.0),
         "tower": tower if shape.tower_layers else 0.0,
-        "predictor": {"heads": 4.0 * p * a + 2.0 * a * a + 2.0 * t * a + 4.0 * a,
-                      "probe": 2.0 * p * a + 2.0 * t * a, None: 0.0}[shape.predictor_form],
-        "labels": 4.0 * p * l + 2.0 * n_labels * l * l + 2.0 * n_labels * l + 4.0 * l * n_labels if n_labels else 0.0,
+        "predictor": {
+            "heads": 4.0 * p * a + 2.0 * a * a + 2.0 * t * a + 4.0 * a,
+            "probe": 2.0 * p * a + 2.0 * t * a,
+            None: 0.0,
+        }[shape.predictor_form],
+        "labels": 4.0 * p * lab + 2.0 * n_labels * lab * lab + 2.0 * n_labels * lab + 4.0 * lab * n_labels
+        if n_labels
+        else 0.0,
         "task": 2.0 * d * shape.n_outputs / max(t, 1),
     }
     parts["total"] = sum(parts.values())

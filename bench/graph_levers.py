@@ -27,17 +27,20 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from attainable import shape_rate
-from attention_fusion import fuse_attention
-from flops import ModelShape, executed_flops, useful_flops
 
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.runtime import SPINNING
 from parserfree.export.session import make_session
 from parserfree.export.timing import batches
 
+from attainable import shape_rate
+from attention_fusion import fuse_attention
+from flops import ModelShape, executed_flops, useful_flops
 
-def prepared(model, words: Sequence[Sequence[str]], size: int, by_length: bool = True) -> tuple[list[dict], list[list[int]]]:
+
+def prepared(
+    model, words: Sequence[Sequence[str]], size: int, by_length: bool = True
+) -> tuple[list[dict], list[list[int]]]:
     """Graph inputs of ``words`` in batches of ``size``, sorted by word count as ``ParserFreeModel.predict``
     batches them (``by_length``; else in a fixed shuffled order), and the sentence lengths per batch."""
     kept = [list(w[: model.max_len]) for w in words if w]
@@ -64,14 +67,22 @@ def flop_rates(seconds: float, shape: ModelShape, lengths: list[list[int]], atta
     ``attainable`` GFLOP/s."""
     useful = useful_flops(shape, [n for b in lengths for n in b])
     executed = executed_flops(shape, lengths)
-    return {"seconds": seconds, "useful_gflops": useful / seconds / 1e9, "executed_gflops": executed / seconds / 1e9,
-            "padding_overhead": executed / useful - 1.0, "peak_share": useful / seconds / 1e9 / attainable}
+    return {
+        "seconds": seconds,
+        "useful_gflops": useful / seconds / 1e9,
+        "executed_gflops": executed / seconds / 1e9,
+        "padding_overhead": executed / useful - 1.0,
+        "peak_share": useful / seconds / 1e9 / attainable,
+    }
 
 
 def session_sweep(path: Path, feeds: list[dict], threads: int, repeats: int) -> dict[str, float]:
     """Seconds of the graph at ``path`` under each session setting."""
-    settings = {f"{t} thread{'s' if t > 1 else ''}, spinning {'on' if s else 'off'}": dict(threads=t, spinning=s)
-                for t in sorted({1, threads}) for s in (True, False)}
+    settings = {
+        f"{t} thread{'s' if t > 1 else ''}, spinning {'on' if s else 'off'}": dict(threads=t, spinning=s)
+        for t in sorted({1, threads})
+        for s in (True, False)
+    }
     if threads > 1:
         settings[f"{threads} threads, parallel mode (2 inter-op)"] = dict(threads=threads, inter_op_threads=2)
     sessions = {name: make_session(path, **kw) for name, kw in settings.items()}
@@ -85,7 +96,9 @@ def fused_variant(source: Path, target: Path, shape: ModelShape, n_heads: int) -
     from onnxruntime.transformers.optimizer import optimize_model
 
     logging.getLogger("onnxruntime.transformers").setLevel(logging.ERROR)
-    optimised = optimize_model(str(source), model_type="bert", num_heads=n_heads, hidden_size=shape.d_model, opt_level=0)
+    optimised = optimize_model(
+        str(source), model_type="bert", num_heads=n_heads, hidden_size=shape.d_model, opt_level=0
+    )
     optimised.save_model_to_file(str(target))
     return {k: v for k, v in optimised.get_fused_operator_statistics().items() if v}
 
@@ -102,8 +115,9 @@ def product_shapes(shape: ModelShape, lengths: list[list[int]], threads: int) ->
     return {f"{m}×{k}·{k}×{n}": shape_rate(m, k, n, threads) for k, n in ((d, 3 * d), (d, d), (d, f), (f, d))}
 
 
-def graph_levers(model, words: list[list[str]], shape: ModelShape, attainable: dict, threads: int, repeats: int,
-                 single_every: int) -> dict:
+def graph_levers(
+    model, words: list[list[str]], shape: ModelShape, attainable: dict, threads: int, repeats: int, single_every: int
+) -> dict:
     """The graph-alone half of the benchmark: rates and peak share per variant at batch 32 and 1, the
     session sweep, the fused variant and the products alone."""
     folder = model.folder
@@ -127,19 +141,29 @@ def graph_levers(model, words: list[list[str]], shape: ModelShape, attainable: d
             rows = {}
             for name, s in seconds.items():
                 kind = "int8" if name == "int8" else "fp32"
-                rows[name] = {**flop_rates(s, shape, lengths, attainable[kind]["best"]), "sentences_per_s": len(chosen) / s,
-                              "attainable": kind}
+                rows[name] = {
+                    **flop_rates(s, shape, lengths, attainable[kind]["best"]),
+                    "sentences_per_s": len(chosen) / s,
+                    "attainable": kind,
+                }
             for name in ("fused", "attention_fused"):
                 if name in sessions:
                     out[name][f"max_diff_batch_{size}"] = max_difference(sessions["default"], sessions[name], feeds[:8])
-            out["batches"][size] = {"variants": rows, "session_settings": {
-                k: len(chosen) / v for k, v in session_sweep(variants["default"], feeds, threads, repeats).items()}}
+            out["batches"][size] = {
+                "variants": rows,
+                "session_settings": {
+                    k: len(chosen) / v for k, v in session_sweep(variants["default"], feeds, threads, repeats).items()
+                },
+            }
             if size == 32:
                 out["products_alone_gflops"] = product_shapes(shape, lengths, threads)
                 shuffled, shuffled_lengths = prepared(model, chosen, size, by_length=False)
                 s = time_sessions({"default": sessions["default"]}, shuffled, repeats)["default"]
-                rows["default, unsorted"] = {**flop_rates(s, shape, shuffled_lengths, attainable["fp32"]["best"]),
-                                             "sentences_per_s": len(chosen) / s, "attainable": "fp32"}
+                rows["default, unsorted"] = {
+                    **flop_rates(s, shape, shuffled_lengths, attainable["fp32"]["best"]),
+                    "sentences_per_s": len(chosen) / s,
+                    "attainable": "fp32",
+                }
     return out
 
 

@@ -101,8 +101,16 @@ def count(script: str | Path, args: Sequence[str] = (), timeout: float = 1800) -
     with tempfile.TemporaryDirectory(prefix="pf-callgrind-") as tmp:
         folder = Path(tmp)
         env = {**os.environ, ENV_LIB: str(_helper(folder)), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
-        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--dump-line=no",
-                   f"--callgrind-out-file={folder}/callgrind.out", sys.executable, str(script), *args]
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            "--dump-line=no",
+            f"--callgrind-out-file={folder}/callgrind.out",
+            sys.executable,
+            str(script),
+            *args,
+        ]
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
         if done.returncode != 0:
             tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1][:300]
@@ -145,8 +153,17 @@ def graph_counts(bundle: str | Path, graphs: dict[str, str | Path], texts: Seque
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / "spec.json"
         sizes = Path(tmp) / "sizes.json"
-        spec.write_text(json.dumps({"bundle": str(bundle), "graphs": {k: str(v) for k, v in graphs.items()},
-                                    "texts": list(texts), "single_every": single_every, "sizes": str(sizes)}))
+        spec.write_text(
+            json.dumps(
+                {
+                    "bundle": str(bundle),
+                    "graphs": {k: str(v) for k, v in graphs.items()},
+                    "texts": list(texts),
+                    "single_every": single_every,
+                    "sizes": str(sizes),
+                }
+            )
+        )
         counts = count(__file__, ["--child", str(spec)])
         n = {int(k): v for k, v in json.loads(sizes.read_text()).items()}  # sentences per batch size
     out: dict = {"tokenizer": counts.get("tokenizer", 0) / len(texts), "featurise": {}, "graphs": {}}
@@ -160,8 +177,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--bundle", help="bundle whose vocabulary and tokenizer prepare the inputs")
-    parser.add_argument("--graph", action="append", default=[], help="LABEL=PATH or PATH of an ONNX graph (repeatable; "
-                                                                     "default: the bundle's variants)")
+    parser.add_argument(
+        "--graph",
+        action="append",
+        default=[],
+        help="LABEL=PATH or PATH of an ONNX graph (repeatable; default: the bundle's variants)",
+    )
     parser.add_argument("--n", type=int, help="texts (default 300, --quick 96)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", help="JSON file (default bench/results/instructions.json)")
@@ -175,15 +196,25 @@ def main(argv: list[str] | None = None) -> dict:
     bundle = Path(args.bundle or DEFAULT_RUN / "bundle")
     manifest = json.loads((bundle / "manifest.json").read_text())
     graphs = dict(g.split("=", 1) if "=" in g else (Path(g).stem, g) for g in args.graph) or {
-        k: str(bundle / v) for k, v in manifest["models"].items()}
+        k: str(bundle / v) for k, v in manifest["models"].items()
+    }
     texts = benchmark_texts("vader-movies", args.n or (96 if args.quick else 300), None)
     every = max(1, len(texts) // (16 if args.quick else 50))
-    result = {"bench": "instructions", "bundle": str(bundle), "n_texts": len(texts), "single_every": every,
-              **graph_counts(bundle, graphs, texts, every)}
+    result = {
+        "bench": "instructions",
+        "bundle": str(bundle),
+        "n_texts": len(texts),
+        "single_every": every,
+        **graph_counts(bundle, graphs, texts, every),
+    }
     print(f"instructions per sentence ({len(texts)} texts; batch 1 on every {every}th), one thread, callgrind")
-    rows = [{"what": "tokenizer", "batch 32": result["tokenizer"], "batch 1": result["tokenizer"]},
-            {"what": "featurisation", "batch 32": result["featurise"][32], "batch 1": result["featurise"][1]}]
-    rows += [{"what": f"graph {k}", "batch 32": result["graphs"][32][k], "batch 1": result["graphs"][1][k]} for k in graphs]
+    rows = [
+        {"what": "tokenizer", "batch 32": result["tokenizer"], "batch 1": result["tokenizer"]},
+        {"what": "featurisation", "batch 32": result["featurise"][32], "batch 1": result["featurise"][1]},
+    ]
+    rows += [
+        {"what": f"graph {k}", "batch 32": result["graphs"][32][k], "batch 1": result["graphs"][1][k]} for k in graphs
+    ]
     print(format_table(rows, [("what", "", ""), ("batch 32", "batch 32", ",.0f"), ("batch 1", "batch 1", ",.0f")]))
     print(f"results: {write_result('instructions', result, args.out)}")
     return result

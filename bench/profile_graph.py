@@ -22,14 +22,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import onnxruntime as ort
-from bench_inference import DEFAULT_RUN, benchmark_texts
-from timing import format_table, write_result
-
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.runtime import SPINNING, ParserFreeModel
 from parserfree.export.session import make_session
 from parserfree.export.timing import batches
+
+from bench_inference import DEFAULT_RUN, benchmark_texts
+from timing import format_table, write_result
 
 # (part, pattern on the node name or, for nodes the optimiser renamed, "op:<type>"), first match wins
 PARTS = [
@@ -95,16 +94,26 @@ def main(argv: list[str] | None = None) -> dict:
     model = ParserFreeModel.load(args.bundle, threads=args.threads, variant=args.variant)
     texts = benchmark_texts("vader-movies", args.n or (300 if args.quick else 1000), None)
     words = model.tokenize(texts)
-    result = {"bench": "profile", "bundle": args.bundle, "variant": args.variant, "threads": args.threads, "batches": {}}
+    result = {
+        "bench": "profile",
+        "bundle": args.bundle,
+        "variant": args.variant,
+        "threads": args.threads,
+        "batches": {},
+    }
     for size in args.batches:
         chosen = words if size > 1 else words[:: max(1, len(words) // 100)]
         feeds = [graph_inputs(model.vocab, w, model.max_len, None) for w in batches(chosen, size)]
         got = profile(model.folder / model.manifest["models"][args.variant], feeds, args.threads, args.passes)
         result["batches"][size] = got
-        rows = [{"part": k, "ms": v, "share": 100 * v / got["kernel_ms"]}
-                for k, v in sorted(got["parts_ms"].items(), key=lambda kv: -kv[1])]
-        print(f"\nbatch {size}: {len(chosen)} texts × {args.passes} passes, kernels {got['kernel_ms']:.0f} ms of "
-              f"{got['wall_ms']:.0f} ms wall-clock ({args.threads} threads, {args.variant})")
+        rows = [
+            {"part": k, "ms": v, "share": 100 * v / got["kernel_ms"]}
+            for k, v in sorted(got["parts_ms"].items(), key=lambda kv: -kv[1])
+        ]
+        print(
+            f"\nbatch {size}: {len(chosen)} texts × {args.passes} passes, kernels {got['kernel_ms']:.0f} ms of "
+            f"{got['wall_ms']:.0f} ms wall-clock ({args.threads} threads, {args.variant})"
+        )
         print(format_table(rows, [("part", "part", ""), ("ms", "kernel ms", ".1f"), ("share", "% of kernels", ".1f")]))
         top = sorted(got["ops_ms"].items(), key=lambda kv: -kv[1])[:8]
         print("top operators: " + ", ".join(f"{op} {100 * ms / got['kernel_ms']:.1f}%" for op, ms in top))

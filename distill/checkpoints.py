@@ -31,9 +31,18 @@ CHECKPOINT_FORMAT = 1
 META_KEYS = ("experiment", "encoder", "predictor", "vocab", "label_names", "task", "recipe")
 # settings a resumed run may change: how long it trains and where things live, nothing it has learned from;
 # and the sizes taken from the vocabulary (known only after the data is read; the data settings are compared)
-RESUMABLE_CHANGES = ("training.max_epochs", "training.max_steps", "training.early_stopping_patience",
-                     "training.num_workers", "threads", "training.threads", "data.cache_dir", "data.archive",
-                     "encoder.vocab_size", "encoder.n_features")
+RESUMABLE_CHANGES = (
+    "training.max_epochs",
+    "training.max_steps",
+    "training.early_stopping_patience",
+    "training.num_workers",
+    "threads",
+    "training.threads",
+    "data.cache_dir",
+    "data.archive",
+    "encoder.vocab_size",
+    "encoder.n_features",
+)
 # encoder settings that fix what the ids a pre-trained predictor run reads mean (a parser tower embeds them
 # itself), those of the shared embeddings, and of the shared layers 1..k (both only without a tower)
 INIT_ID_FIELDS = ("max_len", "n_feature_buckets", "n_features", "predictor_layer")
@@ -98,8 +107,9 @@ def read_checkpoint(path: str | Path) -> dict:
             with zipfile.ZipFile(p) as archive:
                 names = archive.namelist()
         except (zipfile.BadZipFile, OSError):
-            raise CheckpointError(f"{p}: truncated or damaged checkpoint ({size:,} bytes; its zip archive is "
-                                  "incomplete)") from None
+            raise CheckpointError(
+                f"{p}: truncated or damaged checkpoint ({size:,} bytes; its zip archive is incomplete)"
+            ) from None
         if not any(n.endswith("data.pkl") for n in names):
             raise CheckpointError(f"{p}: a zip archive but not a PyTorch checkpoint")
     elif not head.startswith(b"\x80"):  # neither torch's zip format nor its legacy pickle format
@@ -107,14 +117,20 @@ def read_checkpoint(path: str | Path) -> dict:
     try:
         ckpt = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 — every way torch fails to read the file means: damaged
-        raise CheckpointError(f"{p}: damaged or foreign checkpoint, unreadable by torch.load ({_first_line(e)})") from None
+        raise CheckpointError(
+            f"{p}: damaged or foreign checkpoint, unreadable by torch.load ({_first_line(e)})"
+        ) from None
     meta = ckpt.get("parserfree") if isinstance(ckpt, dict) else None
     if not isinstance(meta, dict):
         raise CheckpointError(f"{p}: not a parserfree checkpoint (a PyTorch file without the 'parserfree' section)")
     if not isinstance(meta.get("format"), int) or meta["format"] > CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{p}: checkpoint format {meta.get('format')!r} is not one this parserfree reads "
-                              f"(≤ {CHECKPOINT_FORMAT}); upgrade parserfree")
-    missing = [k for k in META_KEYS if k not in meta] + ([] if isinstance(ckpt.get("state_dict"), dict) else ["state_dict"])
+        raise CheckpointError(
+            f"{p}: checkpoint format {meta.get('format')!r} is not one this parserfree reads "
+            f"(≤ {CHECKPOINT_FORMAT}); upgrade parserfree"
+        )
+    missing = [k for k in META_KEYS if k not in meta] + (
+        [] if isinstance(ckpt.get("state_dict"), dict) else ["state_dict"]
+    )
     if missing:
         raise CheckpointError(f"{p}: damaged parserfree checkpoint (no {', '.join(missing)})")
     return ckpt
@@ -134,17 +150,21 @@ def load_trained(path: str | Path) -> TrainedModel:
         dep_labels = tuple(str(label) for label in meta.get("dep_labels") or ())
         model = SyntaxModel(enc, pred, meta["task"], n_classes, grad, dep_labels=dep_labels)
     except (ValueError, TypeError, KeyError, AttributeError) as e:
-        raise CheckpointError(f"{path}: damaged parserfree checkpoint (its settings do not build a model: "
-                              f"{_first_line(e)})") from None
+        raise CheckpointError(
+            f"{path}: damaged parserfree checkpoint (its settings do not build a model: {_first_line(e)})"
+        ) from None
     state = {k.removeprefix("model."): v for k, v in ckpt["state_dict"].items() if k.startswith("model.")}
     try:
         model.load_state_dict(state)
     except RuntimeError as e:
-        raise CheckpointError(f"{path}: damaged parserfree checkpoint (its weights do not fit the model its "
-                              f"settings describe: {_first_line(e)})") from None
+        raise CheckpointError(
+            f"{path}: damaged parserfree checkpoint (its weights do not fit the model its "
+            f"settings describe: {_first_line(e)})"
+        ) from None
     model.eval()
-    return TrainedModel(model, vocab, meta["experiment"], enc, pred, meta["label_names"], meta["task"], meta["recipe"], path,
-                        dep_labels)
+    return TrainedModel(
+        model, vocab, meta["experiment"], enc, pred, meta["label_names"], meta["task"], meta["recipe"], path, dep_labels
+    )
 
 
 def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: PredictorConfig | None) -> str | None:
@@ -192,8 +212,10 @@ def load_pretrained(model: SyntaxModel, path: str | Path, trained: TrainedModel 
     target = model.state_dict()
     for key, value in state.items():
         if key not in target or target[key].shape != value.shape:
-            raise CheckpointError(f"{path}: cannot initialise from it: weight {key} has shape {tuple(value.shape)}, "
-                                  f"the model needs {tuple(target[key].shape) if key in target else 'none'}")
+            raise CheckpointError(
+                f"{path}: cannot initialise from it: weight {key} has shape {tuple(value.shape)}, "
+                f"the model needs {tuple(target[key].shape) if key in target else 'none'}"
+            )
     model.load_state_dict(state, strict=False)
 
 
@@ -204,5 +226,7 @@ def check_resumable(path: str | Path, experiment: dict) -> None:
     diff = changes(without(saved, RESUMABLE_CHANGES), without(experiment, RESUMABLE_CHANGES))
     if diff:
         run_dir = Path(path).parent.parent
-        raise CheckpointError(f"{path}: written under other settings ({summary(diff)}); will not resume it — "
-                              f"delete {run_dir} or train without --resume to start over")
+        raise CheckpointError(
+            f"{path}: written under other settings ({summary(diff)}); will not resume it — "
+            f"delete {run_dir} or train without --resume to start over"
+        )

@@ -43,8 +43,10 @@ class ClusterConfig:
     def validate(self) -> None:
         """Raise ConfigError naming the impossible option."""
         if self.scheduler is not None and self.workers is not None:
-            raise ConfigError("--scheduler and --workers exclude each other: give the address of a running cluster "
-                              "or the number of local workers")
+            raise ConfigError(
+                "--scheduler and --workers exclude each other: give the address of a running cluster "
+                "or the number of local workers"
+            )
         if self.workers is not None and self.workers < 1:
             raise ConfigError(f"--workers {self.workers} must be ≥ 1")
         if self.scheduler is not None and not self.scheduler.strip():
@@ -79,15 +81,22 @@ def use_cluster(config: ClusterConfig, quiet: bool = True) -> Iterator[Any]:
     cluster = None
     try:
         if config.workers is not None:
-            cluster = LocalCluster(n_workers=config.workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR if quiet else logging.WARNING)
+            cluster = LocalCluster(
+                n_workers=config.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR if quiet else logging.WARNING,
+            )
             client = Client(cluster)
         else:
             client = Client(config.scheduler, timeout="30s")
     except OSError as e:  # no scheduler at that address, or no port to listen on
         if cluster is not None:
             cluster.close()
-        raise ClusterError(f"cannot start or reach the Dask cluster ({config.scheduler or f'{config.workers} local workers'}): {e}") from None
+        raise ClusterError(
+            f"cannot start or reach the Dask cluster ({config.scheduler or f'{config.workers} local workers'}): {e}"
+        ) from None
     try:
         with use_client(client):
             yield client
@@ -107,7 +116,9 @@ def use_client(client) -> Iterator[Any]:
         _CLIENT.reset(token)
 
 
-def run_chunks(client, spans: Mapping[int, Sequence[str]], work: Callable[[list[str]], T], name: str) -> Iterator[tuple[int, T]]:
+def run_chunks(
+    client, spans: Mapping[int, Sequence[str]], work: Callable[[list[str]], T], name: str
+) -> Iterator[tuple[int, T]]:
     """``work(texts)`` of every chunk on the cluster, one task each; yields (chunk index, result) as tasks
     finish. ``work`` must be picklable by reference (a module-level function or a ``functools.partial`` of
     one), so every worker imports it from the installed package. A task whose workers all died is a
@@ -116,16 +127,20 @@ def run_chunks(client, spans: Mapping[int, Sequence[str]], work: Callable[[list[
     from distributed.scheduler import KilledWorker
 
     run = uuid.uuid4().hex[:12]  # task keys unique to this call: a cancelled earlier run never shares one
-    futures = {client.submit(work, list(texts), key=f"{name}-{run}-chunk-{index:05d}", pure=False): index
-               for index, texts in spans.items()}
+    futures = {
+        client.submit(work, list(texts), key=f"{name}-{run}-chunk-{index:05d}", pure=False): index
+        for index, texts in spans.items()
+    }
     try:
         for future in as_completed(futures):
             index = futures[future]
             try:
                 yield index, future.result()
             except KilledWorker as e:
-                raise ClusterError(f"{name}: chunk {index} was lost with every worker that took it ({e}); "
-                                   "the chunks already written are kept, run the command again to resume") from None
+                raise ClusterError(
+                    f"{name}: chunk {index} was lost with every worker that took it ({e}); "
+                    "the chunks already written are kept, run the command again to resume"
+                ) from None
     finally:  # stopped early (an error, an interrupt): the chunks not yet finished are not computed for nothing
         for future in futures:
             if not future.done():

@@ -20,13 +20,13 @@ import torch.nn.functional as F
 from parserfree.distill.checkpoints import CHECKPOINT_FORMAT
 from parserfree.distill.config import ExperimentConfig
 from parserfree.distill.evaluate import update_distance_metrics
+from parserfree.distill.recipes import get_recipe
 from parserfree.distill.schedules import inverse_sqrt_factor, teacher_forcing_probability
 from parserfree.distill.task_metrics import predictions, task_metrics
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.predictor import DistanceMetrics, PredictorConfig
 from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import SyntaxModel
-from parserfree.distill.recipes import get_recipe
 
 
 class CoTrainingModule(L.LightningModule):
@@ -52,8 +52,15 @@ class CoTrainingModule(L.LightningModule):
         self.encoder_config = encoder_config
         self.predictor_config = predictor_config
         n_classes = max(2, len(label_names))
-        self.model = SyntaxModel(encoder_config, predictor_config, self.task, n_classes,
-                                 config.training.task_grad_to_predictor, seed=config.seed, dep_labels=self.dep_labels)
+        self.model = SyntaxModel(
+            encoder_config,
+            predictor_config,
+            self.task,
+            n_classes,
+            config.training.task_grad_to_predictor,
+            seed=config.seed,
+            dep_labels=self.dep_labels,
+        )
         self._val_pred: list[np.ndarray] = []
         self._val_gold: list[np.ndarray] = []
         self.distance_metrics = DistanceMetrics()
@@ -82,8 +89,13 @@ class CoTrainingModule(L.LightningModule):
 
     def _forward(self, batch: dict, source: DistanceSource, predict: bool = True):
         return self.model(
-            batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"],
-            source=source, task=self.task != "none", predict=predict,
+            batch["word_ids"],
+            batch["feature_ids"],
+            batch["mask"],
+            batch["distances"],
+            source=source,
+            task=self.task != "none",
+            predict=predict,
         )
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
@@ -129,7 +141,9 @@ class CoTrainingModule(L.LightningModule):
 
     def on_validation_epoch_end(self) -> None:
         if self._val_pred:
-            scores = task_metrics(self.task, np.concatenate(self._val_pred), np.concatenate(self._val_gold), max(2, len(self.label_names)))
+            scores = task_metrics(
+                self.task, np.concatenate(self._val_pred), np.concatenate(self._val_gold), max(2, len(self.label_names))
+            )
             self.log("val/metric", scores["metric"], prog_bar=True, sync_dist=True)
             if "macro_f1" in scores:
                 self.log("val/macro_f1", scores["macro_f1"], sync_dist=True)

@@ -16,10 +16,10 @@ from pathlib import Path
 import yaml
 
 from parserfree.distill.datasets import DataConfig
-from parserfree.encoder.files import write_text_atomic
 from parserfree.distill.parsing import ParseConfig
 from parserfree.distill.recipes import RECIPES, Recipe, comparison_roles, exportable_recipes, get_recipe
 from parserfree.encoder.config import EncoderConfig
+from parserfree.encoder.files import write_text_atomic
 from parserfree.encoder.schema import (
     ConfigError,
     build_dataclass,
@@ -31,7 +31,15 @@ from parserfree.encoder.schema import (
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.sources import DistanceSource
 
-__all__ = ["ConfigError", "ExperimentConfig", "RunConfig", "TrainingConfig", "VocabConfig", "load_config", "save_config"]
+__all__ = [
+    "ConfigError",
+    "ExperimentConfig",
+    "RunConfig",
+    "TrainingConfig",
+    "VocabConfig",
+    "load_config",
+    "save_config",
+]
 
 
 @dataclass
@@ -130,7 +138,8 @@ class RunConfig:
     """Which pre-trained predictor the rows start from: auto (the best cached one of these settings — see
     `parserfree pretrain` — else train one), train (the one of exactly these settings), or a checkpoint path."""
     compare_datasets: list[str] = field(
-        default_factory=lambda: ["vader-movies", "vader-nyt", "vader-amazon", "vader-tweets"])
+        default_factory=lambda: ["vader-movies", "vader-nyt", "vader-amazon", "vader-tweets"]
+    )
     """Datasets the comparison runs on; the first is the headline."""
     compare_max_examples: int | None = None
     """Compare on at most this many examples per dataset (null: all; for quick runs)."""
@@ -143,8 +152,10 @@ class RunConfig:
             check_choice(f"{section}.recipes[{i}]", name, exportable_recipes())
         roles = comparison_roles(self.recipes)
         if roles.parser_free is None or roles.reference is None:
-            raise ConfigError(f"{section}.recipes must include a parser-free recipe and a parser-fed one "
-                              "(the comparison needs both), e.g. parser_free and parser_fed_twin")
+            raise ConfigError(
+                f"{section}.recipes must include a parser-free recipe and a parser-fed one "
+                "(the comparison needs both), e.g. parser_free and parser_fed_twin"
+            )
         check_int(f"{section}.pretrain_epochs", self.pretrain_epochs, 0)
         check_number(f"{section}.pretrain_fraction", self.pretrain_fraction, low=0, high=1)
         if self.pretrain_fraction == 0:
@@ -202,15 +213,19 @@ class ExperimentConfig:
         for name in ("vocab", "encoder", "predictor", "training", "run"):
             getattr(self, name).validate(name)
         if self.encoder.n_feature_buckets != self.vocab.n_feature_buckets:
-            raise ConfigError(f"encoder.n_feature_buckets={self.encoder.n_feature_buckets} must equal "
-                              f"vocab.n_feature_buckets={self.vocab.n_feature_buckets} (the vocabulary hashes into them)")
+            raise ConfigError(
+                f"encoder.n_feature_buckets={self.encoder.n_feature_buckets} must equal "
+                f"vocab.n_feature_buckets={self.vocab.n_feature_buckets} (the vocabulary hashes into them)"
+            )
         if self.recipe_row.needs_predictor_layer:  # h_k of layers 1..k, or a parser tower on h_0 (k = 0)
             self.predictor.check_encoder(self.resolved().encoder, self.recipe)
         t = self.training
         scheduled = self.recipe_row.train_source == DistanceSource.SCHEDULED
         if scheduled and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:
-            raise ConfigError("training.task_grad_to_predictor=true does nothing with training.teacher_forcing_end=1 "
-                              "(the biased layers never read D̂ in training): set one of them differently")
+            raise ConfigError(
+                "training.task_grad_to_predictor=true does nothing with training.teacher_forcing_end=1 "
+                "(the biased layers never read D̂ in training): set one of them differently"
+            )
 
     def resolved(self) -> ExperimentConfig:
         """A copy with the settings the recipe fixes (its row's ``fixed``) applied."""
@@ -234,11 +249,14 @@ class ExperimentConfig:
     def model_encoder_config(self, vocab_size: int, n_features: int) -> EncoderConfig:
         """The encoder section with the vocabulary's sizes; a size set in the config must match."""
         if self.encoder.vocab_size not in (0, vocab_size):
-            raise ConfigError(f"encoder.vocab_size={self.encoder.vocab_size} but the vocabulary built from the data "
-                              f"has {vocab_size} entries (set 0 to take it from the vocabulary)")
+            raise ConfigError(
+                f"encoder.vocab_size={self.encoder.vocab_size} but the vocabulary built from the data "
+                f"has {vocab_size} entries (set 0 to take it from the vocabulary)"
+            )
         if self.encoder.n_features != n_features:
-            raise ConfigError(f"encoder.n_features={self.encoder.n_features} but the vocabulary gives {n_features} "
-                              "features per word")
+            raise ConfigError(
+                f"encoder.n_features={self.encoder.n_features} but the vocabulary gives {n_features} features per word"
+            )
         return dataclasses.replace(self.encoder, vocab_size=vocab_size, n_features=n_features)
 
     def predictor_config(self) -> PredictorConfig | None:

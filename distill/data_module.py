@@ -24,8 +24,8 @@ from parserfree.distill.datasets import SPLITS, load_dataset
 from parserfree.distill.parsing import ParsedExample, parse_dataset
 from parserfree.distill.trees import batch_tree_distances, truncate_heads
 from parserfree.distill.vader import default_cache_dir
-from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder import Vocabulary
+from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.predictor.label_scorer import NO_LABEL, label_ids, label_inventory
 
 
@@ -49,8 +49,13 @@ def truncate(example: ParsedExample, max_len: int, inventory: tuple[str, ...] = 
     if example.deps and inventory:
         dep_labels = label_ids(example.deps, inventory, n)
         dep_labels[cut] = NO_LABEL
-    return EncodedExample(tuple(example.words[:n]), truncate_heads(example.heads, max_len), example.punct[:n].copy(),
-                          example.label, dep_labels)
+    return EncodedExample(
+        tuple(example.words[:n]),
+        truncate_heads(example.heads, max_len),
+        example.punct[:n].copy(),
+        example.label,
+        dep_labels,
+    )
 
 
 class BucketSampler(Sampler[int]):
@@ -174,8 +179,14 @@ class SyntaxDataModule(L.LightningDataModule):
     """Data of one experiment: parses through the cache, vocabulary, label inventory, bucketed loaders per
     split. ``dep_labels``: a given label inventory (e.g. a pre-trained predictor's), else built in ``setup``."""
 
-    def __init__(self, config: ExperimentConfig, cache_dir: str | Path | None = None, vocab: Vocabulary | None = None,
-                 progress: bool = True, dep_labels: tuple[str, ...] | None = None) -> None:
+    def __init__(
+        self,
+        config: ExperimentConfig,
+        cache_dir: str | Path | None = None,
+        vocab: Vocabulary | None = None,
+        progress: bool = True,
+        dep_labels: tuple[str, ...] | None = None,
+    ) -> None:
         super().__init__()
         self.config = config
         self.cache_dir = Path(cache_dir or config.data.cache_dir or default_cache_dir())
@@ -233,8 +244,12 @@ class SyntaxDataModule(L.LightningDataModule):
         sampler = BucketSampler([len(e.words) for e in examples], size, shuffle, self.config.seed)
         generator = torch.Generator().manual_seed(self.config.seed)
         return (ResumableLoader if shuffle else DataLoader)(
-            examples, batch_size=size, sampler=sampler, collate_fn=self._collate,
-            num_workers=self.config.training.num_workers, generator=generator,
+            examples,
+            batch_size=size,
+            sampler=sampler,
+            collate_fn=self._collate,
+            num_workers=self.config.training.num_workers,
+            generator=generator,
         )
 
     def train_dataloader(self) -> DataLoader:

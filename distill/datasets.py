@@ -73,7 +73,9 @@ class DataConfig:
         if self.max_examples is not None and self.max_examples < 1:
             raise ConfigError(f"data.max_examples={self.max_examples} must be ≥ 1")
         if self.agreement_train_balance not in ("cue", "number"):
-            raise ConfigError(f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue' or 'number'")
+            raise ConfigError(
+                f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue' or 'number'"
+            )
         if self.builtin_corpora is not None:
             from parserfree.distill.builtin_text import CORPORA
 
@@ -113,7 +115,9 @@ class Dataset:
         return [ex for s in SPLITS for ex in self.splits[s]]
 
 
-CONTROL_TO_SPACE = {code: " " for code in (*range(0x20), *range(0x7F, 0xA0))}  # Unicode category Cc, as a str.translate table
+CONTROL_TO_SPACE = {
+    code: " " for code in (*range(0x20), *range(0x7F, 0xA0))
+}  # Unicode category Cc, as a str.translate table
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # the same characters: a text without any needs no translate
 
 
@@ -161,7 +165,11 @@ def _is_numeric(raws: list[RawExample]) -> bool:
 
 
 def apply_labels(
-    raws: list[RawExample], task: str, label_field: str, fractions: list[float], label_names: Sequence[str] | None = None,
+    raws: list[RawExample],
+    task: str,
+    label_field: str,
+    fractions: list[float],
+    label_names: Sequence[str] | None = None,
 ) -> tuple[dict[str, list[Example]], list[str]]:
     """Label view + split. Class names come from the training split (or ``label_names``, in that order); a
     class seen only in dev/test is an error. An example's split is its own fixed one, else that of its group
@@ -182,7 +190,9 @@ def apply_labels(
         for s in ("dev", "test"):
             for r in split_raw[s]:
                 if str(r.label) not in names:
-                    raise DataError(f"{r.source}: label '{r.label}' appears in {s} but never in train (train labels: {names})")
+                    raise DataError(
+                        f"{r.source}: label '{r.label}' appears in {s} but never in train (train labels: {names})"
+                    )
     elif numeric_binary:
         names = ["negative", "positive"]
     out: dict[str, list[Example]] = {s: [] for s in SPLITS}
@@ -209,10 +219,14 @@ def load_dataset(config: DataConfig) -> Dataset:
     config.validate()
     if isinstance(config.dataset, list):
         if config.task != "none":
-            raise DataError(f"data.dataset={config.dataset}: a list of datasets is joined as unlabeled text only "
-                            "(data.task: none, e.g. predictor pre-training)")
-        parts = [_load_one(dataclasses.replace(config, dataset=name, format=None if name in BUILTIN else config.format))
-                 for name in config.dataset]
+            raise DataError(
+                f"data.dataset={config.dataset}: a list of datasets is joined as unlabeled text only "
+                "(data.task: none, e.g. predictor pre-training)"
+            )
+        parts = [
+            _load_one(dataclasses.replace(config, dataset=name, format=None if name in BUILTIN else config.format))
+            for name in config.dataset
+        ]
         splits = {s: [ex for part in parts for ex in part[0][s]] for s in SPLITS}
         dataset = Dataset("+".join(config.dataset), config.task, splits, [], sum(part[2] for part in parts))
     else:
@@ -229,10 +243,14 @@ def _load_one(config: DataConfig) -> tuple[dict[str, list[Example]], list[str], 
         raws = load_raw(config)
         label_field = builtin.label_field
     else:
-        raws = read_file(config.dataset, config.format, config.text_column, config.label_column if config.task != "none" else None)
+        raws = read_file(
+            config.dataset, config.format, config.text_column, config.label_column if config.task != "none" else None
+        )
         label_field = config.label_column or "label"
     if config.task != "none" and all(r.label is None for r in raws):
-        raise DataError(f"{config.dataset}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)")
+        raise DataError(
+            f"{config.dataset}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)"
+        )
     splits, names = apply_labels(raws, config.task, label_field, config.split, builtin.label_names if builtin else None)
     return splits, names, len(raws)
 
@@ -254,8 +272,9 @@ def _subsample(splits: dict[str, list[Example]], config: DataConfig) -> None:
 def train_subset(examples: list, fraction: float, seed: int) -> list:
     """A share of the training examples, ranked by a hash of (seed, text): for one seed, a smaller
     fraction is a subset of a larger one; the kept examples stay in their original order."""
+
     def rank(e) -> str:
-        return hashlib.sha256(f"{seed}\x00{e.text}".encode("utf-8")).hexdigest()
+        return hashlib.sha256(f"{seed}\x00{e.text}".encode()).hexdigest()
 
     keep = {id(e) for e in sorted(examples, key=rank)[: max(1, round(fraction * len(examples)))]}
     return [e for e in examples if id(e) in keep]

@@ -26,7 +26,9 @@ def update_distance_metrics(metrics: DistanceMetrics, predicted, batch: dict) ->
     gold_labels = batch["dep_labels"].numpy() if "dep_labels" in batch else None
     for b, n in enumerate(batch["mask"].sum(1).tolist()):
         metrics.update(
-            dist[b, :n, :n], batch["heads"][b, :n].numpy(), batch["punct"][b, :n].numpy(),
+            dist[b, :n, :n],
+            batch["heads"][b, :n].numpy(),
+            batch["punct"][b, :n].numpy(),
             gold=batch["distances"][b, :n, :n].numpy(),
             pred_heads=pred_heads[b, :n] if pred_heads is not None else None,
             argmax_heads=argmax_heads[b, :n] if argmax_heads is not None else None,
@@ -36,13 +38,22 @@ def update_distance_metrics(metrics: DistanceMetrics, predicted, batch: dict) ->
 
 
 @torch.no_grad()
-def loader_outputs(model: SyntaxModel, loader: DataLoader, source: str, distance_metrics: DistanceMetrics | None = None) -> tuple[np.ndarray, np.ndarray]:
+def loader_outputs(
+    model: SyntaxModel, loader: DataLoader, source: str, distance_metrics: DistanceMetrics | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(task outputs, gold labels) over a loader, in the dataset's order (not the loader's length-sorted
     one): B×C logits or B scores; fills ``distance_metrics`` if given."""
     model.eval()
     outputs, gold = [], []
     for batch in loader:
-        out = model(batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"], source=source, task=model.head is not None)
+        out = model(
+            batch["word_ids"],
+            batch["feature_ids"],
+            batch["mask"],
+            batch["distances"],
+            source=source,
+            task=model.head is not None,
+        )
         if out.task is not None:
             outputs.append(out.task.numpy())
             gold.append(batch["labels"].numpy())
@@ -57,7 +68,9 @@ def loader_outputs(model: SyntaxModel, loader: DataLoader, source: str, distance
     return outputs_[inverse], gold_[inverse]
 
 
-def evaluate_with_outputs(model: SyntaxModel, loader: DataLoader, task: str, n_classes: int, source: str) -> tuple[dict, np.ndarray]:
+def evaluate_with_outputs(
+    model: SyntaxModel, loader: DataLoader, task: str, n_classes: int, source: str
+) -> tuple[dict, np.ndarray]:
     """``evaluate``'s metrics and the task outputs behind them, in the dataset's order."""
     metrics = DistanceMetrics()
     outputs, gold = loader_outputs(model, loader, source, metrics if model.predictor is not None else None)
@@ -76,8 +89,9 @@ def evaluate(model: SyntaxModel, loader: DataLoader, task: str, n_classes: int, 
 
 
 @torch.no_grad()
-def argmax_heads(model: SyntaxModel, vocab: Vocabulary, words: list[list[str]], max_len: int,
-                 batch_size: int = 64) -> list[np.ndarray] | None:
+def argmax_heads(
+    model: SyntaxModel, vocab: Vocabulary, words: list[list[str]], max_len: int, batch_size: int = 64
+) -> list[np.ndarray] | None:
     """The predictor's raw argmax heads (before cycle breaking) of every word list (n ≤ max_len each),
     for the argmax cycle rate of a report; None when the model has no `heads` predictor."""
     if model.predictor is None or model.predictor.arc_scorer is None:
@@ -85,7 +99,9 @@ def argmax_heads(model: SyntaxModel, vocab: Vocabulary, words: list[list[str]], 
     model.eval()
     out = []
     for i in range(0, len(words), batch_size):
-        word_ids, feature_ids, mask = (torch.from_numpy(a) for a in vocab.encode_batch(words[i : i + batch_size], max_len))
+        word_ids, feature_ids, mask = (
+            torch.from_numpy(a) for a in vocab.encode_batch(words[i : i + batch_size], max_len)
+        )
         heads = model.predictor(model.encoder.lower(word_ids, feature_ids, mask), mask).argmax_heads.numpy()
         out += [heads[b, :n] for b, n in enumerate(mask.sum(1).tolist())]
     return out

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 SINGULAR_TAGS = ("VBZ",)
 PLURAL_TAGS = ("VBP",)
-IRREGULAR = {"is": "are", "are": "is", "was": "were", "were": "was", "has": "have", "have": "has", "does": "do", "do": "does"}
+IRREGULAR = {
+    "is": "are",
+    "are": "is",
+    "was": "were",
+    "were": "was",
+    "has": "have",
+    "have": "has",
+    "does": "do",
+    "do": "does",
+}
 NO_FLIP = {"am", "ai", "be", "'s", "'re", "'m", "'ve", "s"}  # first-person, "ain't", subjunctive "be", clitics
 
 

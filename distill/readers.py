@@ -74,8 +74,10 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 def _checked_text(text: str, where: str) -> str:
     """The text itself, or a DataError when the parser could not take it."""
     if len(text) > MAX_TEXT_CHARS:
-        raise DataError(f"{where}: text of {len(text):,} characters is longer than the {MAX_TEXT_CHARS:,} "
-                        "the parser accepts; split it into shorter examples")
+        raise DataError(
+            f"{where}: text of {len(text):,} characters is longer than the {MAX_TEXT_CHARS:,} "
+            "the parser accepts; split it into shorter examples"
+        )
     return text
 
 
@@ -84,7 +86,9 @@ def read_delimited(path: Path, text_column: str, label_column: str | None, delim
     kind = "TSV" if delimiter == "\t" else "CSV"
     limit = csv.field_size_limit()
     csv.field_size_limit(max(limit, 16 * MAX_TEXT_CHARS))
-    rows = csv.reader((line + "\n" for _, line in _lines(path)), delimiter=delimiter)  # the "\n" keeps line breaks inside quoted fields
+    rows = csv.reader(
+        (line + "\n" for _, line in _lines(path)), delimiter=delimiter
+    )  # the "\n" keeps line breaks inside quoted fields
     try:
         yield from _delimited_rows(path, rows, text_column, label_column)
     except csv.Error as e:
@@ -167,8 +171,15 @@ def read_conllu(path: Path, label_key: str = "label") -> Iterator[RawExample]:
             raise DataError(f"{path}:{start}: sentence {sent_id}: {e}") from None
         text = meta.get("text", " ".join(words))
         columns = {"deps": tuple(deps)} if any(deps) else None
-        return RawExample(text, meta.get(label_key), f"{path}:{start}", tuple(words), tuple(int(x) for x in h),
-                          tuple(punct), columns=columns)
+        return RawExample(
+            text,
+            meta.get(label_key),
+            f"{path}:{start}",
+            tuple(words),
+            tuple(int(x) for x in h),
+            tuple(punct),
+            columns=columns,
+        )
 
     for number, line in _lines(path):
         if not line.strip():
@@ -199,7 +210,9 @@ def read_conllu(path: Path, label_key: str = "label") -> Iterator[RawExample]:
         yield finish()
 
 
-def read_file(path: str | Path, fmt: str | None = None, text_column: str = "text", label_column: str | None = "label") -> list[RawExample]:
+def read_file(
+    path: str | Path, fmt: str | None = None, text_column: str = "text", label_column: str | None = "label"
+) -> list[RawExample]:
     """Read a user file of any supported format into raw examples (an empty result is an error)."""
     p = Path(path)
     if not p.exists():

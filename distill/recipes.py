@@ -48,10 +48,13 @@ class Recipe:
                 raise ValueError(f"recipe {self.name!r}: {name}={value!r} must be one of {', '.join(SOURCES)}")
             object.__setattr__(self, name, DistanceSource(value))
         if self.eval_source == DistanceSource.SCHEDULED:
-            raise ValueError(f"recipe {self.name!r}: eval_source='scheduled' is a training schedule; inference "
-                             "reads one source")
-        reads_prediction = DistanceSource.PREDICTED in (self.train_source, self.eval_source) or \
-            self.train_source == DistanceSource.SCHEDULED
+            raise ValueError(
+                f"recipe {self.name!r}: eval_source='scheduled' is a training schedule; inference reads one source"
+            )
+        reads_prediction = (
+            DistanceSource.PREDICTED in (self.train_source, self.eval_source)
+            or self.train_source == DistanceSource.SCHEDULED
+        )
         if reads_prediction and not self.predictor:
             raise ValueError(f"recipe {self.name!r}: reads D̂ but has no predictor (set predictor=True)")
 
@@ -77,52 +80,70 @@ RECIPES: dict[str, Recipe] = {
         Recipe(
             name="no_syntax",
             summary="the baseline: no attention bias; same layers, predictor (distance loss) and start as parser_free",
-            train_source=DistanceSource.NONE, eval_source=DistanceSource.NONE, predictor=True,
+            train_source=DistanceSource.NONE,
+            eval_source=DistanceSource.NONE,
+            predictor=True,
             needs_predictor_layer=True,
         ),
         Recipe(
             name="plain",
             summary="no syntax at all: no bias, no predictor — the Transformer a user would train first",
-            train_source=DistanceSource.NONE, eval_source=DistanceSource.NONE, predictor=False,
+            train_source=DistanceSource.NONE,
+            eval_source=DistanceSource.NONE,
+            predictor=False,
         ),
         Recipe(
             name="parser_fed",
             summary="the published method: parser distances at training and inference, every layer biased, no "
             "predictor",
-            train_source=DistanceSource.PARSER, eval_source=DistanceSource.PARSER, predictor=False,
+            train_source=DistanceSource.PARSER,
+            eval_source=DistanceSource.PARSER,
+            predictor=False,
             fixed={"encoder.predictor_layer": 0},
         ),
         Recipe(
             name="parser_free",
             summary="co-trained predictor: the parser's D in training (D with probability p, else D̂, when "
             "training.teacher_forcing_end < 1), D̂ at inference: no parser",
-            train_source=DistanceSource.SCHEDULED, eval_source=DistanceSource.PREDICTED, predictor=True,
+            train_source=DistanceSource.SCHEDULED,
+            eval_source=DistanceSource.PREDICTED,
+            predictor=True,
             needs_predictor_layer=True,
         ),
         Recipe(
             name="parser_fed_twin",
             summary="parser_free's twin: same layers, predictor and start, but the biased layers always read the "
             "parser's distances",
-            train_source=DistanceSource.PARSER, eval_source=DistanceSource.PARSER, predictor=True,
+            train_source=DistanceSource.PARSER,
+            eval_source=DistanceSource.PARSER,
+            predictor=True,
             needs_predictor_layer=True,
         ),
         Recipe(
             name="twin_grammatical_tree",
             summary="the parse-leak control: parser_fed_twin reading, for both versions of an agreement item, the "
             "parser's tree of the grammatical version (so it cannot learn how the parser reacts to the error)",
-            train_source=DistanceSource.PARSER, eval_source=DistanceSource.PARSER, predictor=True,
-            needs_predictor_layer=True, fixed={"parse.tree_text_column": "grammatical_text"},
+            train_source=DistanceSource.PARSER,
+            eval_source=DistanceSource.PARSER,
+            predictor=True,
+            needs_predictor_layer=True,
+            fixed={"parse.tree_text_column": "grammatical_text"},
         ),
         Recipe(
             name="locality",
             summary="the locality control: the biased layers read |i − j| instead of a tree (no parser at inference)",
-            train_source=DistanceSource.SEQUENTIAL, eval_source=DistanceSource.SEQUENTIAL, predictor=True,
+            train_source=DistanceSource.SEQUENTIAL,
+            eval_source=DistanceSource.SEQUENTIAL,
+            predictor=True,
             needs_predictor_layer=True,
         ),
         Recipe(
             name="pretrain_predictor",
             summary="layers 1..k and the predictor on parsed text, distance loss only (a start for init_from)",
-            train_source=DistanceSource.PREDICTED, eval_source=DistanceSource.PREDICTED, predictor=True, task=False,
+            train_source=DistanceSource.PREDICTED,
+            eval_source=DistanceSource.PREDICTED,
+            predictor=True,
+            task=False,
             needs_predictor_layer=True,
         ),
     )
@@ -168,18 +189,23 @@ def comparison_roles(names: list[str]) -> ComparisonRoles:
     fed = [r for r in rows if r.needs_parser_at_inference]
     reference = next((r.name for r in fed if r.predictor), fed[0].name if fed else None)
     unbiased = [r for r in rows if r.eval_source == DistanceSource.NONE]
-    baseline = next((r.name for r in unbiased if r.predictor), unbiased[0].name if unbiased else None)  # like for like first
+    baseline = next(
+        (r.name for r in unbiased if r.predictor), unbiased[0].name if unbiased else None
+    )  # like for like first
     extra = tuple(n for n in names if n not in (free, reference, baseline))
     return ComparisonRoles(free, reference, baseline, extra)
 
 
 def recipes_markdown() -> str:
     """The recipe table as Markdown, one row per recipe, in table order (the README embeds it)."""
-    lines = ["| recipe | training source | inference source | predictor | task head | what it is |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| recipe | training source | inference source | predictor | task head | what it is |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in RECIPES.values():
         yes = {True: "yes", False: "–"}
         summary = r.summary.replace("|", "\\|")  # |i − j| inside a table cell
-        lines.append(f"| `{r.name}` | {r.train_source} | {r.eval_source} | {yes[r.predictor]} | {yes[r.task]} | "
-                     f"{summary} |")
+        lines.append(
+            f"| `{r.name}` | {r.train_source} | {r.eval_source} | {yes[r.predictor]} | {yes[r.task]} | {summary} |"
+        )
     return "\n".join(lines) + "\n"

@@ -62,20 +62,36 @@ def own_split(sentence: str, fractions: Sequence[float] = SPLIT) -> str:
 def to_raw(sent: TaggedSentence, corpus: str, index: int, split: str) -> RawExample:
     """One tagged sentence as a gold-tree raw example: its words, heads and punctuation flags, and as
     columns its corpus and dependency labels (for quality by domain and relation)."""
-    return RawExample(sent.text(), None, f"silver-trees:{corpus}:{index}", sent.words, sent.heads, _punct(sent.words),
-                      split=split, columns={"corpus": corpus, "deps": sent.deps})
+    return RawExample(
+        sent.text(),
+        None,
+        f"silver-trees:{corpus}:{index}",
+        sent.words,
+        sent.heads,
+        _punct(sent.words),
+        split=split,
+        columns={"corpus": corpus, "deps": sent.deps},
+    )
 
 
-def task_held_out(text: BuiltinText, cache_dir: Path | None, archive: str | None, fractions: Sequence[float],
-                  progress: bool = True) -> set[str]:
+def task_held_out(
+    text: BuiltinText, cache_dir: Path | None, archive: str | None, fractions: Sequence[float], progress: bool = True
+) -> set[str]:
     """Lower-cased source sentences of the dev and test items of the built-in tasks made from ``text``."""
     if "agreement" in text.tasks:
-        return held_out_sentences(agreement.build_candidates(cache_dir, archive, progress=progress, text=text), fractions)
+        return held_out_sentences(
+            agreement.build_candidates(cache_dir, archive, progress=progress, text=text), fractions
+        )
     return set()
 
 
-def load_silver_trees(cache_dir: Path | None, archive: str | None, fractions: Sequence[float],
-                      progress: bool = True, text: BuiltinText = ENGLISH) -> list[RawExample]:
+def load_silver_trees(
+    cache_dir: Path | None,
+    archive: str | None,
+    fractions: Sequence[float],
+    progress: bool = True,
+    text: BuiltinText = ENGLISH,
+) -> list[RawExample]:
     """The silver-tree sentences of one language's built-in text (built with its tagging — the English one
     with the agreement dataset —, then read from the cache)."""
     cache = Path(cache_dir or default_cache_dir())
@@ -100,10 +116,19 @@ def load_silver_trees(cache_dir: Path | None, archive: str | None, fractions: Se
     return out
 
 
-def digest(cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL, text: BuiltinText = ENGLISH) -> dict:
+def digest(
+    cache_dir: Path | None, archive: str | None, model: str = DEFAULT_MODEL, text: BuiltinText = ENGLISH
+) -> dict:
     """What the silver trees are made from and how: for English the agreement items' digest (its text and
     versions, which decide the held-out sentences), else the text's digest; the filter version and split."""
     if "agreement" in text.tasks:
-        return {"agreement": agreement.digest(cache_dir, archive, model, text), "filter_version": FILTER_VERSION, "split": list(SPLIT)}
-    return {"text": builtin_text.digest(builtin_text.source_texts(cache_dir, archive, text), text.model),
-            "filter_version": FILTER_VERSION, "split": list(SPLIT)}
+        return {
+            "agreement": agreement.digest(cache_dir, archive, model, text),
+            "filter_version": FILTER_VERSION,
+            "split": list(SPLIT),
+        }
+    return {
+        "text": builtin_text.digest(builtin_text.source_texts(cache_dir, archive, text), text.model),
+        "filter_version": FILTER_VERSION,
+        "split": list(SPLIT),
+    }

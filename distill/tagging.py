@@ -42,17 +42,27 @@ class TaggedSentence:
     def text(self, replace: dict[int, str] | None = None) -> str:
         """The sentence's text with its own spacing, words at the given indices replaced."""
         replace = replace or {}
-        return "".join(replace.get(i, w) + (" " if s else "") for i, (w, s) in enumerate(zip(self.words, self.spaces))).strip()
+        return "".join(
+            replace.get(i, w) + (" " if s else "") for i, (w, s) in enumerate(zip(self.words, self.spaces))
+        ).strip()
 
     def to_json(self) -> list:
         """Compact JSON form (lists, spaces as a '0'/'1' string)."""
-        return [list(self.words), "".join("1" if s else "0" for s in self.spaces), list(self.tags), list(self.deps), list(self.heads)]
+        return [
+            list(self.words),
+            "".join("1" if s else "0" for s in self.spaces),
+            list(self.tags),
+            list(self.deps),
+            list(self.heads),
+        ]
 
     @classmethod
     def from_json(cls, data: list) -> TaggedSentence:
         """Inverse of ``to_json``."""
         words, spaces, tags, deps, heads = data
-        return cls(tuple(words), tuple(c == "1" for c in spaces), tuple(tags), tuple(deps), tuple(int(h) for h in heads))
+        return cls(
+            tuple(words), tuple(c == "1" for c in spaces), tuple(tags), tuple(deps), tuple(int(h) for h in heads)
+        )
 
 
 def sentences_of(doc) -> list[TaggedSentence]:
@@ -60,10 +70,15 @@ def sentences_of(doc) -> list[TaggedSentence]:
     out = []
     for sent in doc.sents:
         toks = list(sent)
-        out.append(TaggedSentence(
-            tuple(t.text for t in toks), tuple(bool(t.whitespace_) for t in toks), tuple(t.tag_ for t in toks),
-            tuple(t.dep_ for t in toks), tuple(t.head.i - sent.start for t in toks),
-        ))
+        out.append(
+            TaggedSentence(
+                tuple(t.text for t in toks),
+                tuple(bool(t.whitespace_) for t in toks),
+                tuple(t.tag_ for t in toks),
+                tuple(t.dep_ for t in toks),
+                tuple(t.head.i - sent.start for t in toks),
+            )
+        )
     return out
 
 
@@ -71,8 +86,13 @@ def fingerprint(model: str) -> dict:
     """Model name, installed package version and spaCy version (no model loading)."""
     import spacy
 
-    return {"model": model, "version": spacy.util.get_package_version(model) or "unknown", "spacy": spacy.__version__,
-            "exclude": EXCLUDE, "format": FORMAT_VERSION}
+    return {
+        "model": model,
+        "version": spacy.util.get_package_version(model) or "unknown",
+        "spacy": spacy.__version__,
+        "exclude": EXCLUDE,
+        "format": FORMAT_VERSION,
+    }
 
 
 def cache_key(texts: Sequence[str], model: str) -> str:
@@ -112,13 +132,16 @@ def tag_span(model: str, batch_size: int, expected: dict, texts: Sequence[str]) 
     """The tagged sentences of one chunk of texts on a Dask worker; TeacherError when the worker's tagger is
     not the one whose fingerprint keys the client's cache."""
     if fingerprint(model) != expected:
-        raise TeacherError(f"Dask worker {worker_name()}: tagger {fingerprint(model)} differs from the client's "
-                           f"{expected}; install the same spaCy and model versions on every worker")
+        raise TeacherError(
+            f"Dask worker {worker_name()}: tagger {fingerprint(model)} differs from the client's "
+            f"{expected}; install the same spaCy and model versions on every worker"
+        )
     return [sentences_of(doc) for doc in _worker_tagger(model).pipe(texts, batch_size=batch_size)]
 
 
-def _tag_here(model: str, spans: Mapping[int, Sequence[str]], batch_size: int, n_process: int,
-              bar) -> Iterator[tuple[int, list[list[TaggedSentence]]]]:
+def _tag_here(
+    model: str, spans: Mapping[int, Sequence[str]], batch_size: int, n_process: int, bar
+) -> Iterator[tuple[int, list[list[TaggedSentence]]]]:
     """(index, tagged docs) of every chunk, tagged in this process: one ``nlp.pipe`` stream (one pool of
     ``n_process``) over all of them."""
     nlp = load_pipeline(model, exclude=EXCLUDE)
@@ -131,8 +154,9 @@ def _tag_here(model: str, spans: Mapping[int, Sequence[str]], batch_size: int, n
         yield index, docs
 
 
-def _tag_on_cluster(client, model: str, spans: Mapping[int, Sequence[str]], batch_size: int,
-                    bar) -> Iterator[tuple[int, list[list[TaggedSentence]]]]:
+def _tag_on_cluster(
+    client, model: str, spans: Mapping[int, Sequence[str]], batch_size: int, bar
+) -> Iterator[tuple[int, list[list[TaggedSentence]]]]:
     """(index, tagged docs) of every chunk as the cluster's workers finish them."""
     work = functools.partial(tag_span, model, batch_size, fingerprint(model))
     for index, docs in run_chunks(client, spans, work, "tag"):
@@ -160,13 +184,22 @@ def tag_cached(
     todo = {c: spans[c] for c in range(n_chunks) if results[c] is None}
     if todo:
         client = active_client()
-        bar = tqdm(total=sum(len(span) for span in todo.values()), desc=desc if client is None else f"{desc} on Dask",
-                   unit="text", disable=not progress)
-        produced = (_tag_on_cluster(client, model, todo, batch_size, bar) if client is not None
-                    else _tag_here(model, todo, batch_size, n_process, bar))
+        bar = tqdm(
+            total=sum(len(span) for span in todo.values()),
+            desc=desc if client is None else f"{desc} on Dask",
+            unit="text",
+            disable=not progress,
+        )
+        produced = (
+            _tag_on_cluster(client, model, todo, batch_size, bar)
+            if client is not None
+            else _tag_here(model, todo, batch_size, n_process, bar)
+        )
         for c, docs in produced:
             payload = {"key": key, "index": c, "docs": [[s.to_json() for s in doc] for doc in docs]}
-            write_text_atomic(folder / f"chunk-{c:05d}.json", json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+            write_text_atomic(
+                folder / f"chunk-{c:05d}.json", json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+            )
             results[c] = docs
         bar.close()
     return [doc for chunk in results for doc in chunk]

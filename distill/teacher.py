@@ -86,13 +86,19 @@ class SpacyTeacher:
         self.n_process = n_process
         self.nlp = load_pipeline(model)
         if "parser" not in self.nlp.pipe_names:
-            raise TeacherError(f"parse.spacy_model={model} has no parser: it only serves the words of a treebank "
-                               "(CoNLL-U gold trees); data without trees, and a parser-fed comparison, need a spaCy "
-                               "model with a parser")
+            raise TeacherError(
+                f"parse.spacy_model={model} has no parser: it only serves the words of a treebank "
+                "(CoNLL-U gold trees); data without trees, and a parser-fed comparison, need a spaCy "
+                "model with a parser"
+            )
         meta = self.nlp.meta
         # taken once, as loaded: the tokenizer's bytes hold the vocabulary's strings, which grow with every text parsed
         tokenizer = hashlib.sha256(self.nlp.tokenizer.to_bytes()).hexdigest()[:16]
-        self._fingerprint = {"model": model, "version": f"{meta['lang']}_{meta['name']}-{meta['version']}", "tokenizer": tokenizer}
+        self._fingerprint = {
+            "model": model,
+            "version": f"{meta['lang']}_{meta['name']}-{meta['version']}",
+            "tokenizer": tokenizer,
+        }
 
     @property
     def fingerprint(self) -> dict:
@@ -123,6 +129,8 @@ def parse_span(model: str, batch_size: int, fingerprint: dict, texts: Sequence[s
 
     teacher = _worker_teacher(model, batch_size)
     if teacher.fingerprint != fingerprint:
-        raise TeacherError(f"Dask worker {worker_name()}: spaCy model {teacher.fingerprint} differs from the client's "
-                           f"{fingerprint}; install the same model version on every worker")
+        raise TeacherError(
+            f"Dask worker {worker_name()}: spaCy model {teacher.fingerprint} differs from the client's "
+            f"{fingerprint}; install the same model version on every worker"
+        )
     return list(teacher.parse(texts))

@@ -37,11 +37,17 @@ class MidEpochCheckpoint(ModelCheckpoint):
     left to the validation checkpoint, so every resume point is either mid-epoch or after validation."""
 
     def __init__(self, dirpath: Path, every_n_train_steps: int) -> None:
-        super().__init__(dirpath=dirpath, save_top_k=0, save_last=True, every_n_train_steps=every_n_train_steps,
-                         enable_version_counter=False)
+        super().__init__(
+            dirpath=dirpath,
+            save_top_k=0,
+            save_last=True,
+            every_n_train_steps=every_n_train_steps,
+            enable_version_counter=False,
+        )
 
-    def on_train_batch_end(self, trainer: L.Trainer, pl_module: L.LightningModule, outputs, batch,
-                           batch_idx: int) -> None:
+    def on_train_batch_end(
+        self, trainer: L.Trainer, pl_module: L.LightningModule, outputs, batch, batch_idx: int
+    ) -> None:
         if batch_idx + 1 < trainer.num_training_batches:
             super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)
 
@@ -99,14 +105,22 @@ def train(
     data.setup()  # parses through the cache once; Lightning's own prepare_data/setup calls then find it done
     config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
     save_config(config, run_dir / "config.yaml")
-    module = CoTrainingModule(config, config.encoder, config.predictor_config(), data.vocab, data.label_names,
-                              data.dep_labels)
+    module = CoTrainingModule(
+        config, config.encoder, config.predictor_config(), data.vocab, data.label_names, data.dep_labels
+    )
     if init is not None:
         load_pretrained(module.model, config.training.init_from, init)
 
     t = config.training
     checkpoints = run_dir / "checkpoints"
-    best = ModelCheckpoint(dirpath=checkpoints, filename="best", monitor="val/metric", mode="max", save_last=True, enable_version_counter=False)
+    best = ModelCheckpoint(
+        dirpath=checkpoints,
+        filename="best",
+        monitor="val/metric",
+        mode="max",
+        save_last=True,
+        enable_version_counter=False,
+    )
     every = mid_epoch_interval(len(data.splits["train"]), t.batch_size, t.devices, t.limit_train_batches)
     mid_epoch = MidEpochCheckpoint(checkpoints, every)
     stop = EarlyStopping(monitor="val/metric", mode="max", patience=t.early_stopping_patience, strict=False)
@@ -149,7 +163,9 @@ def train(
     return result
 
 
-def score_splits(trained: TrainedModel, data: SyntaxDataModule, config: ExperimentConfig, run_dir: Path, source: str) -> dict:
+def score_splits(
+    trained: TrainedModel, data: SyntaxDataModule, config: ExperimentConfig, run_dir: Path, source: str
+) -> dict:
     """Dev and test metrics of a trained model read with ``source``; the test split's per-item predictions
     go to ``run_dir/predictions.jsonl`` (``distill.predictions``) when the task has labels."""
     n_classes = max(2, len(data.label_names))
@@ -157,15 +173,22 @@ def score_splits(trained: TrainedModel, data: SyntaxDataModule, config: Experime
     for split in ("dev", "test"):
         if not data.splits[split]:
             continue
-        result[split], outputs = evaluate_with_outputs(trained.model, data.loader(split), trained.task, n_classes, source)
+        result[split], outputs = evaluate_with_outputs(
+            trained.model, data.loader(split), trained.task, n_classes, source
+        )
         if split == "test" and trained.task != "none" and len(outputs):
             examples = load_dataset(config.data).splits["test"]
             write_predictions(run_dir / "predictions.jsonl", records_from_outputs(examples, outputs, trained.task))
     return result
 
 
-def serve_trained(config: ExperimentConfig, source_run: str | Path, out_dir: str | Path, cache_dir: str | Path | None = None,
-                  progress: bool = True) -> dict:
+def serve_trained(
+    config: ExperimentConfig,
+    source_run: str | Path,
+    out_dir: str | Path,
+    cache_dir: str | Path | None = None,
+    progress: bool = True,
+) -> dict:
     """A run of ``config.recipe`` made from a run whose training is exactly the one this recipe would do
     (``recipes.training_rule``: e.g. ``parser_free`` with ``teacher_forcing_end`` = 1 and its twin): the
     source's best weights, labelled with this recipe and config, scored with this recipe's inference
@@ -185,8 +208,13 @@ def serve_trained(config: ExperimentConfig, source_run: str | Path, out_dir: str
     trained = load_trained(best)
     data = SyntaxDataModule(config, cache_dir, trained.vocab, progress, trained.dep_labels)
     data.setup()
-    result = {"recipe": config.recipe, "best_checkpoint": str(best), "trained_as": str(source), "train_seconds": 0.0,
-              "n_train": len(data.splits["train"])}
+    result = {
+        "recipe": config.recipe,
+        "best_checkpoint": str(best),
+        "trained_as": str(source),
+        "train_seconds": 0.0,
+        "n_train": len(data.splits["train"]),
+    }
     result.update(score_splits(trained, data, config, run_dir, config.recipe_row.eval_source))
     write_json(run_dir / "metrics.json", result)
     return result

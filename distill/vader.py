@@ -11,8 +11,12 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from parserfree.distill.archives import SourceArchive, extract_files, fetch
-from parserfree.distill.archives import default_cache_dir  # noqa: F401 (callers know it from here)
+from parserfree.distill.archives import (
+    SourceArchive,
+    default_cache_dir,  # noqa: F401 (callers know it from here)
+    extract_files,
+    fetch,
+)
 from parserfree.distill.readers import DataError, RawExample, _lines
 
 ARCHIVE = SourceArchive(

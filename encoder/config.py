@@ -117,9 +117,7 @@ class EncoderConfig:
         check_int(f"{section}.d_model", self.d_model, 1)
         check_int(f"{section}.n_heads", self.n_heads, 1)
         if self.d_model % self.n_heads:
-            raise ConfigError(
-                f"{section}.n_heads={self.n_heads} must divide {section}.d_model={self.d_model}"
-            )
+            raise ConfigError(f"{section}.n_heads={self.n_heads} must divide {section}.d_model={self.d_model}")
         check_int(f"{section}.n_layers", self.n_layers, 1)
         check_int(f"{section}.d_ff", self.d_ff, 1)
         check_number(f"{section}.dropout", self.dropout, low=0, high=1, high_open=True)

@@ -154,5 +154,6 @@ class SyntaxBias(nn.Module):
         return torch.zeros_like(d)
 
     def extra_repr(self) -> str:
-        return (f"mode={self.mode}, max_distance={self.max_distance}, n_buckets={self.n_buckets}, "
-                f"columns={self.n_columns}")
+        return (
+            f"mode={self.mode}, max_distance={self.max_distance}, n_buckets={self.n_buckets}, columns={self.n_columns}"
+        )

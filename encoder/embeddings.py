@@ -16,8 +16,9 @@ class Embedded:
     """Mixin for an ``nn.Module`` with token embeddings (``word_embedding``, ``feature_embedding``,
     ``position_embedding``, ``embedding_dropout``): ``init_embeddings`` builds them, ``embed`` applies them."""
 
-    def init_embeddings(self, vocab_size: int, n_feature_buckets: int, max_len: int, n_features: int, width: int,
-                        dropout: float) -> None:
+    def init_embeddings(
+        self, vocab_size: int, n_feature_buckets: int, max_len: int, n_features: int, width: int, dropout: float
+    ) -> None:
         """Build the three tables of ``width`` columns (call after ``nn.Module.__init__``)."""
         self.max_len, self.n_features = max_len, n_features
         self.word_embedding = nn.Embedding(vocab_size, width, padding_idx=0)
@@ -37,7 +38,9 @@ class Embedded:
             if length > self.max_len:
                 raise ValueError(f"input length {length} exceeds encoder.max_len={self.max_len}")
             if feature_ids.size(-1) != self.n_features:
-                raise ValueError(f"feature_ids has {feature_ids.size(-1)} columns, encoder.n_features={self.n_features}")
+                raise ValueError(
+                    f"feature_ids has {feature_ids.size(-1)} columns, encoder.n_features={self.n_features}"
+                )
         positions = self.position_embedding.weight[:length]  # T×width
         h = self.word_embedding(word_ids) + self.feature_embedding(feature_ids).sum(dim=-2) + positions
         return self.embedding_dropout(h)

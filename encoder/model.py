@@ -10,7 +10,6 @@ choice). Distances come in as an argument, so the same weights run parser-fed (i
 
 from __future__ import annotations
 
-import torch
 from torch import Tensor, nn
 
 from .config import EncoderConfig
@@ -30,8 +29,14 @@ class SyntaxEncoder(Embedded, nn.Module):
         if config.vocab_size < 2:
             raise ConfigError(f"encoder.vocab_size={config.vocab_size}: the model needs the vocabulary's size (≥ 2)")
         self.config = config
-        self.init_embeddings(config.vocab_size, config.n_feature_buckets, config.max_len, config.n_features,
-                             config.d_model, config.dropout)
+        self.init_embeddings(
+            config.vocab_size,
+            config.n_feature_buckets,
+            config.max_len,
+            config.n_features,
+            config.d_model,
+            config.dropout,
+        )
         self.layers = nn.ModuleList(
             EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout) for _ in range(config.n_layers)
         )

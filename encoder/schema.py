@@ -37,7 +37,9 @@ def check_int(key: str, value: Any, minimum: int | None = None) -> None:
         raise ConfigError(f"{key}={value} must be ≥ {minimum}")
 
 
-def check_number(key: str, value: Any, low: float | None = None, high: float | None = None, high_open: bool = False) -> None:
+def check_number(
+    key: str, value: Any, low: float | None = None, high: float | None = None, high_open: bool = False
+) -> None:
     """``value`` is a finite number in [low, high] (or [low, high) with ``high_open``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(f"{key}={value!r} must be a finite number")
@@ -144,7 +146,12 @@ def field_docs(cls: type) -> dict[str, str]:
     body = node.body
     docs = {}
     for node, after in zip(body, body[1:], strict=False):  # each statement and the next
-        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(after, ast.Expr)
-                and isinstance(after.value, ast.Constant) and isinstance(after.value.value, str)):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
             docs[node.target.id] = " ".join(after.value.value.split())
     return docs

@@ -130,9 +130,7 @@ class Vocabulary:
         entries = [self.ids(w) for w in words]
         return [e[0] for e in entries], [list(e[1:]) for e in entries]
 
-    def encode_batch(
-        self, batch: Sequence[Sequence[str]], max_len: int
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def encode_batch(self, batch: Sequence[Sequence[str]], max_len: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Pad a batch to its longest sentence (at most max_len; longer ones are truncated with a warning).
 
         Returns word_ids B×T int64, feature_ids B×T×F int64 (0 at pads), mask B×T bool (True = real word).
@@ -194,6 +192,8 @@ class Vocabulary:
                 "— upgrade parserfree to load it"
             )
         if data.get("features") != list(FEATURES) or data.get("hash") != "crc32":
-            raise ValueError(f"{path} uses features {data.get('features')} / hash {data.get('hash')}, "
-                             f"expected {list(FEATURES)} / crc32")
+            raise ValueError(
+                f"{path} uses features {data.get('features')} / hash {data.get('hash')}, "
+                f"expected {list(FEATURES)} / crc32"
+            )
         return cls(data["words"], n_feature_buckets=data["n_feature_buckets"], lowercase=data["lowercase"])

@@ -22,16 +22,23 @@ import yaml
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.datasets import Dataset, normalise_text
+from parserfree.distill.recipes import exportable_recipes
 from parserfree.distill.teacher import doc_to_parse, load_pipeline
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.files import sha256_file, write_json
 from parserfree.export.bundle import MANIFEST, MODEL_FILES, write_manifest
 from parserfree.export.errors import ExportError
-from parserfree.distill.recipes import exportable_recipes
+from parserfree.export.evaluation import evaluation_report
 from parserfree.export.graph_inputs import graph_inputs, graph_recipe, io_spec
 from parserfree.export.onnx_graph import OPSET, PredictorGraph, RecipeGraph, export_onnx, graph_module, run_graph_module
-from parserfree.export.evaluation import evaluation_report
-from parserfree.export.parity import ParitySet, build_parity_set, compare_outputs, local_dataset, parity_texts, require_parity
+from parserfree.export.parity import (
+    ParitySet,
+    build_parity_set,
+    compare_outputs,
+    local_dataset,
+    parity_texts,
+    require_parity,
+)
 from parserfree.export.serving_words import bundle_tokenizer, treebank_sentences
 from parserfree.export.session import make_session
 from parserfree.export.tokenizer import words_of
@@ -83,11 +90,14 @@ def _move_into_place(tmp: Path, out: Path) -> None:
 def _analyser(nlp, tokenizer, kind: str):
     """texts → [(words, heads or None)]: the parser for a parser-fed graph, else the bundled tokenizer."""
     if graph_recipe(kind).graph_takes_distances:
+
         def analyse(texts):
             return [(list(p.words), p.heads) for p in map(doc_to_parse, nlp.pipe(normalise_text(t) for t in texts))]
     else:
+
         def analyse(texts):
             return [(w, None) for w in words_of(tokenizer, texts)]
+
     return analyse
 
 
@@ -124,8 +134,15 @@ def export_predictor(trained: TrainedModel, path: Path) -> PredictorGraph:
     return module
 
 
-def _checked_models(module: RecipeGraph, task: str, parity: ParitySet, folder: Path, optimize: bool,
-                    quantize: str | None, threads: int | None) -> tuple[dict, dict]:
+def _checked_models(
+    module: RecipeGraph,
+    task: str,
+    parity: ParitySet,
+    folder: Path,
+    optimize: bool,
+    quantize: str | None,
+    threads: int | None,
+) -> tuple[dict, dict]:
     """Parity of model.onnx (and of the variants it is asked to write) against PyTorch → (models, reports).
 
     fp32 graphs must pass ``require_parity``; the int8 graph must only give finite outputs.
@@ -154,16 +171,19 @@ def _checked_models(module: RecipeGraph, task: str, parity: ParitySet, folder: P
     return {variant: MODEL_FILES[variant] for variant in reports}, reports
 
 
-def _write_bundle(trained: TrainedModel, kind: str, tmp: Path, optimize: bool, quantize: str | None,
-                  threads: int | None) -> dict:
+def _write_bundle(
+    trained: TrainedModel, kind: str, tmp: Path, optimize: bool, quantize: str | None, threads: int | None
+) -> dict:
     """Every step of the export into ``tmp``; returns the manifest."""
     experiment, vocab, task = trained.experiment, trained.vocab, trained.task
     max_len = trained.encoder_config.max_len
     spacy_model = experiment["parse"]["spacy_model"]
     nlp = load_pipeline(spacy_model)
     if graph_recipe(kind).graph_takes_distances and "parser" not in nlp.pipe_names:
-        raise ExportError(f"a {kind} model is served with a spaCy parser's trees, and parse.spacy_model={spacy_model} "
-                          "has none; export a parser-free recipe (its graph predicts the trees); no bundle was written")
+        raise ExportError(
+            f"a {kind} model is served with a spaCy parser's trees, and parse.spacy_model={spacy_model} "
+            "has none; export a parser-free recipe (its graph predicts the trees); no bundle was written"
+        )
     dataset, reason = _local_data(experiment)
     texts, source = parity_texts(experiment)
     treebank = treebank_sentences(experiment, dataset, reason)
@@ -175,8 +195,9 @@ def _write_bundle(trained: TrainedModel, kind: str, tmp: Path, optimize: bool, q
     analyse = _analyser(nlp, tokenizer, kind)
     parity = build_parity_set(texts, source, analyse, vocab, max_len, trace_shape)
     models, reports = _checked_models(module, task, parity, tmp, optimize, quantize, threads)
-    evaluation = evaluation_report(tmp, models, dataset, reason, task, max(2, len(trained.label_names)), analyse,
-                                   vocab, max_len, threads)
+    evaluation = evaluation_report(
+        tmp, models, dataset, reason, task, max(2, len(trained.label_names)), analyse, vocab, max_len, threads
+    )
 
     vocab.save(tmp / "vocab.json")
     write_json(tmp / "labels.json", {"task": task, "label_names": trained.label_names})
@@ -184,27 +205,32 @@ def _write_bundle(trained: TrainedModel, kind: str, tmp: Path, optimize: bool, q
     _public_permissions(tmp)
     predictor = trained.predictor_config
     tree = module.output_names[2:]  # heads (and dep_labels) of a parser-free graph with a `heads` predictor
-    return write_manifest(tmp, {
-        "kind": kind,
-        "recipe": trained.recipe,
-        "task": task,
-        "predictor_form": predictor.form if predictor is not None and graph_recipe(kind).graph_returns_distances else None,
-        "max_len": max_len,
-        "n_features": vocab.n_features,
-        "opset": OPSET,
-        **io_spec(kind, task, vocab.n_features, tree),
-        "dependency_labels": list(trained.dep_labels) if "dep_labels" in tree else None,
-        "models": models,
-        "vocab": "vocab.json",
-        "labels": "labels.json",
-        "config": "config.yaml",
-        "tokenizer": tokenizer_meta,
-        "trace_shape": list(trace_shape),
-        "parity": reports,
-        "evaluation": evaluation,
-        "checkpoint": {"path": str(trained.path.resolve()), "sha256": sha256_file(trained.path)},
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-    })
+    return write_manifest(
+        tmp,
+        {
+            "kind": kind,
+            "recipe": trained.recipe,
+            "task": task,
+            "predictor_form": predictor.form
+            if predictor is not None and graph_recipe(kind).graph_returns_distances
+            else None,
+            "max_len": max_len,
+            "n_features": vocab.n_features,
+            "opset": OPSET,
+            **io_spec(kind, task, vocab.n_features, tree),
+            "dependency_labels": list(trained.dep_labels) if "dep_labels" in tree else None,
+            "models": models,
+            "vocab": "vocab.json",
+            "labels": "labels.json",
+            "config": "config.yaml",
+            "tokenizer": tokenizer_meta,
+            "trace_shape": list(trace_shape),
+            "parity": reports,
+            "evaluation": evaluation,
+            "checkpoint": {"path": str(trained.path.resolve()), "sha256": sha256_file(trained.path)},
+            "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        },
+    )
 
 
 def export_bundle(
@@ -232,8 +258,10 @@ def export_bundle(
     trained = load_trained(checkpoint)
     kind = trained.recipe
     if kind not in exportable_recipes():
-        raise ExportError(f"{checkpoint}: recipe {trained.recipe!r} has no task graph to export "
-                          f"(exportable: {', '.join(exportable_recipes())})")
+        raise ExportError(
+            f"{checkpoint}: recipe {trained.recipe!r} has no task graph to export "
+            f"(exportable: {', '.join(exportable_recipes())})"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     for stale in out.parent.glob(f".{out.name}.partial-*"):  # left by an export that was killed
         shutil.rmtree(stale, ignore_errors=True)

@@ -37,8 +37,18 @@ SEAL = "manifest.sha256"
 MODEL_FILES = {"default": "model.onnx", "optimized": "model.optimized.onnx", "int8": "model.int8.onnx"}
 PACKAGES = ("torch", "onnx", "onnxruntime", "spacy", "numpy", "parserfree")
 # fields the runtime reads, with their types
-REQUIRED = {"kind": str, "task": str, "max_len": int, "n_features": int, "models": dict, "vocab": str,
-            "labels": str, "tokenizer": dict, "outputs": list, "files": dict}
+REQUIRED = {
+    "kind": str,
+    "task": str,
+    "max_len": int,
+    "n_features": int,
+    "models": dict,
+    "vocab": str,
+    "labels": str,
+    "tokenizer": dict,
+    "outputs": list,
+    "files": dict,
+}
 
 
 def bundle_files(folder: Path) -> list[str]:
@@ -66,8 +76,13 @@ def package_versions() -> dict[str, str | None]:
 def write_manifest(folder: Path, manifest: dict) -> dict:
     """Complete ``manifest`` with the format, versions and file digests of ``folder``; write it and its
     seal; return it."""
-    full = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest,
-            "versions": package_versions(), "files": file_digests(folder)}
+    full = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        **manifest,
+        "versions": package_versions(),
+        "files": file_digests(folder),
+    }
     write_json(folder / MANIFEST, full)
     write_text_atomic(folder / SEAL, f"{sha256_file(folder / MANIFEST)}  {MANIFEST}\n")
     return full
@@ -93,8 +108,9 @@ def _check_fields(path: Path, manifest: dict) -> None:
         if not isinstance(manifest.get(key), kind):
             raise BundleError(f"{path}: manifest field {key!r} is missing or not a {kind.__name__}")
     if manifest["kind"] not in exportable_recipes():
-        raise BundleError(f"{path}: manifest field 'kind' is {manifest['kind']!r}, expected one of "
-                          f"{', '.join(exportable_recipes())}")
+        raise BundleError(
+            f"{path}: manifest field 'kind' is {manifest['kind']!r}, expected one of {', '.join(exportable_recipes())}"
+        )
     models = manifest["models"]
     if "default" not in models or not all(isinstance(v, str) for v in models.values()):
         raise BundleError(f"{path}: manifest field 'models' must name a file for 'default'")
@@ -105,8 +121,9 @@ def _check_fields(path: Path, manifest: dict) -> None:
     if any(o["name"] == "dep_labels" for o in manifest["outputs"]):
         labels = manifest.get("dependency_labels")
         if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
-            raise BundleError(f"{path}: manifest field 'dependency_labels' must list the label names of the "
-                              "graph's dep_labels output")
+            raise BundleError(
+                f"{path}: manifest field 'dependency_labels' must list the label names of the graph's dep_labels output"
+            )
 
 
 def read_manifest(folder: str | Path, digest: str | None = None) -> dict:
@@ -126,22 +143,27 @@ def read_manifest(folder: str | Path, digest: str | None = None) -> dict:
         raise BundleError(f"{path}: not a parserfree bundle manifest (format field missing or different)")
     version = manifest.get("format_version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise BundleError(f"{path}: bundle format version {version!r} is newer than this parserfree reads "
-                          f"({FORMAT_VERSION}); upgrade parserfree to load it")
+        raise BundleError(
+            f"{path}: bundle format version {version!r} is newer than this parserfree reads "
+            f"({FORMAT_VERSION}); upgrade parserfree to load it"
+        )
     if version < FORMAT_VERSION:
         source = manifest.get("checkpoint")
         checkpoint = source.get("path") if isinstance(source, dict) else None
         again = f"parserfree export --checkpoint {checkpoint}" if isinstance(checkpoint, str) else "parserfree export"
         added = ADDED_IN.get(version + 1, "the current format")
-        raise BundleError(f"{path}: bundle format version {version} predates {added} "
-                          f"(version {version + 1}; this parserfree reads {FORMAT_VERSION}); export the checkpoint "
-                          f"again: {again}")
+        raise BundleError(
+            f"{path}: bundle format version {version} predates {added} "
+            f"(version {version + 1}; this parserfree reads {FORMAT_VERSION}); export the checkpoint "
+            f"again: {again}"
+        )
     sealed = bundle_digest(folder)
     if sha256_file(path) != sealed:
         raise BundleError(f"{path}: does not match its seal {SEAL} (the manifest was edited or corrupted)")
     if digest is not None and sealed != digest.lower().removeprefix("sha256:"):
-        raise BundleError(f"{folder}: bundle digest {sealed[:16]}… is not the expected {digest[:16]}… "
-                          "(another or a re-sealed bundle)")
+        raise BundleError(
+            f"{folder}: bundle digest {sealed[:16]}… is not the expected {digest[:16]}… (another or a re-sealed bundle)"
+        )
     _check_fields(path, manifest)
     return manifest
 

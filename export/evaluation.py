@@ -57,8 +57,14 @@ def evaluate_variants(
     for rows in batches(order, BATCH_SIZE):
         words = [analysed[i][0] for i in rows]
         heads = [analysed[i][1] for i in rows]
-        distances = None if heads[0] is None else [batch_tree_distances([h], length=len(w))[0]  # words cut: heads too
-                                                   for h, w in zip(heads, words)]
+        distances = (
+            None
+            if heads[0] is None
+            else [
+                batch_tree_distances([h], length=len(w))[0]  # words cut: heads too
+                for h, w in zip(heads, words)
+            ]
+        )
         feeds.append(graph_inputs(vocab, words, max_len, distances))
     gold = gold[order]
     results: dict[str, dict] = {}
@@ -66,7 +72,7 @@ def evaluate_variants(
     for variant, name in models.items():
         session = make_session(folder / name, threads)
         names = [o.name for o in session.get_outputs()]
-        timed = time_calls(lambda f: dict(zip(names, session.run(None, f))), feeds, keep_results=True)
+        timed = time_calls(lambda f: dict(zip(names, session.run(None, f))), feeds, keep_results=True)  # noqa: B023 (called within the iteration)
         pred = predictions(task, np.concatenate([r["task_output"] for r in timed["results"]]))
         distances = [r["distances"] for r in timed["results"]] if "distances" in names else None
         tree = {k: [r[k] for r in timed["results"]] for k in ("heads", "dep_labels") if k in names}
@@ -79,7 +85,9 @@ def evaluate_variants(
             "agreement_with_fp32": agreement(task, pred, reference),
             "distance_rows_as_fp32": _rows_as(distances, reference_distances, feeds) if distances else None,
             "heads_as_fp32": _words_as(tree["heads"], reference_tree["heads"], feeds) if "heads" in tree else None,
-            "labels_as_fp32": _words_as(tree["dep_labels"], reference_tree["dep_labels"], feeds) if "dep_labels" in tree else None,
+            "labels_as_fp32": _words_as(tree["dep_labels"], reference_tree["dep_labels"], feeds)
+            if "dep_labels" in tree
+            else None,
             "sentences_per_s": len(order) / timed["seconds"] if timed["seconds"] > 0 else None,
         }
     return results
@@ -105,8 +113,18 @@ def _words_as(values: list[np.ndarray], reference: list[np.ndarray], feeds: list
     return same / words if words else float("nan")
 
 
-def evaluation_report(folder: Path, models: dict[str, str], dataset: Dataset | None, reason: str | None, task: str,
-                      n_classes: int, analyse: Analyse, vocab: Vocabulary, max_len: int, threads: int | None) -> dict:
+def evaluation_report(
+    folder: Path,
+    models: dict[str, str],
+    dataset: Dataset | None,
+    reason: str | None,
+    task: str,
+    n_classes: int,
+    analyse: Analyse,
+    vocab: Vocabulary,
+    max_len: int,
+    threads: int | None,
+) -> dict:
     """The manifest's ``evaluation``: what was measured on which sentences, or why nothing was."""
     if dataset is None:
         return {"skipped": f"the checkpoint's data is not available ({reason})"}

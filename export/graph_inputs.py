@@ -25,8 +25,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.distill.recipes import RECIPES, Recipe, exportable_recipes
+from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder.vocabulary import Vocabulary
 
 WORD_INPUTS = ("word_ids", "feature_ids", "mask")

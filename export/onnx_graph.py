@@ -25,9 +25,15 @@ from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import SyntaxModel
 
 OPSET = 17
-AXES = {"word_ids": {0: "batch", 1: "length"}, "feature_ids": {0: "batch", 1: "length"},
-        "mask": {0: "batch", 1: "length"}, "distances": {0: "batch", 1: "length", 2: "length"},
-        "task_output": {0: "batch"}, "heads": {0: "batch", 1: "length"}, "dep_labels": {0: "batch", 1: "length"}}
+AXES = {
+    "word_ids": {0: "batch", 1: "length"},
+    "feature_ids": {0: "batch", 1: "length"},
+    "mask": {0: "batch", 1: "length"},
+    "distances": {0: "batch", 1: "length", 2: "length"},
+    "task_output": {0: "batch"},
+    "heads": {0: "batch", 1: "length"},
+    "dep_labels": {0: "batch", 1: "length"},
+}
 
 
 def model_tree_outputs(model: SyntaxModel) -> tuple[str, ...]:
@@ -59,8 +65,9 @@ class RecipeGraph(nn.Module):
         self.output_names = output_names(row.name, model_tree_outputs(model))
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None):
-        out = self.model(word_ids, feature_ids, mask, distances=distances, source=self.source,
-                         predict=self.returns_distances)
+        out = self.model(
+            word_ids, feature_ids, mask, distances=distances, source=self.source, predict=self.returns_distances
+        )
         if self.returns_distances:
             return (out.task, *_tree_tensors(out.predicted, self.output_names[1:]))  # B×C (or B), B×T×T, B×T, B×T
         return out.task
@@ -109,8 +116,13 @@ def export_onnx(module: RecipeGraph | PredictorGraph, trace_feeds: dict[str, np.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # TracerWarnings and exporter deprecation notices
         torch.onnx.export(
-            module, args, str(path),
-            input_names=list(module.input_names), output_names=list(module.output_names),
-            dynamic_axes={name: AXES[name] for name in names}, opset_version=OPSET, dynamo=False,
+            module,
+            args,
+            str(path),
+            input_names=list(module.input_names),
+            output_names=list(module.output_names),
+            dynamic_axes={name: AXES[name] for name in names},
+            opset_version=OPSET,
+            dynamo=False,
             do_constant_folding=True,
         )

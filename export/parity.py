@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.distill.datasets import DataConfig, Dataset, load_dataset, normalise_text
-from parserfree.distill.trees import batch_tree_distances
 from parserfree.distill.archives import cached_only
 from parserfree.distill.builtin import BUILTIN
+from parserfree.distill.datasets import DataConfig, Dataset, load_dataset, normalise_text
+from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.errors import ExportError
 from parserfree.export.graph_inputs import graph_inputs
@@ -169,7 +169,9 @@ def compare_outputs(
             words += int(mask.sum())
         for name in ("heads", "dep_labels"):  # the predicted tree: equal or not, word by word
             if name in ref:
-                tree_differing[name] = tree_differing.get(name, 0) + int(((got[name] != ref[name]) & feeds["mask"]).sum())
+                tree_differing[name] = tree_differing.get(name, 0) + int(
+                    ((got[name] != ref[name]) & feeds["mask"]).sum()
+                )
     share = {name: count / words if words else None for name, count in tree_differing.items()}
     return {
         "source": parity.source,
@@ -195,9 +197,15 @@ def require_parity(report: dict, what: str) -> None:
     tree = {k: report.get(f"{k}_differing") for k in ("heads", "labels")}
     tree = {k: v for k, v in tree.items() if v}  # any word whose head or label differs
     if bad or tree:
-        details = ", ".join([*(f"max |ORT − PyTorch| of {k} = {v:.3g}" for k, v in bad.items()),
-                             *(f"{k} differing on {v:.1%} of words" for k, v in tree.items())])
+        details = ", ".join(
+            [
+                *(f"max |ORT − PyTorch| of {k} = {v:.3g}" for k, v in bad.items()),
+                *(f"{k} differing on {v:.1%} of words" for k, v in tree.items()),
+            ]
+        )
         rows = report["distance_rows_differing"]
         extra = f"; D̂ rows differing: {rows:.1%}" if rows else ""
-        raise ExportError(f"{what} failed the parity check (tolerance {TOLERANCE:g}): {details}{extra} "
-                          f"on batches {report['batches']} from {report['source']}; no bundle was written")
+        raise ExportError(
+            f"{what} failed the parity check (tolerance {TOLERANCE:g}): {details}{extra} "
+            f"on batches {report['batches']} from {report['source']}; no bundle was written"
+        )

@@ -69,14 +69,18 @@ def resolve_model(path: str | Path, threads: int) -> ModelSource:
     raise FileNotFoundError(f"{p}: no such bundle, run folder or checkpoint")
 
 
-def torch_outputs(trained: TrainedModel, words: list[list[str]], distances: np.ndarray | None, source: str) -> np.ndarray:
+def torch_outputs(
+    trained: TrainedModel, words: list[list[str]], distances: np.ndarray | None, source: str
+) -> np.ndarray:
     """Task outputs of a trained PyTorch model on a batch of word lists, with the given distance source
     ("parser" needs ``distances`` B×T×T; "predicted" uses the model's own D̂; "none" no bias)."""
     max_len = trained.encoder_config.max_len
     word_ids, feature_ids, mask = trained.vocab.encode_batch(words, max_len)
     d = torch.from_numpy(distances[:, : word_ids.shape[1], : word_ids.shape[1]]) if distances is not None else None
     with torch.no_grad():
-        out = trained.model(torch.from_numpy(word_ids), torch.from_numpy(feature_ids), torch.from_numpy(mask), d, source=source)
+        out = trained.model(
+            torch.from_numpy(word_ids), torch.from_numpy(feature_ids), torch.from_numpy(mask), d, source=source
+        )
     return out.task.numpy()
 
 
@@ -91,7 +95,9 @@ def model_max_len(model: ModelSource) -> int:
     return model.bundle.max_len if model.bundle is not None else model.trained.encoder_config.max_len
 
 
-def parser_fed_pipeline(model: ModelSource, teacher: SpacyTeacher, tree_text_of: Mapping[str, str] | None = None) -> Pipeline:
+def parser_fed_pipeline(
+    model: ModelSource, teacher: SpacyTeacher, tree_text_of: Mapping[str, str] | None = None
+) -> Pipeline:
     """spaCy parse → tree distances → model (ORT when a parser-fed bundle is given, else PyTorch). With
     ``tree_text_of`` (text → the text whose tree it reads, as ``parse.tree_text_column`` says in training),
     a text found there keeps its words but takes that text's tree (``distill.parsing.tree_of``)."""
@@ -114,7 +120,9 @@ def parser_fed_pipeline(model: ModelSource, teacher: SpacyTeacher, tree_text_of:
     return run
 
 
-def model_pipeline(model: ModelSource, teacher: SpacyTeacher, tree_text_of: Mapping[str, str] | None = None) -> Pipeline:
+def model_pipeline(
+    model: ModelSource, teacher: SpacyTeacher, tree_text_of: Mapping[str, str] | None = None
+) -> Pipeline:
     """The pipeline a user of this model runs: behind the parser when its recipe needs parser distances at
     inference (``tree_text_of``: see ``parser_fed_pipeline``), else behind its tokenizer (the bundle's, or
     the teacher's for a checkpoint)."""
@@ -149,7 +157,13 @@ def run_timed(pipeline: Pipeline, texts: list[str], batch_size: int) -> dict:
         words += w
         dists += d or []
         parses += h or []
-    return {"outputs": np.concatenate(outputs), "words": words, "distances": dists or None, "parses": parses or None, "seconds": timed["seconds"]}
+    return {
+        "outputs": np.concatenate(outputs),
+        "words": words,
+        "distances": dists or None,
+        "parses": parses or None,
+        "seconds": timed["seconds"],
+    }
 
 
 def latency_ms(pipeline: Pipeline, texts: list[str]) -> tuple[float, float]:

@@ -77,8 +77,9 @@ def _naming(path: Path):
 class ParserFreeModel:
     """A verified bundle with its onnxruntime session, vocabulary and tokenizer. Build with ``load``."""
 
-    def __init__(self, folder: Path, manifest: dict, session, vocab: Vocabulary, tokenizer, labels: dict,
-                 variant: str) -> None:
+    def __init__(
+        self, folder: Path, manifest: dict, session, vocab: Vocabulary, tokenizer, labels: dict, variant: str
+    ) -> None:
         self.folder = folder
         self.manifest = manifest
         self.session = session
@@ -95,8 +96,14 @@ class ParserFreeModel:
         self.digest: str | None = None  # the bundle digest (its seal), set by ``load``
 
     @classmethod
-    def load(cls, bundle: str | os.PathLike, threads: int | None = None, variant: str = "default",
-             digest: str | None = None, spinning: bool | None = SPINNING) -> ParserFreeModel:
+    def load(
+        cls,
+        bundle: str | os.PathLike,
+        threads: int | None = None,
+        variant: str = "default",
+        digest: str | None = None,
+        spinning: bool | None = SPINNING,
+    ) -> ParserFreeModel:
         """Verify ``bundle`` (seal, sha256 of every file, format version; ``digest``: the bundle digest to
         insist on) and open ``variant``'s model: ``"default"`` (model.onnx), ``"optimized"`` or ``"int8"``
         when the export wrote them. ``threads``: onnxruntime intra-op threads (None: its default);
@@ -111,12 +118,15 @@ class ParserFreeModel:
         expected = list(input_names(manifest["kind"]))
         got = [i.name for i in session.get_inputs()]
         if got != expected:
-            raise BundleError(f"{folder / models[variant]}: graph inputs {got} differ from the {manifest['kind']} "
-                              f"contract {expected}")
+            raise BundleError(
+                f"{folder / models[variant]}: graph inputs {got} differ from the {manifest['kind']} contract {expected}"
+            )
         outputs = [o.name for o in session.get_outputs()]
         if outputs != list(manifest_outputs(manifest)):
-            raise BundleError(f"{folder / models[variant]}: graph outputs {outputs} differ from those the manifest "
-                              f"records {list(manifest_outputs(manifest))}")
+            raise BundleError(
+                f"{folder / models[variant]}: graph outputs {outputs} differ from those the manifest "
+                f"records {list(manifest_outputs(manifest))}"
+            )
         with _naming(folder / manifest["vocab"]):
             vocab = Vocabulary.load(folder / manifest["vocab"])
         with _naming(folder / manifest["labels"]):
@@ -131,7 +141,9 @@ class ParserFreeModel:
         return model
 
     def __repr__(self) -> str:
-        return f"ParserFreeModel({str(self.folder)!r}, kind={self.kind!r}, task={self.task!r}, variant={self.variant!r})"
+        return (
+            f"ParserFreeModel({str(self.folder)!r}, kind={self.kind!r}, task={self.task!r}, variant={self.variant!r})"
+        )
 
     # ------------------------------------------------------------------ lower level
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
@@ -175,11 +187,14 @@ class ParserFreeModel:
         """One result dict per text, in input order (see the module docstring for the fields)."""
         row = graph_recipe(self.kind)
         if row.needs_parser_at_inference:
-            raise UsageError(f"this is a {self.kind} bundle: it needs a parser's distances at inference; "
-                             "use run_words(words, distances=...) with parser distances")
+            raise UsageError(
+                f"this is a {self.kind} bundle: it needs a parser's distances at inference; "
+                "use run_words(words, distances=...) with parser distances"
+            )
         if (with_distances or with_tree) and not row.graph_returns_distances:
-            raise UsageError(f"a {self.kind} bundle predicts no distances (with_distances/with_tree need a "
-                             "parser-free bundle)")
+            raise UsageError(
+                f"a {self.kind} bundle predicts no distances (with_distances/with_tree need a parser-free bundle)"
+            )
         if batch_size < 1:
             raise UsageError(f"batch_size={batch_size} must be ≥ 1")
         for i, text in enumerate(texts):
@@ -191,8 +206,11 @@ class ParserFreeModel:
         too_long = sorted(i for i in live if len(words[i]) > self.max_len)
         if too_long:
             listed = ", ".join(f"#{i}: {len(words[i])} words" for i in too_long[:10])
-            warnings.warn(f"{len(too_long)} text(s) longer than max_len={self.max_len} words were truncated "
-                          f"({listed}{', …' if len(too_long) > 10 else ''})", stacklevel=2)
+            warnings.warn(
+                f"{len(too_long)} text(s) longer than max_len={self.max_len} words were truncated "
+                f"({listed}{', …' if len(too_long) > 10 else ''})",
+                stacklevel=2,
+            )
         for start in range(0, len(live), batch_size):
             rows = live[start : start + batch_size]
             batch = [words[i][: self.max_len] for i in rows]
@@ -201,12 +219,27 @@ class ParserFreeModel:
                 n = len(batch[b])
                 tree = {name: outputs[name][b, :n] for name in ("heads", "dep_labels") if name in outputs}
                 d = outputs["distances"][b, :n, :n] if "distances" in outputs else None
-                results[i] = self._result(batch[b], outputs["task_output"][b], d, len(words[i]) > self.max_len,
-                                          with_distances, with_tree, tree)
+                results[i] = self._result(
+                    batch[b],
+                    outputs["task_output"][b],
+                    d,
+                    len(words[i]) > self.max_len,
+                    with_distances,
+                    with_tree,
+                    tree,
+                )
         return results
 
-    def _result(self, words: list[str], output: np.ndarray, distances: np.ndarray | None, truncated: bool,
-                with_distances: bool, with_tree: bool, tree: dict[str, np.ndarray] | None = None) -> dict:
+    def _result(
+        self,
+        words: list[str],
+        output: np.ndarray,
+        distances: np.ndarray | None,
+        truncated: bool,
+        with_distances: bool,
+        with_tree: bool,
+        tree: dict[str, np.ndarray] | None = None,
+    ) -> dict:
         """Decode one row of graph output (``tree``: that row's heads and dep_labels, when the graph gives them)."""
         item: dict = {}
         if self.task == "regression":

@@ -21,18 +21,29 @@ from pathlib import Path
 from parserfree.distill.datasets import Dataset
 from parserfree.distill.teacher import WHITESPACE
 from parserfree.export.errors import ExportError
-from parserfree.export.tokenizer import Sentence, fit_to_treebank, load_tokenizer, save_tokenizer, training_word_check, words_of
+from parserfree.export.tokenizer import (
+    Sentence,
+    fit_to_treebank,
+    load_tokenizer,
+    save_tokenizer,
+    training_word_check,
+    words_of,
+)
 
 
-def treebank_sentences(experiment: dict, dataset: Dataset | None, reason: str | None) -> tuple[list[Sentence], list[Sentence]] | None:
+def treebank_sentences(
+    experiment: dict, dataset: Dataset | None, reason: str | None
+) -> tuple[list[Sentence], list[Sentence]] | None:
     """(train, held-out) sentences with their gold words when the model was trained on a treebank; None
     when it was trained on parsed text. ExportError when a treebank's words cannot be read back."""
     data = experiment["data"]
     fmt = data.get("format") or Path(str(data["dataset"])).suffix.lower().lstrip(".")
     if dataset is None:
         if fmt in ("conllu", "conll"):
-            raise ExportError(f"cannot check the bundled tokenizer against the training words of {data['dataset']} "
-                              f"({reason}); no bundle was written")
+            raise ExportError(
+                f"cannot check the bundled tokenizer against the training words of {data['dataset']} "
+                f"({reason}); no bundle was written"
+            )
         return None
     if not any(e.words is not None for e in dataset.all_examples()):
         return None
@@ -49,13 +60,20 @@ def _difference(first: dict, whitespace: bool = False) -> str:
     i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     spelling = "" if first["words_spell_text"] else " (its words do not spell its text, so no tokenizer can give them)"
     if whitespace and first["words_spell_text"]:
-        spelling = (" (the whitespace tokenizer serves pre-segmented text: the text must be its words separated by "
-                    "spaces, in # text or, without it, the words themselves)")
+        spelling = (
+            " (the whitespace tokenizer serves pre-segmented text: the text must be its words separated by "
+            "spaces, in # text or, without it, the words themselves)"
+        )
     return f"{first['source']}: trained on {a[max(0, i - 1) : i + 3]} but served {b[max(0, i - 1) : i + 3]}{spelling}"
 
 
-def bundle_tokenizer(nlp, folder: Path, served_by_bundle: bool, treebank: tuple[list[Sentence], list[Sentence]] | None,
-                     parity_texts: Sequence[str]) -> tuple[object, dict]:
+def bundle_tokenizer(
+    nlp,
+    folder: Path,
+    served_by_bundle: bool,
+    treebank: tuple[list[Sentence], list[Sentence]] | None,
+    parity_texts: Sequence[str],
+) -> tuple[object, dict]:
     """Write the serving tokenizer to ``folder / "tokenizer"`` and check it against the training words.
 
     served_by_bundle: the bundle's tokenizer serves the model (False: a parser-fed model, served with the
@@ -68,18 +86,29 @@ def bundle_tokenizer(nlp, folder: Path, served_by_bundle: bool, treebank: tuple[
     if treebank:
         serving = tokenizer if served_by_bundle else nlp.tokenizer
         held_out = training_word_check(serving, treebank[1])
-        check = {"reference": "treebank words of the train split", **training_word_check(serving, treebank[0]),
-                 "special_cases": added, "held_out": {k: held_out[k] for k in ("sentences", "identical")}}
+        check = {
+            "reference": "treebank words of the train split",
+            **training_word_check(serving, treebank[0]),
+            "special_cases": added,
+            "held_out": {k: held_out[k] for k in ("sentences", "identical")},
+        }
     else:
         pipeline_words = words_of(nlp.tokenizer, parity_texts)
         reference = [(t, w, f"parity text {i + 1}") for i, (t, w) in enumerate(zip(parity_texts, pipeline_words))]
-        check = {"reference": "the spaCy pipeline's tokenizer, which gave the parser's training words",
-                 **training_word_check(tokenizer, reference)}
+        check = {
+            "reference": "the spaCy pipeline's tokenizer, which gave the parser's training words",
+            **training_word_check(tokenizer, reference),
+        }
     if check["identical"] < check["sentences"]:
-        how = ("the whitespace tokenizer" if whitespace else "the tokenizer fitted to the treebank") if served_by_bundle \
+        how = (
+            ("the whitespace tokenizer" if whitespace else "the tokenizer fitted to the treebank")
+            if served_by_bundle
             else "the spaCy parser (a parser-fed model is served with its words)"
-        raise ExportError(f"{how} does not reproduce the training words of "
-                          f"{check['sentences'] - check['identical']} of {check['sentences']} sentences "
-                          f"({check['reference']}), e.g. {_difference(check['first_difference'], whitespace)}; "
-                          "the model would be served other words than it was trained on, so no bundle was written")
+        )
+        raise ExportError(
+            f"{how} does not reproduce the training words of "
+            f"{check['sentences'] - check['identical']} of {check['sentences']} sentences "
+            f"({check['reference']}), e.g. {_difference(check['first_difference'], whitespace)}; "
+            "the model would be served other words than it was trained on, so no bundle was written"
+        )
     return tokenizer, {**meta, "training_words": check}

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
+import srsly
 from spacy import displacy
 from spacy.attrs import DEP, HEAD, SENT_START
 from spacy.language import Language
@@ -42,7 +43,6 @@ from spacy.pipeline import Pipe
 from spacy.tokens import Doc
 from spacy.util import minibatch
 from spacy.vocab import Vocab
-import srsly
 
 from parserfree.distill.datasets import normalise_text
 from parserfree.export.errors import BundleError
@@ -72,8 +72,12 @@ def tokenizer_state(tokenizer) -> tuple:
     """A cheap fingerprint of a tokenizer: the object, its pattern callables and its number of special
     cases; when it changes, the rules are compared again."""
     patterns = ("prefix_search", "suffix_search", "infix_finditer", "token_match", "url_match")
-    return (id(tokenizer), len(getattr(tokenizer, "rules", None) or ()), getattr(tokenizer, "faster_heuristics", None),
-            *(id(getattr(tokenizer, name, None)) for name in patterns))
+    return (
+        id(tokenizer),
+        len(getattr(tokenizer, "rules", None) or ()),
+        getattr(tokenizer, "faster_heuristics", None),
+        *(id(getattr(tokenizer, name, None)) for name in patterns),
+    )
 
 
 def doc_words(doc: Doc) -> tuple[np.ndarray, list[str]]:
@@ -89,7 +93,9 @@ def doc_words(doc: Doc) -> tuple[np.ndarray, list[str]]:
     return np.asarray(index, dtype=np.int64), words
 
 
-def set_tree(doc: Doc, word_index: np.ndarray, word_heads: np.ndarray, word_labels: Sequence[str] | None = None) -> None:
+def set_tree(
+    doc: Doc, word_index: np.ndarray, word_heads: np.ndarray, word_labels: Sequence[str] | None = None
+) -> None:
     """Write heads of the words (word positions, root = self) and their labels (None: ``"ROOT"`` on roots,
     ``"dep"`` elsewhere) to ``doc`` as token heads, labels and sentence starts; other tokens hang on the
     previous word (the first word when none precedes) as ``"dep"``."""
@@ -121,8 +127,9 @@ def set_tree(doc: Doc, word_index: np.ndarray, word_heads: np.ndarray, word_labe
     doc.from_array([SENT_START], starts.reshape(n, 1))
 
 
-def tree_doc(words: Sequence[str], heads: np.ndarray, vocab: Vocab | None = None,
-             labels: Sequence[str] | None = None) -> Doc:
+def tree_doc(
+    words: Sequence[str], heads: np.ndarray, vocab: Vocab | None = None, labels: Sequence[str] | None = None
+) -> Doc:
     """A Doc of ``words`` whose parse is ``heads`` (0-based, root = self) with ``labels`` (None: labelled
     as ``set_tree`` labels an unlabelled tree)."""
     doc = Doc(vocab or Vocab(), words=list(words))
@@ -140,11 +147,21 @@ def tree_svg(words: Sequence[str], heads: Sequence[int], labels: Sequence[str] |
 class ParserFreeComponent(Pipe):
     """The pipeline component built by the ``parserfree`` factory (see the module docstring)."""
 
-    def __init__(self, nlp: Language, name: str, bundle: str | os.PathLike | None, variant: str = "default",
-                 threads: int | None = None, buffer: int = 1024, tree: bool = True) -> None:
+    def __init__(
+        self,
+        nlp: Language,
+        name: str,
+        bundle: str | os.PathLike | None,
+        variant: str = "default",
+        threads: int | None = None,
+        buffer: int = 1024,
+        tree: bool = True,
+    ) -> None:
         if bundle is None:
-            raise ValueError(f'{FACTORY}: no bundle: nlp.add_pipe("{FACTORY}", config={{"bundle": "path/to/bundle"}}) '
-                             "(a folder written by `parserfree export`)")
+            raise ValueError(
+                f'{FACTORY}: no bundle: nlp.add_pipe("{FACTORY}", config={{"bundle": "path/to/bundle"}}) '
+                "(a folder written by `parserfree export`)"
+            )
         if buffer < 1:
             raise ValueError(f"{FACTORY}: buffer={buffer} must be ≥ 1")
         self.nlp = nlp
@@ -170,8 +187,10 @@ class ParserFreeComponent(Pipe):
     def _load(self, folder: Path) -> None:
         model = ParserFreeModel.load(folder, threads=self.threads, variant=self.variant)
         if "distances" in input_names(model.kind):
-            raise BundleError(f"{folder}: a {model.kind} bundle needs a parser's distances at inference; the "
-                              f"{FACTORY} component runs parser-free (or no-syntax) bundles")
+            raise BundleError(
+                f"{folder}: a {model.kind} bundle needs a parser's distances at inference; the "
+                f"{FACTORY} component runs parser-free (or no-syntax) bundles"
+            )
         self._model, self._rules, self._checked_tokenizer = model, tokenizer_rules(model.tokenizer), None
 
     def check_tokenizer(self) -> None:
@@ -184,15 +203,19 @@ class ParserFreeComponent(Pipe):
             return
         ours = tokenizer_rules(tokenizer)
         if ours is None:
-            raise ValueError(f"{FACTORY}: the pipeline's tokenizer ({type(tokenizer).__name__}) is not a spaCy "
-                             f"tokenizer; the bundle {model.folder} needs the one it was trained with "
-                             f"({model.manifest['tokenizer'].get('pipeline')})")
+            raise ValueError(
+                f"{FACTORY}: the pipeline's tokenizer ({type(tokenizer).__name__}) is not a spaCy "
+                f"tokenizer; the bundle {model.folder} needs the one it was trained with "
+                f"({model.manifest['tokenizer'].get('pipeline')})"
+            )
         if ours != self._rules:
             differ = ", ".join(sorted(k for k in set(ours) | set(self._rules) if ours.get(k) != self._rules.get(k)))
             source = model.manifest["tokenizer"]
-            raise ValueError(f"{FACTORY}: the pipeline's tokenizer differs from the bundle's ({differ}); the words "
-                             f"would not be those the model was trained on. Use the tokenizer of {source.get('pipeline')} "
-                             f"(spacy.load it, or spacy.blank(\"{source['lang']}\") if their rules agree)")
+            raise ValueError(
+                f"{FACTORY}: the pipeline's tokenizer differs from the bundle's ({differ}); the words "
+                f"would not be those the model was trained on. Use the tokenizer of {source.get('pipeline')} "
+                f'(spacy.load it, or spacy.blank("{source["lang"]}") if their rules agree)'
+            )
         self._checked_tokenizer = state
 
     # ------------------------------------------------------------------ processing
@@ -223,8 +246,11 @@ class ParserFreeComponent(Pipe):
         tree = self.tree and "distances" in model.output_names
         labelled = "dep_labels" in model.output_names
         words = [doc_words(doc) for doc in docs]
-        rows = [(k, start, w[start : start + model.max_len])  # one row per window of max_len words
-                for k, (_, w) in enumerate(words) for start in range(0, len(w), model.max_len)]
+        rows = [
+            (k, start, w[start : start + model.max_len])  # one row per window of max_len words
+            for k, (_, w) in enumerate(words)
+            for start in range(0, len(w), model.max_len)
+        ]
         rows.sort(key=lambda row: len(row[2]))
         heads = [np.arange(len(w), dtype=np.int64) for _, w in words]
         labels: list[list[str]] = [[ROOT_LABEL] * len(w) for _, w in words]
@@ -248,13 +274,16 @@ class ParserFreeComponent(Pipe):
                 set_tree(doc, index, h, lab if labelled else None)
         long = [k for k, (_, w) in enumerate(words) if len(w) > model.max_len]
         if long:
-            warnings.warn(f"{FACTORY}: {len(long)} doc(s) longer than max_len={model.max_len} words: their "
-                          f"prediction reads the first {model.max_len} words (the tree covers every word)",
-                          stacklevel=3)
+            warnings.warn(
+                f"{FACTORY}: {len(long)} doc(s) longer than max_len={model.max_len} words: their "
+                f"prediction reads the first {model.max_len} words (the tree covers every word)",
+                stacklevel=3,
+            )
 
     def _set_prediction(self, doc: Doc, output: np.ndarray) -> None:
-        decoded = self.runtime._result(words=[], output=output, distances=None, truncated=False,
-                                     with_distances=False, with_tree=False)  # the runtime's one decoding
+        decoded = self.runtime._result(
+            words=[], output=output, distances=None, truncated=False, with_distances=False, with_tree=False
+        )  # the runtime's one decoding
         if "score" in decoded:
             doc._.set(SCORE_EXTENSION, decoded["score"])
         else:

@@ -10,10 +10,12 @@ from spacy.language import Language
 FACTORY = "parserfree"
 
 
-@Language.factory(FACTORY, default_config={"bundle": None, "variant": "default", "threads": None, "buffer": 1024,
-                                           "tree": True})
-def make_parserfree(nlp: Language, name: str, bundle: str | None, variant: str, threads: int | None,
-                    buffer: int, tree: bool):
+@Language.factory(
+    FACTORY, default_config={"bundle": None, "variant": "default", "threads": None, "buffer": 1024, "tree": True}
+)
+def make_parserfree(
+    nlp: Language, name: str, bundle: str | None, variant: str, threads: int | None, buffer: int, tree: bool
+):
     """spaCy factory: ``bundle`` folder (written by ``parserfree export``), model ``variant`` ("default",
     "optimized", "int8"), onnxruntime intra-op ``threads`` (None: its default), ``buffer`` docs sorted by
     length per ``nlp.pipe`` chunk, ``tree`` (False: the prediction only, no heads or sentences)."""

@@ -34,7 +34,11 @@ def time_calls(call: Callable[[Any], Any], inputs: Sequence[Any], keep_results: 
         if keep_results:
             results.append(result)
     ms = 1e3 * np.asarray(times)
-    out: dict[str, Any] = {"seconds": float(sum(times)), "p50_ms": float(np.percentile(ms, 50)), "p95_ms": float(np.percentile(ms, 95))}
+    out: dict[str, Any] = {
+        "seconds": float(sum(times)),
+        "p50_ms": float(np.percentile(ms, 50)),
+        "p95_ms": float(np.percentile(ms, 95)),
+    }
     if keep_results:
         out["results"] = results
     return out
@@ -84,8 +88,13 @@ def machine() -> dict[str, Any]:
             versions[package] = version(package)
         except PackageNotFoundError:
             pass
-    return {"cpu": cpu_model(), "cores": os.cpu_count(), "os": platform.platform(terse=True),
-            "python": platform.python_version(), **versions}
+    return {
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "os": platform.platform(terse=True),
+        "python": platform.python_version(),
+        **versions,
+    }
 
 
 def describe_machine(info: dict[str, Any]) -> str:

@@ -42,8 +42,12 @@ def save_tokenizer(nlp, path: str | Path) -> dict:
     """Write ``nlp``'s tokenizer to ``path``; return what rebuilding it needs (file name, language) and the source pipeline."""
     nlp.tokenizer.to_disk(Path(path))
     meta = nlp.meta
-    return {"path": Path(path).name, "lang": nlp.lang, "pipeline": f"{meta.get('lang')}_{meta.get('name')}",
-            "pipeline_version": meta.get("version")}
+    return {
+        "path": Path(path).name,
+        "lang": nlp.lang,
+        "pipeline": f"{meta.get('lang')}_{meta.get('name')}",
+        "pipeline_version": meta.get("version"),
+    }
 
 
 def load_tokenizer(path: str | Path, lang: str):
@@ -80,13 +84,23 @@ def boundary_pairs(tokenizer) -> frozenset[str]:
     """
     from spacy.tokenizer import Tokenizer
 
-    affixes_only = Tokenizer(tokenizer.vocab, rules={}, prefix_search=tokenizer.prefix_search,
-                             suffix_search=tokenizer.suffix_search, infix_finditer=tokenizer.infix_finditer,
-                             token_match=tokenizer.token_match, url_match=tokenizer.url_match)
+    affixes_only = Tokenizer(
+        tokenizer.vocab,
+        rules={},
+        prefix_search=tokenizer.prefix_search,
+        suffix_search=tokenizer.suffix_search,
+        infix_finditer=tokenizer.infix_finditer,
+        token_match=tokenizer.token_match,
+        url_match=tokenizer.url_match,
+    )
     pairs = set()
     for key in tokenizer.rules or {}:
-        if not key.strip() or not (not tokenizer.faster_heuristics or tokenizer.find_prefix(key)
-                                   or tokenizer.find_suffix(key) or tokenizer.find_infix(key)):
+        if not key.strip() or not (
+            not tokenizer.faster_heuristics
+            or tokenizer.find_prefix(key)
+            or tokenizer.find_suffix(key)
+            or tokenizer.find_infix(key)
+        ):
             continue
         pieces = [t.text for t in affixes_only(key)]
         pairs.update(a[-1] + b[0] for a, b in zip(pieces, pieces[1:]) if a and b)
@@ -139,8 +153,10 @@ class ChunkWords:
 
     def text(self, normalised: str) -> list[str]:
         """The words of one normalised, non-empty text."""
-        if not self.by_chunk or any(normalised[m.start() - 1] + normalised[m.start() + 1] in self.pairs
-                                    for m in self._candidates.finditer(normalised)):
+        if not self.by_chunk or any(
+            normalised[m.start() - 1] + normalised[m.start() + 1] in self.pairs
+            for m in self._candidates.finditer(normalised)
+        ):
             return [t.text for t in self.tokenizer(normalised)]
         pieces = normalised.split(" ")
         known = list(map(self._words.get, pieces))
@@ -199,6 +215,10 @@ def training_word_check(tokenizer, sentences: Sequence[Sentence]) -> dict:
         if got == list(words):
             identical += 1
         elif first is None:
-            first = {"source": source, "training_words": list(words), "tokenizer_words": got,
-                     "words_spell_text": align_chunks(normalise_text(text), words) is not None}
+            first = {
+                "source": source,
+                "training_words": list(words),
+                "tokenizer_words": got,
+                "words_spell_text": align_chunks(normalise_text(text), words) is not None,
+            }
     return {"sentences": len(sentences), "identical": identical, "first_difference": first}

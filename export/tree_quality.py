@@ -32,7 +32,9 @@ class PredictedTree:
     labels: tuple[str, ...] | None
 
 
-def predicted_trees(source: ModelSource, words: Sequence[Sequence[str]], batch_size: int = 32) -> list[PredictedTree] | None:
+def predicted_trees(
+    source: ModelSource, words: Sequence[Sequence[str]], batch_size: int = 32
+) -> list[PredictedTree] | None:
     """The predicted tree of every word list (each cut to the model's max_len), from the bundle's graph or
     else the checkpoint's predictor in PyTorch; None when the model predicts no heads (a probe, no predictor)."""
     out: list[PredictedTree] = []

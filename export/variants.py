@@ -26,6 +26,7 @@ NOT_QUANTISABLE = "Inference failed or unsupported type to quantize for tensor"
 @contextlib.contextmanager
 def _without_not_quantisable_notes() -> Iterator[None]:
     """Drop the quantizer's NOT_QUANTISABLE records from the root logger while quantising; all else passes."""
+
     def keep(record: logging.LogRecord) -> bool:
         return not str(record.msg).startswith(NOT_QUANTISABLE)
 

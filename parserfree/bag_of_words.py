@@ -84,16 +84,30 @@ class BagOfWords:
         return softmax(featurize(texts, self.vocab) @ self.weights + self.bias, axis=1)
 
 
-def fit_weights(x: sparse.csr_matrix, y: np.ndarray, n_classes: int, l2: float, start: np.ndarray | None = None) -> np.ndarray:
+def fit_weights(
+    x: sparse.csr_matrix, y: np.ndarray, n_classes: int, l2: float, start: np.ndarray | None = None
+) -> np.ndarray:
     """L-BFGS fit of the flattened weights and bias for one λ (from ``start`` when given)."""
     start = np.zeros(x.shape[1] * n_classes + n_classes) if start is None else start
-    result = optimize.minimize(_loss_and_grad, start, args=(x, y, n_classes, l2), jac=True, method="L-BFGS-B",
-                               options={"maxiter": MAX_ITERATIONS, "ftol": TOLERANCE})
+    result = optimize.minimize(
+        _loss_and_grad,
+        start,
+        args=(x, y, n_classes, l2),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": MAX_ITERATIONS, "ftol": TOLERANCE},
+    )
     return result.x
 
 
-def fit_bag_of_words(train_texts: Sequence[str], train_labels: Sequence[int], dev_texts: Sequence[str],
-                     dev_labels: Sequence[int], n_classes: int, grid: Sequence[float] = L2_GRID) -> BagOfWords:
+def fit_bag_of_words(
+    train_texts: Sequence[str],
+    train_labels: Sequence[int],
+    dev_texts: Sequence[str],
+    dev_labels: Sequence[int],
+    n_classes: int,
+    grid: Sequence[float] = L2_GRID,
+) -> BagOfWords:
     """Fit one classifier per λ of ``grid`` on train (each starting from the previous, stronger one) and keep
     the λ with the best dev accuracy, stopping at the first λ that does worse on dev than the best so far
     (weaker penalties only overfit more); without dev examples the strongest λ is kept."""

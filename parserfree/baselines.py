@@ -12,7 +12,6 @@ whose subjects were mostly singular.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -42,7 +41,9 @@ class Baseline:
 
 def carries(examples: Sequence[Example], columns: Sequence[str]) -> bool:
     """There are examples and every one carries all of ``columns``."""
-    return bool(examples) and all(not columns or (e.columns is not None and all(c in e.columns for c in columns)) for e in examples)
+    return bool(examples) and all(
+        not columns or (e.columns is not None and all(c in e.columns for c in columns)) for e in examples
+    )
 
 
 def _counts(labels: Sequence[int], n_classes: int) -> np.ndarray:
@@ -97,14 +98,19 @@ def prev_word(label_names: Sequence[str]) -> Baseline | None:
         rule = [ends_in_s(str(e.columns[PREV_WORD])) == (e.columns[VERB_NUMBER] == "pl") for e in examples]
         return np.where(rule, grammatical, ungrammatical), None
 
-    return Baseline("prev_word", 'grammatical iff (the previous word ends in "s") == (the verb is plural)',
-                    (PREV_WORD, VERB_NUMBER), predict)
+    return Baseline(
+        "prev_word",
+        'grammatical iff (the previous word ends in "s") == (the verb is plural)',
+        (PREV_WORD, VERB_NUMBER),
+        predict,
+    )
 
 
 def bag_of_words(train: Sequence[Example], dev: Sequence[Example], n_classes: int) -> Baseline:
     """Multinomial logistic regression over lower-cased 1–2-grams, λ chosen on dev."""
-    model = fit_bag_of_words([e.text for e in train], [e.label for e in train], [e.text for e in dev],
-                             [e.label for e in dev], n_classes)
+    model = fit_bag_of_words(
+        [e.text for e in train], [e.label for e in train], [e.text for e in dev], [e.label for e in dev], n_classes
+    )
 
     def predict(examples):
         probs = model.probabilities([e.text for e in examples])

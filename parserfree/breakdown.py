@@ -48,10 +48,15 @@ class Group:
 
 GROUPS: dict[str, Group] = {
     "attractors": Group((ATTRACTORS,), lambda c: attractor_bucket(int(c[ATTRACTORS])), ATTRACTOR_BUCKETS, "attractors"),
-    "distance": Group((DISTANCE,), lambda c: distance_bucket(int(c[DISTANCE])), DISTANCE_BUCKETS, "subject–verb distance (words)"),
+    "distance": Group(
+        (DISTANCE,), lambda c: distance_bucket(int(c[DISTANCE])), DISTANCE_BUCKETS, "subject–verb distance (words)"
+    ),
     "subject_number×attractors": Group(
-        (SUBJECT_NUMBER, ATTRACTORS), lambda c: f"{c[SUBJECT_NUMBER]}/{attractor_bucket(int(c[ATTRACTORS]))}",
-        tuple(f"{n}/{b}" for n in NUMBERS for b in ATTRACTOR_BUCKETS), "subject number / attractors"),
+        (SUBJECT_NUMBER, ATTRACTORS),
+        lambda c: f"{c[SUBJECT_NUMBER]}/{attractor_bucket(int(c[ATTRACTORS]))}",
+        tuple(f"{n}/{b}" for n in NUMBERS for b in ATTRACTOR_BUCKETS),
+        "subject number / attractors",
+    ),
 }
 REQUIRED = (ATTRACTORS, DISTANCE)  # without these columns a dataset gets no breakdown at all
 
@@ -91,7 +96,9 @@ class Slices:
         return self._resamplers[name]
 
 
-def item_slices(columns: Sequence[Mapping | None] | None, n: int, seeds: int, resamples: int, pair_column: str | None) -> Slices:
+def item_slices(
+    columns: Sequence[Mapping | None] | None, n: int, seeds: int, resamples: int, pair_column: str | None
+) -> Slices:
     """The slices of ``n`` items: ``ALL`` and, when every item carries agreement's attractors and distance,
     one per breakdown bucket (subject number × attractors too where the items carry the subject number);
     items sharing ``pair_column``'s value form one resampling cluster."""
@@ -107,7 +114,11 @@ def item_slices(columns: Sequence[Mapping | None] | None, n: int, seeds: int, re
             for bucket in g.buckets:
                 groups[group][bucket] = slice_name(group, bucket)
                 masks[slice_name(group, bucket)] = keys == bucket
-    pair_ids = [c.get(pair_column) for c in columns] if have and pair_column and any(pair_column in c for c in columns) else None
+    pair_ids = (
+        [c.get(pair_column) for c in columns]
+        if have and pair_column and any(pair_column in c for c in columns)
+        else None
+    )
     return Slices(masks, groups, pair_ids, clusters_of(pair_ids, n), seeds, resamples)
 
 
@@ -141,16 +152,24 @@ def bucket_entry(correct: np.ndarray, slices: Slices, name: str) -> dict:
     else:
         ci = [float(v) for v in np.percentile(100 * slices.resampler(name).accuracies(hits), [2.5, 97.5])]
     pairs, n_pairs = pair_accuracy(correct, slices.pair_ids, mask)
-    return {"n": n, "accuracy": float(per_seed.mean()), "sd": float(np.std(per_seed, ddof=1)) if per_seed.size > 1 else None,
-            "ci95": ci, "pair_accuracy": pairs, "n_pairs": n_pairs}
+    return {
+        "n": n,
+        "accuracy": float(per_seed.mean()),
+        "sd": float(np.std(per_seed, ddof=1)) if per_seed.size > 1 else None,
+        "ci95": ci,
+        "pair_accuracy": pairs,
+        "n_pairs": n_pairs,
+    }
 
 
 def breakdown(correct: np.ndarray, slices: Slices) -> dict | None:
     """{group: {bucket: entry}} of one row's S×N correctness; None when no breakdown applies."""
     if not slices.groups:
         return None
-    return {group: {bucket: bucket_entry(correct, slices, name) for bucket, name in buckets.items()}
-            for group, buckets in slices.groups.items()}
+    return {
+        group: {bucket: bucket_entry(correct, slices, name) for bucket, name in buckets.items()}
+        for group, buckets in slices.groups.items()
+    }
 
 
 def breakdowns(correct: Mapping[str, np.ndarray], slices: Slices) -> dict | None:
@@ -180,9 +199,15 @@ def breakdown_markdown(result: dict) -> list[str]:
         if group not in first:
             continue
         header = " | ".join(f"{b} (n={first[group][b]['n']:,})" for b in g.buckets)
-        lines += [f"Accuracy % by {g.title} [95 % interval] · minimal pairs both right %:", "", f"| row | {header} |",
-                  "|---|" + "---:|" * len(g.buckets)]
-        lines += [f"| {name} | " + " | ".join(_cell(r[group][b]) for b in g.buckets) + " |" for name, r in result.items()]
+        lines += [
+            f"Accuracy % by {g.title} [95 % interval] · minimal pairs both right %:",
+            "",
+            f"| row | {header} |",
+            "|---|" + "---:|" * len(g.buckets),
+        ]
+        lines += [
+            f"| {name} | " + " | ".join(_cell(r[group][b]) for b in g.buckets) + " |" for name, r in result.items()
+        ]
         lines.append("")
     return lines
 
@@ -204,7 +229,9 @@ def plot_breakdown(result: dict, path: Path) -> None:
         for m, (name, r) in enumerate(result.items()):
             acc = np.array([r[group][b]["accuracy"] for b in buckets], dtype=float)
             ci = np.array([r[group][b]["ci95"] for b in buckets], dtype=float)
-            err = np.clip(np.nan_to_num(np.stack([acc - ci[:, 0], ci[:, 1] - acc])), 0, None)  # rounding at 0 % and 100 %
+            err = np.clip(
+                np.nan_to_num(np.stack([acc - ci[:, 0], ci[:, 1] - acc])), 0, None
+            )  # rounding at 0 % and 100 %
             ax.bar(x + (m - (len(result) - 1) / 2) * width, acc, width, yerr=err, capsize=2, label=name)
         ax.axhline(50, color="grey", lw=0.6, ls="--")
         ax.set_xticks(x, [f"{b}\nn={first[group][b]['n']:,}" for b in buckets], fontsize=8)

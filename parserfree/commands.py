@@ -39,9 +39,13 @@ def _positive_int(value: str) -> int:
 def add_export_commands(subparsers) -> None:
     """Register ``export`` and ``predict`` on the CLI's subparsers (each with ``set_defaults(func=...)``)."""
     p = subparsers.add_parser("export", help="export a trained checkpoint to a self-checking ONNX bundle")
-    p.add_argument("--checkpoint", required=True, help="a run's checkpoint, e.g. runs/parser_free/checkpoints/best.ckpt")
+    p.add_argument(
+        "--checkpoint", required=True, help="a run's checkpoint, e.g. runs/parser_free/checkpoints/best.ckpt"
+    )
     p.add_argument("--out", required=True, help="bundle folder to create")
-    p.add_argument("--optimize", action="store_true", help="also write model.optimized.onnx (onnxruntime extended optimisations)")
+    p.add_argument(
+        "--optimize", action="store_true", help="also write model.optimized.onnx (onnxruntime extended optimisations)"
+    )
     p.add_argument("--quantize", choices=["int8"], help="also write model.int8.onnx (dynamic quantisation)")
     p.add_argument("--threads", type=_positive_int, help="onnxruntime intra-op threads for the parity checks")
     p.add_argument("--overwrite", action="store_true", help="replace an existing bundle at --out")
@@ -51,15 +55,25 @@ def add_export_commands(subparsers) -> None:
     p.add_argument("--model", required=True, help="bundle folder written by `parserfree export`")
     p.add_argument("--input", help="UTF-8 text file, one text per line (default: stdin)")
     p.add_argument("--output", help="JSON lines file (default: stdout)")
-    p.add_argument("--with-tree", action="store_true", help="add the predicted tree: its edges, each word's head "
-                   "and, from a labelled graph, its dependency label")
+    p.add_argument(
+        "--with-tree",
+        action="store_true",
+        help="add the predicted tree: its edges, each word's head and, from a labelled graph, its dependency label",
+    )
     p.add_argument("--with-distances", action="store_true", help="add the predicted distance matrix D̂")
-    p.add_argument("--svg", metavar="DIR", help="with --with-tree: also draw each line's predicted tree (displaCy) "
-                   "to DIR/<line number>.svg")
+    p.add_argument(
+        "--svg",
+        metavar="DIR",
+        help="with --with-tree: also draw each line's predicted tree (displaCy) to DIR/<line number>.svg",
+    )
     p.add_argument("--batch-size", type=_positive_int, default=32, help="texts per onnxruntime run (default 32)")
     p.add_argument("--threads", type=_positive_int, help="onnxruntime intra-op threads (default: onnxruntime's)")
-    p.add_argument("--variant", choices=["default", "optimized", "int8"], default="default",
-                   help="which model of the bundle to run (default model.onnx)")
+    p.add_argument(
+        "--variant",
+        choices=["default", "optimized", "int8"],
+        default="default",
+        help="which model of the bundle to run (default model.onnx)",
+    )
     p.add_argument("--digest", help="refuse the bundle unless its digest (printed by export) is this one")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_predict)
@@ -68,7 +82,9 @@ def add_export_commands(subparsers) -> None:
 def _format_report(variant: str, report: dict) -> str:
     parts = [f"task_output max |Δ| {report['task_output_max_diff']:.2g}"]
     if report["distances_max_diff"] is not None:
-        parts.append(f"D̂ max |Δ| {report['distances_max_diff']:.2g} ({report['distance_rows_differing']:.1%} of rows differ)")
+        parts.append(
+            f"D̂ max |Δ| {report['distances_max_diff']:.2g} ({report['distance_rows_differing']:.1%} of rows differ)"
+        )
     for key, what in (("heads_differing", "heads"), ("labels_differing", "labels")):
         if report.get(key) is not None:
             parts.append(f"{what} differ on {report[key]:.1%} of words")
@@ -81,16 +97,20 @@ def format_evaluation(evaluation: dict) -> list[str]:
     """Lines of the test-split evaluation of every variant: metric, agreement with fp32, speed."""
     if "skipped" in evaluation:
         return [f"  no test-split evaluation of the variants: {evaluation['skipped']}"]
-    lines = [f"  {evaluation['source']}, {evaluation['n_examples']} sentences (speed: graph only, batch "
-             f"{evaluation['batch_size']}, {evaluation['threads'] or 'default'} threads):"]
+    lines = [
+        f"  {evaluation['source']}, {evaluation['n_examples']} sentences (speed: graph only, batch "
+        f"{evaluation['batch_size']}, {evaluation['threads'] or 'default'} threads):"
+    ]
     for variant, v in evaluation["variants"].items():
         rows = v.get("distance_rows_as_fp32")
         trees = f", D̂ rows as fp32 {rows:.1%}" if rows is not None else ""
         for key, what in (("heads_as_fp32", "heads"), ("labels_as_fp32", "labels")):
             if v.get(key) is not None:
                 trees += f", {what} as fp32 {v[key]:.1%}"
-        lines.append(f"  {variant:<9} {v['metric_name']} {v['metric']:.2f}, agreement with fp32 "
-                     f"{v['agreement_with_fp32']:.1%}{trees}, {v['sentences_per_s'] or float('nan'):,.0f} sentences/s")
+        lines.append(
+            f"  {variant:<9} {v['metric_name']} {v['metric']:.2f}, agreement with fp32 "
+            f"{v['agreement_with_fp32']:.1%}{trees}, {v['sentences_per_s'] or float('nan'):,.0f} sentences/s"
+        )
     return lines
 
 
@@ -99,8 +119,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     from parserfree.export.builder import export_bundle
     from parserfree.export.bundle import bundle_digest
 
-    manifest = export_bundle(args.checkpoint, args.out, optimize=args.optimize, quantize=args.quantize,
-                             threads=args.threads, overwrite=args.overwrite)
+    manifest = export_bundle(
+        args.checkpoint,
+        args.out,
+        optimize=args.optimize,
+        quantize=args.quantize,
+        threads=args.threads,
+        overwrite=args.overwrite,
+    )
     parity = manifest["parity"]
     print(f"{manifest['kind']} bundle → {args.out} ({', '.join(manifest['models'].values())})")
     print(f"  parity set: {parity['default']['source']}, batches (B, T) {parity['default']['batches']}")
@@ -109,8 +135,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     for line in format_evaluation(manifest["evaluation"]):
         print(line)
     words = manifest["tokenizer"]["training_words"]
-    print(f"  tokenizer reproduces the training words of {words['identical']}/{words['sentences']} sentences "
-          f"({words['reference']})")
+    print(
+        f"  tokenizer reproduces the training words of {words['identical']}/{words['sentences']} sentences "
+        f"({words['reference']})"
+    )
     print(f"  bundle digest: sha256:{bundle_digest(args.out)} (pin it with `parserfree predict --digest`)")
     return 0
 
@@ -159,12 +187,16 @@ def cmd_predict(args: argparse.Namespace) -> int:
     try:
         with atomic_open(target, "wb") if target else contextlib.nullcontext(sys.stdout.buffer) as out:
             for number, chunk in enumerate(_chunks(lines)):
-                results = model.predict(chunk, batch_size=args.batch_size, with_distances=args.with_distances,
-                                        with_tree=args.with_tree)
+                results = model.predict(
+                    chunk, batch_size=args.batch_size, with_distances=args.with_distances, with_tree=args.with_tree
+                )
                 if args.svg:
                     _write_svgs(results, Path(args.svg), number * CHUNK_LINES + 1, len(str(len(lines))))
-                out.write(b"".join((json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
-                                   for r in results))
+                out.write(
+                    b"".join(
+                        (json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8") for r in results
+                    )
+                )
                 if progress is not None:
                     progress.update(len(chunk))
             out.flush()
@@ -187,4 +219,6 @@ def _write_svgs(results: list[dict], folder: Path, first_line: int, digits: int)
     folder.mkdir(parents=True, exist_ok=True)
     for line, item in enumerate(results, start=first_line):
         if "heads" in item:
-            write_text_atomic(folder / f"{line:0{digits}d}.svg", tree_svg(item["words"], item["heads"], item.get("labels")))
+            write_text_atomic(
+                folder / f"{line:0{digits}d}.svg", tree_svg(item["words"], item["heads"], item.get("labels"))
+            )

@@ -55,20 +55,30 @@ from parserfree.like_for_like import Pairing, like_for_like
 from parserfree.paired import ALPHA, POWER, RESAMPLES
 from parserfree.predictor import DistanceMetrics, chain_baseline
 from parserfree.predictor.metrics import RelationMetrics
-from parserfree.report import (plot_bias_curves, plot_distance_heatmaps, plot_throughput, plot_training_curves,
-                               plot_tree_comparison, write_markdown)
+from parserfree.report import (
+    plot_bias_curves,
+    plot_distance_heatmaps,
+    plot_throughput,
+    plot_training_curves,
+    plot_tree_comparison,
+    write_markdown,
+)
 from parserfree.report_types import BASELINE, MODEL, DomainResult, ModelRow, Report, Speed, StatisticsNote
 from parserfree.scoring import DomainScores, row_score, score_domain
 
 ROLE_NAMES = tuple(f.name for f in dataclasses.fields(ComparisonRoles))  # parser_free, reference, baseline, extra
 ROLE_NEEDS = {  # role → (what its model must be, the message when it is not)
-    "parser_free": (lambda s: s.row.graph_returns_distances and s.bundle is not None, "--parser-free must be a parser-free bundle"),
+    "parser_free": (
+        lambda s: s.row.graph_returns_distances and s.bundle is not None,
+        "--parser-free must be a parser-free bundle",
+    ),
     "reference": (lambda s: s.row.needs_parser_at_inference, "--parser-fed must be a parser-fed run or bundle"),
 }
 
 
-def distance_quality(dists: list[np.ndarray], words: list[list[str]], parses: list[Parse],
-                     argmax: list[np.ndarray] | None = None) -> dict:
+def distance_quality(
+    dists: list[np.ndarray], words: list[list[str]], parses: list[Parse], argmax: list[np.ndarray] | None = None
+) -> dict:
     """Every D̂ metric against the parser's trees as ``DistanceMetrics`` computes it (UUAS with punctuation
     excluded, DSpr, L1, root accuracy, cycle rates), the |i−j| chain baseline's UUAS and DSpr on the same
     sentences, the sentences skipped, and UUAS and relation recall by sentence length (``RelationMetrics``).
@@ -84,8 +94,13 @@ def distance_quality(dists: list[np.ndarray], words: list[list[str]], parses: li
         if p.deps is not None:
             relations.update(d, p.heads, p.deps, p.punct)
     base = chain.compute()
-    return {**ours.compute(), "chain_uuas": base["uuas"], "chain_dspr": base["dspr"], "skipped": skipped,
-            "relations": relations.compute()}
+    return {
+        **ours.compute(),
+        "chain_uuas": base["uuas"],
+        "chain_dspr": base["dspr"],
+        "skipped": skipped,
+        "relations": relations.compute(),
+    }
 
 
 @dataclass
@@ -132,8 +147,10 @@ class ComparedModels:
         rows += [("extra", paths) for paths in self.extra]
         for role, paths in rows:
             if len(paths) != self.seeds or not paths:
-                raise UsageError(f"the {role} row has {len(paths)} seed(s) but parser_free has {self.seeds}: give "
-                                 "every row one model per seed")
+                raise UsageError(
+                    f"the {role} row has {len(paths)} seed(s) but parser_free has {self.seeds}: give "
+                    "every row one model per seed"
+                )
         return rows
 
 
@@ -166,7 +183,9 @@ class DomainRun:
         return out
 
 
-def compare(models: ComparedModels, datasets: Sequence[str], out_dir: str | Path, options: CompareOptions | None = None) -> Report:
+def compare(
+    models: ComparedModels, datasets: Sequence[str], out_dir: str | Path, options: CompareOptions | None = None
+) -> Report:
     """Evaluate and time every model on the same examples; write report.json, report.md, the PNGs and
     every row's per-item predictions; return the Report.
 
@@ -183,34 +202,61 @@ def compare(models: ComparedModels, datasets: Sequence[str], out_dir: str | Path
     rows = resolve_rows(models, options.threads)
     roles = {role: next((n for n, r in rows.items() if r.role == role), None) for role in ROLE_NAMES if role != "extra"}
     free = rows[roles["parser_free"]]
-    experiment = free.first.trained.experiment if free.first.trained else {"data": {"dataset": datasets[0], "task": free.first.bundle.task}}
+    experiment = (
+        free.first.trained.experiment
+        if free.first.trained
+        else {"data": {"dataset": datasets[0], "task": free.first.bundle.task}}
+    )
     teacher = SpacyTeacher(experiment.get("parse", {}).get("spacy_model", DEFAULT_MODEL))
-    pairings = like_for_like({name: (r.first.trained.experiment, r.first.row) for name, r in rows.items() if r.first.trained is not None})
+    pairings = like_for_like(
+        {name: (r.first.trained.experiment, r.first.row) for name, r in rows.items() if r.first.trained is not None}
+    )
     baselines = _fit_baselines(experiment, options) if options.baselines else []
 
     domains, contrasts, table = {}, [], {}
-    bar = tqdm(total=len(datasets) * sum(len(r.sources) for r in rows.values()), desc="comparing", disable=not options.progress)
+    bar = tqdm(
+        total=len(datasets) * sum(len(r.sources) for r in rows.values()), desc="comparing", disable=not options.progress
+    )
     for k, dataset in enumerate(datasets):
         examples, task, label_names = domain_examples(experiment, dataset, options)
-        pipelines = {name: [model_pipeline(src, teacher, tree_texts(src, examples)) for src in row.sources] for name, row in rows.items()}
+        pipelines = {
+            name: [model_pipeline(src, teacher, tree_texts(src, examples)) for src in row.sources]
+            for name, row in rows.items()
+        }
         run = run_domain(pipelines, [e.text for e in examples], options.batch_size, bar)
-        domain, found = _score_run(dataset, examples, task, label_names, run, rows, roles, baselines, pairings, options, out)
+        domain, found = _score_run(
+            dataset, examples, task, label_names, run, rows, roles, baselines, pairings, options, out
+        )
         domains[dataset], contrasts = domain, contrasts + found
         if k == 0:
             table = _headline_rows(run, rows, pipelines, baselines, examples, options)
             with_parser = _with_parser_distances(free, run, roles, examples, task, label_names, options.batch_size)
             if domain.breakdown:
                 plot_breakdown(domain.breakdown, out / "breakdown.png")
-            _figures(out, rows, run.runs[roles["reference"]][0], run.runs[roles["parser_free"]][0], table, options.threads)
+            _figures(
+                out, rows, run.runs[roles["reference"]][0], run.runs[roles["parser_free"]][0], table, options.threads
+            )
     bar.close()
     speed = {n: r.speed for n, r in table.items()}
     report = Report(
-        dataset=datasets[0], split=options.split, task=domains[datasets[0]].task, seeds=models.seeds, threads=options.threads,
-        batch_size=options.batch_size, machine=describe_machine(machine()), roles=roles, models=table, domains=domains,
-        contrasts=contrasts, statistics=statistics_note(models.seeds, domains[datasets[0]].n_pairs > 0, options.resamples),
+        dataset=datasets[0],
+        split=options.split,
+        task=domains[datasets[0]].task,
+        seeds=models.seeds,
+        threads=options.threads,
+        batch_size=options.batch_size,
+        machine=describe_machine(machine()),
+        roles=roles,
+        models=table,
+        domains=domains,
+        contrasts=contrasts,
+        statistics=statistics_note(models.seeds, domains[datasets[0]].n_pairs > 0, options.resamples),
         speedup_end_to_end=speed[roles["parser_free"]].sentences_per_s / speed[roles["reference"]].sentences_per_s,
-        versions=package_versions(), parser_free_with_parser_distances=with_parser,
-        variants=free.first.bundle.manifest.get("evaluation") if free.first.bundle is not None else None,  # each variant (int8 too), from the export
+        versions=package_versions(),
+        parser_free_with_parser_distances=with_parser,
+        variants=free.first.bundle.manifest.get("evaluation")
+        if free.first.bundle is not None
+        else None,  # each variant (int8 too), from the export
     )
     write_json(out / "report.json", report.to_dict())
     write_markdown(report, out / "report.md")
@@ -219,11 +265,17 @@ def compare(models: ComparedModels, datasets: Sequence[str], out_dir: str | Path
 
 def statistics_note(seeds: int, pairs: bool, resamples: int) -> StatisticsNote:
     """What the verdicts of a report of this many seeds are (docs/statistics.md)."""
-    test = ("exact McNemar (scipy.stats.binomtest on the discordant items)" if seeds == 1 else
-            "sign-flip permutation test over clusters of the seed-averaged difference and one-sample t-test "
-            "over the per-seed differences, both must reject (p = the larger)")
-    power = ("Connor 1987 normal approximation for McNemar at the observed discordance" if seeds == 1 else
-             "normal approximation on the cluster sums (items) and noncentral t (seeds); the larger")
+    test = (
+        "exact McNemar (scipy.stats.binomtest on the discordant items)"
+        if seeds == 1
+        else "sign-flip permutation test over clusters of the seed-averaged difference and one-sample t-test "
+        "over the per-seed differences, both must reject (p = the larger)"
+    )
+    power = (
+        "Connor 1987 normal approximation for McNemar at the observed discordance"
+        if seeds == 1
+        else "normal approximation on the cluster sums (items) and noncentral t (seeds); the larger"
+    )
     return StatisticsNote(ALPHA, POWER, resamples, "minimal pair" if pairs else "item", test, power_method=power)
 
 
@@ -250,7 +302,9 @@ def domain_examples(experiment: dict, dataset: str, options: CompareOptions) -> 
     """One dataset's split (its first ``max_examples``), task and label names, read with the experiment's
     data settings."""
     data = dict(experiment["data"])
-    data.update(dataset=dataset, max_examples=None, train_fraction=1.0, cache_dir=options.cache_dir or data.get("cache_dir"))
+    data.update(
+        dataset=dataset, max_examples=None, train_fraction=1.0, cache_dir=options.cache_dir or data.get("cache_dir")
+    )
     if dataset != experiment["data"]["dataset"]:
         data.update(format=None)
     ds = load_dataset(DataConfig(**data))
@@ -292,9 +346,17 @@ def run_domain(pipelines: dict[str, list[Pipeline]], texts: list[str], batch_siz
     return DomainRun(order, runs)
 
 
-def score_outputs(dataset: str, examples: list[Example], task: str, label_names: list[str], outputs: dict[str, list[np.ndarray]],
-                  baselines: Sequence[Baseline], pairings: Sequence[Pairing], resamples: int = RESAMPLES,
-                  predictions_dir: Path | None = None) -> tuple[DomainScores, dict[str, np.ndarray]]:
+def score_outputs(
+    dataset: str,
+    examples: list[Example],
+    task: str,
+    label_names: list[str],
+    outputs: dict[str, list[np.ndarray]],
+    baselines: Sequence[Baseline],
+    pairings: Sequence[Pairing],
+    resamples: int = RESAMPLES,
+    predictions_dir: Path | None = None,
+) -> tuple[DomainScores, dict[str, np.ndarray]]:
     """Scores and verdicts of one domain from every model row's task outputs (per seed, in item order) and
     the baselines that apply to its examples; writes every row's predictions into ``predictions_dir``
     (``<row>.jsonl``, ``<row>-seed<s>.jsonl``) when given. Returns them with each row's S×N predictions."""
@@ -305,14 +367,19 @@ def score_outputs(dataset: str, examples: list[Example], task: str, label_names:
     if predictions_dir is not None:
         for name, outs in outputs.items():
             for s, o in enumerate(outs):
-                write_predictions(predictions_dir / f"{name}{'' if s == 0 else f'-seed{s}'}.jsonl", records_from_outputs(examples, o, task))
+                write_predictions(
+                    predictions_dir / f"{name}{'' if s == 0 else f'-seed{s}'}.jsonl",
+                    records_from_outputs(examples, o, task),
+                )
     for b in baselines:
         if b.applies_to(examples):
             pred, probs = b.predict(examples)
             preds[b.name], kinds[b.name] = pred[None], BASELINE
             if predictions_dir is not None:
                 write_predictions(predictions_dir / f"{b.name}.jsonl", item_records(examples, pred, probs, task))
-    scored = score_domain(dataset, task, gold, [e.columns for e in examples], preds, kinds, pairings, n_classes, resamples)
+    scored = score_domain(
+        dataset, task, gold, [e.columns for e in examples], preds, kinds, pairings, n_classes, resamples
+    )
     return scored, preds
 
 
@@ -322,16 +389,45 @@ def seed_agreement(task: str, a: np.ndarray, b: np.ndarray) -> float:
     return float("nan") if any(np.isnan(v) for v in values) else float(np.mean(values))
 
 
-def _score_run(dataset: str, examples: list[Example], task: str, label_names: list[str], run: DomainRun, rows: dict[str, Row],
-               roles: dict, baselines: list[Baseline], pairings: list[Pairing], options: CompareOptions, out: Path) -> tuple[DomainResult, list]:
+def _score_run(
+    dataset: str,
+    examples: list[Example],
+    task: str,
+    label_names: list[str],
+    run: DomainRun,
+    rows: dict[str, Row],
+    roles: dict,
+    baselines: list[Baseline],
+    pairings: list[Pairing],
+    options: CompareOptions,
+    out: Path,
+) -> tuple[DomainResult, list]:
     """Scores, verdicts, agreement and D̂ quality of one domain run; writes every row's predictions."""
-    scored, preds = score_outputs(dataset, examples, task, label_names, {name: run.outputs(name) for name in rows}, baselines,
-                                  pairings, options.resamples, out / "predictions" / dataset_slug(dataset))
+    scored, preds = score_outputs(
+        dataset,
+        examples,
+        task,
+        label_names,
+        {name: run.outputs(name) for name in rows},
+        baselines,
+        pairings,
+        options.resamples,
+        out / "predictions" / dataset_slug(dataset),
+    )
     free, fed = roles["parser_free"], roles["reference"]
     parses = run.runs[fed][0]["parses"]
     distance = [_distance(rows[free].sources[s], r, parses) for s, r in enumerate(run.runs[free])]
-    domain = DomainResult(dataset, task, len(examples), scored.n_pairs, scored.scores, seed_agreement(task, preds[free], preds[fed]),
-                          distance[0], scored.breakdown, distance if len(distance) > 1 else None)
+    domain = DomainResult(
+        dataset,
+        task,
+        len(examples),
+        scored.n_pairs,
+        scored.scores,
+        seed_agreement(task, preds[free], preds[fed]),
+        distance[0],
+        scored.breakdown,
+        distance if len(distance) > 1 else None,
+    )
     return domain, scored.contrasts
 
 
@@ -339,7 +435,9 @@ def _distance(source: ModelSource, run: dict, parses: list[Parse]) -> dict:
     """D̂ quality of one parser-free run (its checkpoint, when there is one, gives the argmax cycle rate), and
     under ``tree`` UAS and LAS of the graph's own heads and labels."""
     trained = source.trained
-    argmax = argmax_heads(trained.model, trained.vocab, run["words"], trained.encoder_config.max_len) if trained else None
+    argmax = (
+        argmax_heads(trained.model, trained.vocab, run["words"], trained.encoder_config.max_len) if trained else None
+    )
     quality = distance_quality(run["distances"], run["words"], parses, argmax)
     quality["tree"] = tree_quality(source, run["words"], parses)
     return quality
@@ -350,8 +448,14 @@ def dataset_slug(dataset: str) -> str:
     return Path(dataset).stem if ("/" in dataset or "." in dataset) else dataset
 
 
-def _headline_rows(run: DomainRun, rows: dict[str, Row], pipelines: dict[str, list[Pipeline]], baselines: list[Baseline],
-                   examples: list[Example], options: CompareOptions) -> dict[str, ModelRow]:
+def _headline_rows(
+    run: DomainRun,
+    rows: dict[str, Row],
+    pipelines: dict[str, list[Pipeline]],
+    baselines: list[Baseline],
+    examples: list[Example],
+    options: CompareOptions,
+) -> dict[str, ModelRow]:
     """Every row of the report, with the speed of seed 0 of every model row on the headline domain."""
     texts = [examples[i].text for i in run.order]
     fed = next(n for n, r in rows.items() if r.role == "reference")
@@ -362,17 +466,25 @@ def _headline_rows(run: DomainRun, rows: dict[str, Row], pipelines: dict[str, li
     for name, row in rows.items():
         seconds = run.runs[name][0]["seconds"]
         p50, p95 = latency_ms(pipelines[name][0], sample)
-        table[name] = ModelRow(name, MODEL, row.role, row.first.kind, "onnxruntime" if row.first.bundle is not None else "pytorch",
-                               len(row.sources), row.first.row.summary,
-                               Speed(len(texts) / seconds, n_words / seconds, p50, p95))
+        table[name] = ModelRow(
+            name,
+            MODEL,
+            row.role,
+            row.first.kind,
+            "onnxruntime" if row.first.bundle is not None else "pytorch",
+            len(row.sources),
+            row.first.row.summary,
+            Speed(len(texts) / seconds, n_words / seconds, p50, p95),
+        )
     for b in baselines:
         if b.applies_to(examples):
             table[b.name] = ModelRow(b.name, BASELINE, None, None, "numpy", 1, b.description)
     return table
 
 
-def _with_parser_distances(free: Row, run: DomainRun, roles: dict, examples: list[Example], task: str,
-                           label_names: list[str], batch_size: int):
+def _with_parser_distances(
+    free: Row, run: DomainRun, roles: dict, examples: list[Example], task: str, label_names: list[str], batch_size: int
+):
     """Task score of the parser-free checkpoints run in PyTorch on the parser's tree distances (None
     without checkpoints)."""
     if free.first.trained is None:
@@ -381,10 +493,17 @@ def _with_parser_distances(free: Row, run: DomainRun, roles: dict, examples: lis
     per_seed = []
     for source in free.sources:
         max_len = source.trained.encoder_config.max_len
-        sorted_out = np.concatenate([
-            torch_outputs(source.trained, parsed["words"][i : i + batch_size], parser_distances(parsed["parses"][i : i + batch_size], max_len), "parser")
-            for i in range(0, len(examples), batch_size)
-        ])
+        sorted_out = np.concatenate(
+            [
+                torch_outputs(
+                    source.trained,
+                    parsed["words"][i : i + batch_size],
+                    parser_distances(parsed["parses"][i : i + batch_size], max_len),
+                    "parser",
+                )
+                for i in range(0, len(examples), batch_size)
+            ]
+        )
         ordered = np.empty_like(sorted_out)
         ordered[run.order] = sorted_out
         per_seed.append(predictions(task, ordered))
@@ -392,7 +511,9 @@ def _with_parser_distances(free: Row, run: DomainRun, roles: dict, examples: lis
     return row_score(task, np.stack(per_seed), np.array([e.label for e in examples]), n_classes, None)
 
 
-def _figures(out: Path, rows: dict[str, Row], parsed: dict, free_run: dict, table: dict[str, ModelRow], threads: int) -> None:
+def _figures(
+    out: Path, rows: dict[str, Row], parsed: dict, free_run: dict, table: dict[str, ModelRow], threads: int
+) -> None:
     """Bias curves, distance heatmaps, tree pictures, throughput bars and training curves (seed 0)."""
     curves = {}
     for name, row in rows.items():
@@ -401,14 +522,25 @@ def _figures(out: Path, rows: dict[str, Row], parsed: dict, free_run: dict, tabl
             curves[name] = src.trained.model.encoder.bias.curve().detach().numpy()
     if curves:
         plot_bias_curves(curves, out / "bias_curves.png")
-    picks = [i for i, w in enumerate(parsed["words"]) if 8 <= len(w) <= 14 and list(w) == list(free_run["words"][i])][:3]
+    picks = [i for i, w in enumerate(parsed["words"]) if 8 <= len(w) <= 14 and list(w) == list(free_run["words"][i])][
+        :3
+    ]
     plot_distance_heatmaps(
-        [(list(parsed["words"][i]), free_run["distances"][i], batch_tree_distances([parsed["parses"][i].heads])[0]) for i in picks],
+        [
+            (list(parsed["words"][i]), free_run["distances"][i], batch_tree_distances([parsed["parses"][i].heads])[0])
+            for i in picks
+        ],
         out / "distance_heatmaps.png",
     )
-    plot_tree_comparison([(list(parsed["words"][i]), parsed["parses"][i].heads, free_run["distances"][i]) for i in picks],
-                         out / "tree_comparison.png")
-    plot_throughput({name: m.speed.sentences_per_s for name, m in table.items() if m.speed is not None}, out / "throughput.png", threads)
+    plot_tree_comparison(
+        [(list(parsed["words"][i]), parsed["parses"][i].heads, free_run["distances"][i]) for i in picks],
+        out / "tree_comparison.png",
+    )
+    plot_throughput(
+        {name: m.speed.sentences_per_s for name, m in table.items() if m.speed is not None},
+        out / "throughput.png",
+        threads,
+    )
     runs = {name: row.first.run_dir for name, row in rows.items() if row.first.run_dir}
     if runs:
         plot_training_curves(runs, out / "training_curves.png")

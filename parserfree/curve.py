@@ -53,16 +53,34 @@ def run_curve(
     runs = []
     for fraction in fractions:
         for seed in range(seeds):
-            results = train_recipes(cell_config(config, fraction, seed), recipes, pretrained, cell_folder(out, fraction, seed),
-                                    cache_dir, progress)
+            results = train_recipes(
+                cell_config(config, fraction, seed),
+                recipes,
+                pretrained,
+                cell_folder(out, fraction, seed),
+                cache_dir,
+                progress,
+            )
             runs += [_run_row(fraction, seed, recipe, results[recipe]) for recipe in recipes]
-    pairings = like_for_like({r: (recipe_config(cell_config(config, 1.0, 0), r, pretrained).resolved().to_dict(), get_recipe(r))
-                              for r in recipes})
+    pairings = like_for_like(
+        {
+            r: (recipe_config(cell_config(config, 1.0, 0), r, pretrained).resolved().to_dict(), get_recipe(r))
+            for r in recipes
+        }
+    )
     contrasts, missing = curve_contrasts(out, config.data.task, fractions, seeds, recipes, pairings)
-    curve = {"dataset": config.data.dataset, "fractions": fractions, "seeds": seeds, "recipes": recipes,
-             "pretrained": predictor["run_dir"] if predictor else None,  # one pre-training for every seed
-             "baseline": comparison_roles(recipes).baseline, "runs": runs, "summary": summarise(runs),
-             "contrasts": [asdict(c) for c in contrasts], "no_predictions": missing}
+    curve = {
+        "dataset": config.data.dataset,
+        "fractions": fractions,
+        "seeds": seeds,
+        "recipes": recipes,
+        "pretrained": predictor["run_dir"] if predictor else None,  # one pre-training for every seed
+        "baseline": comparison_roles(recipes).baseline,
+        "runs": runs,
+        "summary": summarise(runs),
+        "contrasts": [asdict(c) for c in contrasts],
+        "no_predictions": missing,
+    }
     write_json(out / "curve.json", curve)
     write_text_atomic(out / "curve.md", curve_markdown(curve))
     plot_curve(curve, out / "curve.png")
@@ -84,8 +102,9 @@ def cell_folder(out: Path, fraction: float, seed: int) -> Path:
     return out / f"f{fraction:g}-s{seed}"
 
 
-def curve_contrasts(out: Path, task: str, fractions: list[float], seeds: int, recipes: list[str],
-                    pairings: list[Pairing]) -> tuple[list[Contrast], list[str]]:
+def curve_contrasts(
+    out: Path, task: str, fractions: list[float], seeds: int, recipes: list[str], pairings: list[Pairing]
+) -> tuple[list[Contrast], list[str]]:
     """Paired verdicts of every like-for-like pair of recipes at each fraction, over seeds × test items, from
     the test predictions every run keeps (``predictions.jsonl``); the runs without them (trained by an
     older parserfree, or without a task) are listed instead and their fraction gets no verdicts."""
@@ -107,8 +126,16 @@ def curve_contrasts(out: Path, task: str, fractions: list[float], seeds: int, re
             continue
         preds = {r: np.array([[x["prediction"] for x in seed] for seed in seeds_]) for r, seeds_ in records.items()}
         n_classes = len(first[0].get("probabilities") or [0, 0]) if first else 2
-        scored = score_domain(f"{fraction:g}", task, gold, [x["columns"] for x in first], preds,
-                              {r: MODEL for r in recipes}, pairings, n_classes)
+        scored = score_domain(
+            f"{fraction:g}",
+            task,
+            gold,
+            [x["columns"] for x in first],
+            preds,
+            {r: MODEL for r in recipes},
+            pairings,
+            n_classes,
+        )
         contrasts += scored.contrasts
     return contrasts, missing
 
@@ -118,8 +145,15 @@ def _run_row(fraction: float, seed: int, recipe: str, result: dict) -> dict:
     no task), and D̂ quality on test where the model has a predictor."""
     dev, test = result["dev"], result["test"]
     name = test.get("metric_name", "uuas")
-    row = {"fraction": fraction, "seed": seed, "recipe": recipe, "n_train": result.get("n_train"), "metric_name": name,
-           "dev": dev.get("metric", dev.get("uuas")), "test": test.get("metric", test.get("uuas"))}
+    row = {
+        "fraction": fraction,
+        "seed": seed,
+        "recipe": recipe,
+        "n_train": result.get("n_train"),
+        "metric_name": name,
+        "dev": dev.get("metric", dev.get("uuas")),
+        "test": test.get("metric", test.get("uuas")),
+    }
     row.update({k: test[k] for k in ("uuas", "dspr") if k in test})
     return row
 
@@ -134,7 +168,8 @@ def summarise(runs: list[dict]) -> dict:
     summary: dict = {}
     for run in runs:
         entry = summary.setdefault(f"{run['fraction']:g}", {}).setdefault(
-            run["recipe"], {"values": [], "dspr": [], "n_train": run["n_train"]})
+            run["recipe"], {"values": [], "dspr": [], "n_train": run["n_train"]}
+        )
         entry["values"].append(run["test"])
         if "dspr" in run:
             entry["dspr"].append(run["dspr"])
@@ -151,7 +186,11 @@ def summarise(runs: list[dict]) -> dict:
 def gains(curve: dict, recipe: str) -> dict[str, float]:
     """Mean gain of ``recipe`` over the baseline at each fraction (seed-paired means)."""
     base = curve["baseline"]
-    return {f: by[recipe]["mean"] - by[base]["mean"] for f, by in curve["summary"].items() if base and recipe in by and base in by}
+    return {
+        f: by[recipe]["mean"] - by[base]["mean"]
+        for f, by in curve["summary"].items()
+        if base and recipe in by and base in by
+    }
 
 
 def curve_markdown(curve: dict) -> str:
@@ -160,23 +199,44 @@ def curve_markdown(curve: dict) -> str:
     metric = curve["runs"][0]["metric_name"] if curve["runs"] else "metric"
     kind = "Scaling curve of the predictor" if metric == "uuas" else "Low-resource curve"
     seeds = f"{curve['seeds']} seed{'s' if curve['seeds'] != 1 else ''}"
-    lines = [f"# {kind} — {curve['dataset']} (test {metric}, {seeds}, mean ± sd)", "",
-             "| fraction | train examples | " + " | ".join(recipes) + " |", "|---:|---:|" + "---:|" * len(recipes)]
+    lines = [
+        f"# {kind} — {curve['dataset']} (test {metric}, {seeds}, mean ± sd)",
+        "",
+        "| fraction | train examples | " + " | ".join(recipes) + " |",
+        "|---:|---:|" + "---:|" * len(recipes),
+    ]
     for f, by in curve["summary"].items():
         n = next(iter(by.values()))["n_train"]
         cells = [f"{by[r]['mean']:.2f} ± {by[r]['sd']:.2f}" if r in by else "–" for r in recipes]
         lines.append(f"| {f} | {n if n is not None else '–'} | " + " | ".join(cells) + " |")
     if metric == "uuas" and any("dspr_mean" in e for by in curve["summary"].values() for e in by.values()):
-        lines += ["", "Test DSpr (Spearman of D̂ with the tree distances):", "", "| fraction | " + " | ".join(recipes) + " |",
-                  "|---:|" + "---:|" * len(recipes)]
+        lines += [
+            "",
+            "Test DSpr (Spearman of D̂ with the tree distances):",
+            "",
+            "| fraction | " + " | ".join(recipes) + " |",
+            "|---:|" + "---:|" * len(recipes),
+        ]
         for f, by in curve["summary"].items():
-            cells = [f"{by[r]['dspr_mean']:.3f} ± {by[r]['dspr_sd']:.3f}" if "dspr_mean" in by.get(r, {}) else "–" for r in recipes]
+            cells = [
+                f"{by[r]['dspr_mean']:.3f} ± {by[r]['dspr_sd']:.3f}" if "dspr_mean" in by.get(r, {}) else "–"
+                for r in recipes
+            ]
             lines.append(f"| {f} | " + " | ".join(cells) + " |")
     if base:
-        lines += ["", f"Gain over {base} (points):", "", "| fraction | " + " | ".join(r for r in recipes if r != base) + " |",
-                  "|---:|" + "---:|" * (len(recipes) - 1)]
+        lines += [
+            "",
+            f"Gain over {base} (points):",
+            "",
+            "| fraction | " + " | ".join(r for r in recipes if r != base) + " |",
+            "|---:|" + "---:|" * (len(recipes) - 1),
+        ]
         for f in curve["summary"]:
-            lines.append(f"| {f} | " + " | ".join(f"{gains(curve, r).get(f, float('nan')):+.2f}" for r in recipes if r != base) + " |")
+            lines.append(
+                f"| {f} | "
+                + " | ".join(f"{gains(curve, r).get(f, float('nan')):+.2f}" for r in recipes if r != base)
+                + " |"
+            )
     lines += verdict_lines(curve)
     return "\n".join(lines) + "\n"
 
@@ -187,21 +247,37 @@ def verdict_lines(curve: dict) -> list[str]:
     lines = []
     if overall:
         seeds = curve["seeds"]
-        test = ("exact McNemar" if seeds == 1 else f"sign-flip over test items and t-test over the {seeds} seeds, both must reject")
-        lines += ["", f"Paired verdicts on the test items ({test}; 95 % bootstrap interval; Holm per fraction; *detectable*: the "
-                  "smallest paired difference detectable at α 0.05 with power 0.8 — docs/statistics.md):", "",
-                  "| fraction | a | b | a − b (points) [95 % interval] | p | p (Holm) | verdict | detectable |",
-                  "|---:|---|---|---:|---:|---:|---|---:|"]
+        test = (
+            "exact McNemar"
+            if seeds == 1
+            else f"sign-flip over test items and t-test over the {seeds} seeds, both must reject"
+        )
+        lines += [
+            "",
+            f"Paired verdicts on the test items ({test}; 95 % bootstrap interval; Holm per fraction; *detectable*: the "
+            "smallest paired difference detectable at α 0.05 with power 0.8 — docs/statistics.md):",
+            "",
+            "| fraction | a | b | a − b (points) [95 % interval] | p | p (Holm) | verdict | detectable |",
+            "|---:|---|---|---:|---:|---:|---|---:|",
+        ]
         for c in overall:
             detectable = f"±{c['detectable']:.2f}" if c["detectable"] is not None else "none"
-            lines.append(f"| {c['domain']} | {c['a']} | {c['b']} | {c['difference']:+.2f} [{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}] | "
-                         f"{c['p']:.3g} | {c['p_holm']:.3g} | **{c['verdict']}** | {detectable} |")
+            lines.append(
+                f"| {c['domain']} | {c['a']} | {c['b']} | {c['difference']:+.2f} [{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}] | "
+                f"{c['p']:.3g} | {c['p_holm']:.3g} | **{c['verdict']}** | {detectable} |"
+            )
     if curve.get("no_predictions"):
-        lines += ["", f"No verdicts where runs kept no test predictions ({len(curve['no_predictions'])} runs, e.g. "
-                  f"{curve['no_predictions'][0]}): delete those runs to train them again."]
+        lines += [
+            "",
+            f"No verdicts where runs kept no test predictions ({len(curve['no_predictions'])} runs, e.g. "
+            f"{curve['no_predictions'][0]}): delete those runs to train them again.",
+        ]
     if curve.get("pretrained"):
-        lines += ["", "Every seed starts from the same pre-training run: the sd covers the task training (initialisation, "
-                  "batch order, training share), not pre-training."]
+        lines += [
+            "",
+            "Every seed starts from the same pre-training run: the sd covers the task training (initialisation, "
+            "batch order, training share), not pre-training.",
+        ]
     return lines
 
 
@@ -223,9 +299,13 @@ def plot_curve(curve: dict, path: Path) -> None:
         ax.set_xscale("log")
         ticks = fractions
         for recipe in curve["recipes"]:
-            points = [(f, by[recipe]) for f, by in zip(fractions, curve["summary"].values()) if mean in by.get(recipe, {})]
+            points = [
+                (f, by[recipe]) for f, by in zip(fractions, curve["summary"].values()) if mean in by.get(recipe, {})
+            ]
             xs = [e["n_train"] if metric == "uuas" else f for f, e in points]
-            ax.errorbar(xs, [e[mean] for _, e in points], yerr=[e[sd] for _, e in points], marker="o", capsize=3, label=recipe)
+            ax.errorbar(
+                xs, [e[mean] for _, e in points], yerr=[e[sd] for _, e in points], marker="o", capsize=3, label=recipe
+            )
             ticks = xs
         ax.set_xticks(ticks, [f"{x:,}" if metric == "uuas" else f"{x:g}" for x in ticks])
         ax.minorticks_off()
@@ -248,14 +328,25 @@ def seeds_markdown(curve: dict, fraction: str) -> str:
     seeds = sorted({r["seed"] for r in runs})
     test = {(r["recipe"], r["seed"]): r["test"] for r in runs}
     summary, base = curve["summary"][fraction], curve["baseline"]
-    lines = [f"Test {runs[0]['metric_name']} at fraction {fraction}, seed by seed:", "",
-             "| recipe | " + " | ".join(f"seed {s}" for s in seeds) + " | mean ± sd |", "|---|" + "---:|" * (len(seeds) + 1)]
+    lines = [
+        f"Test {runs[0]['metric_name']} at fraction {fraction}, seed by seed:",
+        "",
+        "| recipe | " + " | ".join(f"seed {s}" for s in seeds) + " | mean ± sd |",
+        "|---|" + "---:|" * (len(seeds) + 1),
+    ]
     for recipe in curve["recipes"]:
         cells = [f"{test[recipe, s]:.2f}" if (recipe, s) in test else "–" for s in seeds]
         entry = summary.get(recipe)
         mean = f"{entry['mean']:.2f} ± {entry['sd']:.2f}" if entry else "–"
         lines.append(f"| {recipe} | " + " | ".join(cells) + f" | {mean} |")
     for recipe in (r for r in curve["recipes"] if base and r != base):
-        cells = [f"{test[recipe, s] - test[base, s]:+.2f}" if (recipe, s) in test and (base, s) in test else "–" for s in seeds]
-        lines.append(f"| gain of {recipe} over {base} | " + " | ".join(cells) + f" | {gains(curve, recipe).get(fraction, float('nan')):+.2f} |")
+        cells = [
+            f"{test[recipe, s] - test[base, s]:+.2f}" if (recipe, s) in test and (base, s) in test else "–"
+            for s in seeds
+        ]
+        lines.append(
+            f"| gain of {recipe} over {base} | "
+            + " | ".join(cells)
+            + f" | {gains(curve, recipe).get(fraction, float('nan')):+.2f} |"
+        )
     return "\n".join(lines)

@@ -45,9 +45,11 @@ def like_for_like(rows: Mapping[str, tuple[dict, Recipe]]) -> list[Pairing]:
     out = []
     for a, b in itertools.combinations(sorted(rows), 2):
         ra, rb = rows[a][1], rows[b][1]
-        things = [f"setting {k}: {configs[a].get(k)!r} vs {configs[b].get(k)!r}"
-                  for k in sorted(set(configs[a]) | set(configs[b]))
-                  if k != "recipe" and configs[a].get(k) != configs[b].get(k) and not k.startswith(NOT_THE_MODEL)]
+        things = [
+            f"setting {k}: {configs[a].get(k)!r} vs {configs[b].get(k)!r}"
+            for k in sorted(set(configs[a]) | set(configs[b]))
+            if k != "recipe" and configs[a].get(k) != configs[b].get(k) and not k.startswith(NOT_THE_MODEL)
+        ]
         if (ra.train_source, ra.eval_source) != (rb.train_source, rb.eval_source):
             things.append(f"distance source: {ra.train_source}→{ra.eval_source} vs {rb.train_source}→{rb.eval_source}")
         if ra.predictor != rb.predictor:

@@ -29,11 +29,11 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.archives import default_cache_dir
+from parserfree.distill.config import ExperimentConfig, save_config
+from parserfree.distill.datasets import DataConfig
 from parserfree.distill.fingerprints import digest, file_digest, without
 from parserfree.distill.recipes import comparison_roles, training_rule
-from parserfree.distill.datasets import DataConfig
 from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import write_json
 from parserfree.report_types import REPORT_FORMAT, Report
@@ -64,15 +64,33 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     pre.training.max_epochs = config.run.pretrain_epochs
     pre.training.init_from = None  # pre-training starts from scratch
     names = list(config.run.pretrain_datasets)
-    pre.data = DataConfig(dataset=names[0] if len(names) == 1 else names, task="none", split=config.data.split,
-                          text_column=config.data.text_column, cache_dir=config.data.cache_dir, archive=config.data.archive,
-                          train_fraction=config.run.pretrain_fraction, train_sample_seed=config.seed,
-                          builtin_corpora=config.data.builtin_corpora)
-    if pre.predictor.tower_layers > 0:  # a tower pre-trains the embeddings and itself only: the encoder's layers are not part of it
+    pre.data = DataConfig(
+        dataset=names[0] if len(names) == 1 else names,
+        task="none",
+        split=config.data.split,
+        text_column=config.data.text_column,
+        cache_dir=config.data.cache_dir,
+        archive=config.data.archive,
+        train_fraction=config.run.pretrain_fraction,
+        train_sample_seed=config.seed,
+        builtin_corpora=config.data.builtin_corpora,
+    )
+    if (
+        pre.predictor.tower_layers > 0
+    ):  # a tower pre-trains the embeddings and itself only: the encoder's layers are not part of it
         shape = pre.predictor.tower_shape(pre.encoder)
-        pre.predictor = dataclasses.replace(pre.predictor, tower_d_model=shape.d_model, tower_heads=shape.n_heads, tower_d_ff=shape.d_ff)
-        pre.encoder = dataclasses.replace(pre.encoder, d_model=8, n_layers=1, n_heads=1, d_ff=1, bias_all_layers=False,
-                                          bias=dataclasses.replace(pre.encoder.bias, mode="none"))
+        pre.predictor = dataclasses.replace(
+            pre.predictor, tower_d_model=shape.d_model, tower_heads=shape.n_heads, tower_d_ff=shape.d_ff
+        )
+        pre.encoder = dataclasses.replace(
+            pre.encoder,
+            d_model=8,
+            n_layers=1,
+            n_heads=1,
+            d_ff=1,
+            bias_all_layers=False,
+            bias=dataclasses.replace(pre.encoder.bias, mode="none"),
+        )
     pre.validate()
     return pre
 
@@ -125,7 +143,9 @@ def budget_sentences(pre: ExperimentConfig, metrics: dict, run_dir: Path) -> flo
     return budget
 
 
-def pretrain_stage(config: ExperimentConfig, cache_dir: str | None, progress: bool, mode: str | None = None) -> dict | None:
+def pretrain_stage(
+    config: ExperimentConfig, cache_dir: str | None, progress: bool, mode: str | None = None
+) -> dict | None:
     """The pre-trained lower layers and predictor a task starts from (when ``run.pretrain_epochs`` > 0):
     with ``run.pretrained: auto`` the best finished one of its family in the cache (``parserfree pretrain``
     writes them there, whatever the output folder), else the one of its own settings, trained (or resumed)
@@ -138,22 +158,36 @@ def pretrain_stage(config: ExperimentConfig, cache_dir: str | None, progress: bo
         path = Path(mode)
         if not path.is_file():
             raise FileNotFoundError(f"run.pretrained={mode}: no such checkpoint")
-        return {"checkpoint": str(path), "run_dir": str(path.parent.parent), "metrics": _read_json(path.parent.parent / "metrics.json"),
-                "chosen": "given by run.pretrained"}
+        return {
+            "checkpoint": str(path),
+            "run_dir": str(path.parent.parent),
+            "metrics": _read_json(path.parent.parent / "metrics.json"),
+            "chosen": "given by run.pretrained",
+        }
     pre = pretrain_config(config)
     cache = Path(cache_dir or config.data.cache_dir or default_cache_dir())
     if mode == "auto":
         found = cached_predictors(pre, cache)
         if found:
             best = found[0]
-            _log(f"pretrain: using the cached predictor {best['run_dir']} (dev UUAS {best['metrics']['dev'].get('uuas', 0):.1f}, "
-                 f"the best of {len(found)} of these settings)")
-            return {"checkpoint": str(Path(best["run_dir"]) / "checkpoints" / "best.ckpt"), **best, "chosen": "best cached"}
+            _log(
+                f"pretrain: using the cached predictor {best['run_dir']} (dev UUAS {best['metrics']['dev'].get('uuas', 0):.1f}, "
+                f"the best of {len(found)} of these settings)"
+            )
+            return {
+                "checkpoint": str(Path(best["run_dir"]) / "checkpoints" / "best.ckpt"),
+                **best,
+                "chosen": "best cached",
+            }
     family, settings = pretrain_keys(pre)
     run_dir = cache / PREDICTORS / family / settings
     metrics = train_stage(pre, run_dir, cache_dir, progress)
-    return {"checkpoint": str(run_dir / "checkpoints" / "best.ckpt"), "run_dir": str(run_dir), "metrics": metrics,
-            "chosen": "trained for these settings"}
+    return {
+        "checkpoint": str(run_dir / "checkpoints" / "best.ckpt"),
+        "run_dir": str(run_dir),
+        "metrics": metrics,
+        "chosen": "trained for these settings",
+    }
 
 
 def cached_init(config: ExperimentConfig, cache_dir: str | None) -> ExperimentConfig:
@@ -164,8 +198,10 @@ def cached_init(config: ExperimentConfig, cache_dir: str | None) -> ExperimentCo
     cache = Path(cache_dir or config.data.cache_dir or default_cache_dir())
     found = cached_predictors(pretrain_config(config), cache) if config.run.pretrain_datasets else []
     if not found:
-        raise FileNotFoundError("training.init_from=cached: no pre-trained predictor of these settings in the cache "
-                                f"({cache / PREDICTORS}); run `parserfree pretrain` with this config first")
+        raise FileNotFoundError(
+            "training.init_from=cached: no pre-trained predictor of these settings in the cache "
+            f"({cache / PREDICTORS}); run `parserfree pretrain` with this config first"
+        )
     out = copy.deepcopy(config)
     out.training.init_from = str(Path(found[0]["run_dir"]) / "checkpoints" / "best.ckpt")
     return out
@@ -225,8 +261,14 @@ def train_stage(config: ExperimentConfig, run_dir: Path, cache_dir: str | None, 
     return result
 
 
-def train_recipes(config: ExperimentConfig, recipes: list[str], pretrained: str | None, out: Path,
-                  cache_dir: str | None, progress: bool) -> dict[str, dict]:
+def train_recipes(
+    config: ExperimentConfig,
+    recipes: list[str],
+    pretrained: str | None,
+    out: Path,
+    cache_dir: str | None,
+    progress: bool,
+) -> dict[str, dict]:
     """Train each recipe into ``out/<recipe>`` — once per training rule: a recipe that would train exactly
     as one already trained (``parser_free`` with ``teacher_forcing_end`` = 1 and its twin) is served from
     that run instead (``serve_stage``). Returns each recipe's metrics."""
@@ -242,7 +284,9 @@ def train_recipes(config: ExperimentConfig, recipes: list[str], pretrained: str 
     return results
 
 
-def serve_stage(config: ExperimentConfig, source_run: Path, run_dir: Path, cache_dir: str | None, progress: bool) -> dict:
+def serve_stage(
+    config: ExperimentConfig, source_run: Path, run_dir: Path, cache_dir: str | None, progress: bool
+) -> dict:
     """A recipe whose training is exactly that of a recipe already trained (``recipes.training_rule``): the
     source run's weights served with this recipe's distances (``distill.train.serve_trained``), or skip."""
     from parserfree.distill.train import serve_trained
@@ -254,7 +298,9 @@ def serve_stage(config: ExperimentConfig, source_run: Path, run_dir: Path, cache
     if action == "skip":
         return metrics
     record.start(fresh=True)
-    _log(f"{config.recipe}: trains exactly as {source_run.name} → its weights, served with its own distances ({run_dir})")
+    _log(
+        f"{config.recipe}: trains exactly as {source_run.name} → its weights, served with its own distances ({run_dir})"
+    )
     result = serve_trained(config, source_run, run_dir, cache_dir, progress)
     _log(f"{config.recipe}: scored in {record.finish():.0f}s")
     return result
@@ -302,11 +348,12 @@ def seed_config(config: ExperimentConfig, seed: int) -> ExperimentConfig:
     return cfg
 
 
-def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | None = None, progress: bool = True,
-             seeds: int = 1) -> Report:
+def run_task(
+    config: ExperimentConfig, out_dir: str | Path, cache_dir: str | None = None, progress: bool = True, seeds: int = 1
+) -> Report:
     """Run (or resume) every stage of one task, each recipe trained and exported ``seeds`` times; returns its
     comparison report (every row over the seeds, paired verdicts over seeds × items)."""
-    from parserfree.compare import CompareOptions, ComparedModels, compare
+    from parserfree.compare import ComparedModels, CompareOptions, compare
 
     if seeds < 1:
         raise UsageError(f"--seeds {seeds} must be ≥ 1")
@@ -327,15 +374,26 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
         train_recipes(seed_config(config, seed), config.run.recipes, pretrained, folder, cache_dir, progress)
         for recipe in config.run.recipes:
             main = recipe == roles.parser_free
-            bundle = folder / ("bundle" if main else f"bundle_{recipe}")  # seed 0's product: with the optimised and int8 variants
+            bundle = folder / (
+                "bundle" if main else f"bundle_{recipe}"
+            )  # seed 0's product: with the optimised and int8 variants
             _export_stage(config, folder / recipe / "checkpoints" / "best.ckpt", bundle, full=main and seed == 0)
             bundles[recipe].append(bundle)
 
-    settings = {"datasets": config.run.compare_datasets, "max_examples": config.run.compare_max_examples,
-                "latency_examples": config.run.latency_examples, "threads": compare_threads(config), "roles": str(roles),
-                "seeds": seeds, "report_format": REPORT_FORMAT}
-    every_bundle = {recipe if seed == 0 else f"{recipe}@seed-{seed}": bundle
-                    for recipe, paths in bundles.items() for seed, bundle in enumerate(paths)}
+    settings = {
+        "datasets": config.run.compare_datasets,
+        "max_examples": config.run.compare_max_examples,
+        "latency_examples": config.run.latency_examples,
+        "threads": compare_threads(config),
+        "roles": str(roles),
+        "seeds": seeds,
+        "report_format": REPORT_FORMAT,
+    }
+    every_bundle = {
+        recipe if seed == 0 else f"{recipe}@seed-{seed}": bundle
+        for recipe, paths in bundles.items()
+        for seed, bundle in enumerate(paths)
+    }
     compared = [dataclasses.replace(config.data, dataset=d) for d in config.run.compare_datasets]
     record = StageRecord(out / "report", compare_fingerprint(settings, every_bundle, compared))
     saved = _read_json(out / "report" / "report.json")
@@ -348,11 +406,19 @@ def run_task(config: ExperimentConfig, out_dir: str | Path, cache_dir: str | Non
             _log(f"compare: {why} — comparing again")
         _log(f"compare on {', '.join(config.run.compare_datasets)} ({compare_threads(config)} threads)")
         record.start(fresh=True)
-        models = ComparedModels(bundles[roles.parser_free], bundles[roles.reference],
-                                bundles[roles.baseline] if roles.baseline else (), [bundles[r] for r in roles.extra])
-        options = CompareOptions(threads=compare_threads(config), latency_examples=config.run.latency_examples,
-                                 max_examples=config.run.compare_max_examples, cache_dir=cache_dir or config.data.cache_dir,
-                                 progress=progress)
+        models = ComparedModels(
+            bundles[roles.parser_free],
+            bundles[roles.reference],
+            bundles[roles.baseline] if roles.baseline else (),
+            [bundles[r] for r in roles.extra],
+        )
+        options = CompareOptions(
+            threads=compare_threads(config),
+            latency_examples=config.run.latency_examples,
+            max_examples=config.run.compare_max_examples,
+            cache_dir=cache_dir or config.data.cache_dir,
+            progress=progress,
+        )
         report = compare(models, config.run.compare_datasets, out / "report", options)
         _log(f"compare: done in {record.finish():.0f}s")
     _log(f"{out.name}: done in {time.perf_counter() - start:.0f}s")
@@ -374,13 +440,24 @@ def stage_seconds(out: Path, tasks: list[str]) -> dict[str, float | None]:
     for task in tasks:
         folders.append((f"{task}/", out / task / "stages"))
         folders += [(f"{task}/{seed.name}/", seed / "stages") for seed in sorted((out / task).glob("seed-*"))]
-    seconds.update({prefix + path.stem: json.loads(path.read_text(encoding="utf-8")).get("seconds")
-                    for prefix, folder in folders if folder.is_dir() for path in sorted(folder.glob("*.json"))})
+    seconds.update(
+        {
+            prefix + path.stem: json.loads(path.read_text(encoding="utf-8")).get("seconds")
+            for prefix, folder in folders
+            if folder.is_dir()
+            for path in sorted(folder.glob("*.json"))
+        }
+    )
     return seconds
 
 
-def run_main_job(tasks: dict[str, ExperimentConfig], out_dir: str | Path, cache_dir: str | None = None,
-                 progress: bool = True, seeds: int = 1) -> dict[str, Report]:
+def run_main_job(
+    tasks: dict[str, ExperimentConfig],
+    out_dir: str | Path,
+    cache_dir: str | None = None,
+    progress: bool = True,
+    seeds: int = 1,
+) -> dict[str, Report]:
     """Run every task into ``out_dir/<task>`` (every recipe ``seeds`` times) and write ``index.md`` /
     ``index.json`` over their reports."""
     from parserfree.report import write_index

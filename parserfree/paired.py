@@ -93,8 +93,14 @@ def sign_flip(cluster_sums: np.ndarray, seed: int = 0) -> float:
     x = x[x != 0]
     if x.size <= 1:
         return 1.0  # no cluster differs, or one: its two signs are equally extreme
-    result = stats.permutation_test((x,), lambda v, axis: np.sum(v, axis=axis), permutation_type="samples",
-                                    n_resamples=PERMUTATIONS, vectorized=True, rng=seed)
+    result = stats.permutation_test(
+        (x,),
+        lambda v, axis: np.sum(v, axis=axis),
+        permutation_type="samples",
+        n_resamples=PERMUTATIONS,
+        vectorized=True,
+        rng=seed,
+    )
     return float(result.pvalue)
 
 
@@ -158,7 +164,7 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 
 def verdict(difference: float, ci95: Sequence[float], p_adjusted: float, alpha: float = ALPHA) -> str:
-    """"ahead" / "behind" when the corrected p is below ``alpha`` and the interval lies on the side of the
+    """ "ahead" / "behind" when the corrected p is below ``alpha`` and the interval lies on the side of the
     difference; else "no difference shown"."""
     lo, hi = ci95
     if p_adjusted < alpha and difference > 0 and lo > 0:
@@ -186,8 +192,15 @@ class PairedResult:
     detectable_seeds: float | None
 
 
-def paired_test(a: np.ndarray, b: np.ndarray, clusters: np.ndarray, resampler: Resampler,
-                boot_a: np.ndarray | None = None, boot_b: np.ndarray | None = None, seed: int = 0) -> PairedResult:
+def paired_test(
+    a: np.ndarray,
+    b: np.ndarray,
+    clusters: np.ndarray,
+    resampler: Resampler,
+    boot_a: np.ndarray | None = None,
+    boot_b: np.ndarray | None = None,
+    seed: int = 0,
+) -> PairedResult:
     """Compare rows a and b (S×N correctness on the same items, seed s with seed s) on the items of
     ``resampler``'s slice; a row of one seed (a deterministic baseline) stands for every seed.
     ``boot_a``/``boot_b`` are their resampled accuracies when already drawn."""
@@ -211,7 +224,9 @@ def paired_test(a: np.ndarray, b: np.ndarray, clusters: np.ndarray, resampler: R
         p_items, p_seeds = sign_flip(sums, seed), seed_test(per_seed)
         p = max(p_items, p_seeds)
         z = stats.norm.ppf(1 - ALPHA / 2) + stats.norm.ppf(POWER)
-        discordant = k > 1 and bool(np.any(sums != 0))  # without discordant items nothing is detectable, as for one seed
+        discordant = k > 1 and bool(
+            np.any(sums != 0)
+        )  # without discordant items nothing is detectable, as for one seed
         detectable_items = float(z * math.sqrt(k * np.var(sums, ddof=1)) / n) if discordant else None
         detectable_seeds = t_detectable(float(np.std(per_seed, ddof=1)), seeds)
         detectable = None if detectable_items is None else max(detectable_items, detectable_seeds)
@@ -219,6 +234,17 @@ def paired_test(a: np.ndarray, b: np.ndarray, clusters: np.ndarray, resampler: R
     def points(x: float | None) -> float | None:
         return None if x is None else 100 * x
 
-    return PairedResult(n, k, seeds, 100 * float(per_seed.mean()), [100 * float(lo), 100 * float(hi)],
-                        [float(only_a.mean()), float(only_b.mean())], p, p_items, p_seeds,
-                        points(detectable), points(detectable_items), points(detectable_seeds))
+    return PairedResult(
+        n,
+        k,
+        seeds,
+        100 * float(per_seed.mean()),
+        [100 * float(lo), 100 * float(hi)],
+        [float(only_a.mean()), float(only_b.mean())],
+        p,
+        p_items,
+        p_seeds,
+        points(detectable),
+        points(detectable_items),
+        points(detectable_seeds),
+    )

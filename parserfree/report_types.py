@@ -152,7 +152,9 @@ class Report:
     def from_dict(cls, data: dict) -> Report:
         """A report read back from its JSON form; a report of another format is a UsageError saying so."""
         if data.get("format") != REPORT_FORMAT:
-            raise UsageError(f"report format {data.get('format', 1)} is not {REPORT_FORMAT}: compare again to rebuild it")
+            raise UsageError(
+                f"report format {data.get('format', 1)} is not {REPORT_FORMAT}: compare again to rebuild it"
+            )
         return _build(cls, data)
 
 
@@ -171,7 +173,9 @@ def _build(hint: Any, value: Any) -> Any:
         return _build(options[0], value) if len(options) == 1 else value
     if dataclasses.is_dataclass(hint):
         hints = typing.get_type_hints(hint)
-        return hint(**{f.name: _build(hints[f.name], value[f.name]) for f in dataclasses.fields(hint) if f.name in value})
+        return hint(
+            **{f.name: _build(hints[f.name], value[f.name]) for f in dataclasses.fields(hint) if f.name in value}
+        )
     if origin is list:
         (inner,) = typing.get_args(hint)
         return [_build(inner, v) for v in value]
@@ -181,5 +185,18 @@ def _build(hint: Any, value: Any) -> Any:
     return value
 
 
-__all__ = ["BASELINE", "LIKE_FOR_LIKE", "MODEL", "REPORT_FORMAT", "Contrast", "DomainResult", "Margin", "ModelRow",
-           "Report", "Score", "Speed", "StatisticsNote", "as_report"]
+__all__ = [
+    "BASELINE",
+    "LIKE_FOR_LIKE",
+    "MODEL",
+    "REPORT_FORMAT",
+    "Contrast",
+    "DomainResult",
+    "Margin",
+    "ModelRow",
+    "Report",
+    "Score",
+    "Speed",
+    "StatisticsNote",
+    "as_report",
+]

@@ -90,12 +90,22 @@ def load_record(path: str | Path) -> ResultRecord:
     if not isinstance(payload, dict):
         raise RecordError(f"{path}: field 'payload' must be a JSON object (the result as its command wrote it)")
     if kind != "json" and payload_kind(payload) != kind:
-        raise RecordError(f"{path}: field 'kind' says {kind} but the payload has the shape of a {payload_kind(payload)}")
+        raise RecordError(
+            f"{path}: field 'kind' says {kind} but the payload has the shape of a {payload_kind(payload)}"
+        )
     unknown = set(data) - {"command", "date", "commit", "kind", "source", "note", "payload"}
     if unknown:
         raise RecordError(f"{path}: unknown field(s) {', '.join(sorted(unknown))}")
-    return ResultRecord(path.stem, kind, command, date, commit, payload,
-                        _text(path, data, "source", required=False), _text(path, data, "note", required=False))
+    return ResultRecord(
+        path.stem,
+        kind,
+        command,
+        date,
+        commit,
+        payload,
+        _text(path, data, "source", required=False),
+        _text(path, data, "note", required=False),
+    )
 
 
 def load_records(root: str | Path) -> dict[str, ResultRecord]:
@@ -106,6 +116,7 @@ def load_records(root: str | Path) -> dict[str, ResultRecord]:
 
 def current_commit(root: str | Path) -> str:
     """The short commit the working tree at ``root`` is on, ``-dirty`` when tracked files differ from it."""
+
     def git(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
 
@@ -158,13 +169,21 @@ def results_to_add(source: str | Path, name: str | None = None) -> list[tuple[st
     return [(name or default_name(_read_payload(source), source), source)]
 
 
-def add_records(root: str | Path, source: str | Path, command: str, name: str | None = None, date: str | None = None,
-                commit: str | None = None, note: str | None = None, replace: bool = False) -> list[ResultRecord]:
+def add_records(
+    root: str | Path,
+    source: str | Path,
+    command: str,
+    name: str | None = None,
+    date: str | None = None,
+    commit: str | None = None,
+    note: str | None = None,
+    replace: bool = False,
+) -> list[ResultRecord]:
     """Copy the result(s) at ``source`` into ``root``/docs/results as records. ``date`` defaults to the
     day the result file was written, ``commit`` to the checkout's (``current_commit``). An existing record
     is kept unless ``replace``."""
     if not command or not command.strip():
-        raise RecordError("--command must say what produced the result, e.g. \"parserfree run\"")
+        raise RecordError('--command must say what produced the result, e.g. "parserfree run"')
     if date is not None and not DATE.fullmatch(date):
         raise RecordError(f"--date must look like 2026-12-01, not {date!r}")
     pairs = results_to_add(source, name)
@@ -179,7 +198,9 @@ def add_records(root: str | Path, source: str | Path, command: str, name: str | 
     for record_name, path in pairs:
         payload = _read_payload(path)
         day = date or datetime.date.fromtimestamp(path.stat().st_mtime).isoformat()
-        records.append(ResultRecord(record_name, payload_kind(payload), command.strip(), day, commit, payload, str(path), note))
+        records.append(
+            ResultRecord(record_name, payload_kind(payload), command.strip(), day, commit, payload, str(path), note)
+        )
     folder.mkdir(parents=True, exist_ok=True)
     for record in records:
         write_json(folder / f"{record.name}.json", record.to_json())

@@ -43,8 +43,14 @@ def row_score(task: str, predictions: np.ndarray, gold: np.ndarray, n_classes: i
     pairs, n_pairs = (None, 0)
     if slices is not None:
         pairs, n_pairs = pair_accuracy(predictions == gold, slices.pair_ids, slices.masks[ALL])
-    return Score(per_seed[0]["metric_name"], float(values.mean()), float(np.std(values, ddof=1)) if values.size > 1 else None,
-                 per_seed, pairs, n_pairs)
+    return Score(
+        per_seed[0]["metric_name"],
+        float(values.mean()),
+        float(np.std(values, ddof=1)) if values.size > 1 else None,
+        per_seed,
+        pairs,
+        n_pairs,
+    )
 
 
 def pairings_with_baselines(like_for_like: Sequence[Pairing], kinds: Mapping[str, str]) -> list[tuple[Pairing, str]]:
@@ -56,7 +62,9 @@ def pairings_with_baselines(like_for_like: Sequence[Pairing], kinds: Mapping[str
     return out
 
 
-def verdicts(dataset: str, correct: Mapping[str, np.ndarray], pairings: Sequence[tuple[Pairing, str]], slices: Slices) -> list[Contrast]:
+def verdicts(
+    dataset: str, correct: Mapping[str, np.ndarray], pairings: Sequence[tuple[Pairing, str]], slices: Slices
+) -> list[Contrast]:
     """Every pairing on every slice, Holm-corrected within each slice."""
     out: list[Contrast] = []
     for name, mask in slices.masks.items():
@@ -64,23 +72,48 @@ def verdicts(dataset: str, correct: Mapping[str, np.ndarray], pairings: Sequence
             continue
         resampler = slices.resampler(name)
         boot = {row: resampler.accuracies(c[:, mask]) for row, c in correct.items()}
-        results = [paired_test(correct[p.a][:, mask], correct[p.b][:, mask], slices.clusters[mask], resampler,
-                               boot[p.a], boot[p.b]) for p, _ in pairings]
+        results = [
+            paired_test(
+                correct[p.a][:, mask], correct[p.b][:, mask], slices.clusters[mask], resampler, boot[p.a], boot[p.b]
+            )
+            for p, _ in pairings
+        ]
         for (p, kind), result, adjusted in zip(pairings, results, holm([r.p for r in results])):
-            out.append(Contrast(**asdict(result), domain=dataset, slice=name, a=p.a, b=p.b, kind=kind,
-                                differs_in=p.differs_in, p_holm=adjusted, verdict=verdict(result.difference, result.ci95, adjusted)))
+            out.append(
+                Contrast(
+                    **asdict(result),
+                    domain=dataset,
+                    slice=name,
+                    a=p.a,
+                    b=p.b,
+                    kind=kind,
+                    differs_in=p.differs_in,
+                    p_holm=adjusted,
+                    verdict=verdict(result.difference, result.ci95, adjusted),
+                )
+            )
     return out
 
 
-def score_domain(dataset: str, task: str, gold: np.ndarray, columns: Sequence[Mapping | None] | None,
-                 predictions: Mapping[str, np.ndarray], kinds: Mapping[str, str], like_for_like: Sequence[Pairing],
-                 n_classes: int, resamples: int = RESAMPLES) -> DomainScores:
+def score_domain(
+    dataset: str,
+    task: str,
+    gold: np.ndarray,
+    columns: Sequence[Mapping | None] | None,
+    predictions: Mapping[str, np.ndarray],
+    kinds: Mapping[str, str],
+    like_for_like: Sequence[Pairing],
+    n_classes: int,
+    resamples: int = RESAMPLES,
+) -> DomainScores:
     """Scores, breakdowns and paired verdicts of the rows of one domain (name → S×N predictions in item
     order, S = 1 for a baseline; ``kinds`` says which rows are models and which baselines)."""
     gold = np.asarray(gold)
     predictions = {name: np.atleast_2d(np.asarray(p)) for name, p in predictions.items()}
     if task == "regression":
-        return DomainScores({name: row_score(task, p, gold, n_classes, None) for name, p in predictions.items()}, None, [], 0)
+        return DomainScores(
+            {name: row_score(task, p, gold, n_classes, None) for name, p in predictions.items()}, None, [], 0
+        )
     seeds = max(p.shape[0] for p in predictions.values())
     slices = item_slices(columns, gold.size, seeds, resamples, PAIR_ID)
     correct = {name: p == gold for name, p in predictions.items()}

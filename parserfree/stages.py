@@ -33,8 +33,10 @@ def training_fingerprint(config: ExperimentConfig) -> dict:
     settings = without(config.resolved().to_dict(), WHERE_AND_HOW_FAST)
     if not config.recipe_row.predictor:
         settings.pop("predictor", None)
-    return {"settings": settings, "inputs": {"data": data_digest(config.data),
-                                             "init_from": file_digest(config.training.init_from)}}
+    return {
+        "settings": settings,
+        "inputs": {"data": data_digest(config.data), "init_from": file_digest(config.training.init_from)},
+    }
 
 
 def export_fingerprint(config: ExperimentConfig, checkpoint: Path, variants: dict) -> dict:
@@ -53,8 +55,13 @@ def compare_fingerprint(settings: dict, bundles: dict[str, Path], data: list[Dat
         except BundleError:
             return "unsealed"
 
-    return {"settings": settings, "inputs": {"bundles": {name: digest(path) for name, path in bundles.items()},
-                                             "data": {d.dataset: data_digest(d) for d in data}}}
+    return {
+        "settings": settings,
+        "inputs": {
+            "bundles": {name: digest(path) for name, path in bundles.items()},
+            "data": {d.dataset: data_digest(d) for d in data},
+        },
+    }
 
 
 @dataclass

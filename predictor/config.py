@@ -69,8 +69,13 @@ class PredictorConfig:
     def validate(self, section: str = "predictor") -> PredictorConfig:
         """Raise ``ConfigError`` naming the first bad field; return ``self`` so calls can chain."""
         check_choice(f"{section}.form", self.form, FORMS)
-        for name, minimum in (("arc_dim", 1), ("max_relative_position", 0), ("rank", 1), ("label_dim", 0),
-                              ("tower_layers", 0)):
+        for name, minimum in (
+            ("arc_dim", 1),
+            ("max_relative_position", 0),
+            ("rank", 1),
+            ("label_dim", 0),
+            ("tower_layers", 0),
+        ):
             check_int(f"{section}.{name}", getattr(self, name), minimum)
         if not isinstance(self.soft, bool):
             raise ConfigError(f"{section}.soft={self.soft!r} must be true or false")
@@ -104,18 +109,24 @@ class PredictorConfig:
         biased in one pass, so ``encoder.predictor_layer`` must be 0 and the tower's heads divide its width."""
         if not self.has_tower:
             if encoder.predictor_layer < 1:
-                raise ConfigError(f"encoder.predictor_layer must be ≥ 1 for recipe {recipe} (the predictor reads "
-                                  f"h_k), or give the predictor a tower of its own ({section}.tower_layers ≥ 1 "
-                                  "with encoder.predictor_layer: 0)")
+                raise ConfigError(
+                    f"encoder.predictor_layer must be ≥ 1 for recipe {recipe} (the predictor reads "
+                    f"h_k), or give the predictor a tower of its own ({section}.tower_layers ≥ 1 "
+                    "with encoder.predictor_layer: 0)"
+                )
             return
         if encoder.predictor_layer != 0:
-            raise ConfigError(f"{section}.tower_layers={self.tower_layers} needs encoder.predictor_layer: 0, got "
-                              f"{encoder.predictor_layer} (the tower reads the embeddings h_0 and every encoder "
-                              "layer is biased in one pass)")
+            raise ConfigError(
+                f"{section}.tower_layers={self.tower_layers} needs encoder.predictor_layer: 0, got "
+                f"{encoder.predictor_layer} (the tower reads the embeddings h_0 and every encoder "
+                "layer is biased in one pass)"
+            )
         shape = self.tower_shape(encoder)
         if shape.d_model % shape.n_heads:
-            raise ConfigError(f"{section}.tower_heads={shape.n_heads} must divide the tower's width "
-                              f"{shape.d_model} ({section}.tower_d_model, default encoder.d_model)")
+            raise ConfigError(
+                f"{section}.tower_heads={shape.n_heads} must divide the tower's width "
+                f"{shape.d_model} ({section}.tower_d_model, default encoder.d_model)"
+            )
 
     @classmethod
     def from_dict(cls, values: dict[str, Any], section: str = "predictor") -> PredictorConfig:

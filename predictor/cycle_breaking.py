@@ -75,7 +75,9 @@ def break_cycles(scores: Tensor, heads: Tensor, mask: Tensor, n_steps: int) -> T
 
     # 1. at least one root per example
     roots = (heads == positions) & mask
-    new_root = (positions == _masked(root_score - chosen, mask).argmax(dim=1, keepdim=True)) & ~roots.any(dim=1, keepdim=True)
+    new_root = (positions == _masked(root_score - chosen, mask).argmax(dim=1, keepdim=True)) & ~roots.any(
+        dim=1, keepdim=True
+    )
     heads = torch.where(new_root, positions, heads)
     chosen = torch.where(new_root, root_score, chosen)
 

@@ -32,15 +32,20 @@ import torch
 from torch import Tensor, nn
 
 from parserfree.encoder.config import BiasConfig, EncoderConfig
+from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.predictor.arc_scorer import ArcScorer
 from parserfree.predictor.config import PredictorConfig
+from parserfree.predictor.cycle_breaking import break_cycles
 from parserfree.predictor.label_scorer import LabelScorer, root_label
 from parserfree.predictor.loss import arc_loss, label_loss, probe_loss
 from parserfree.predictor.probe import StructuralProbe
 from parserfree.predictor.tower import ParserTower
-from parserfree.encoder.conventions import PAD_DISTANCE
-from parserfree.predictor.cycle_breaking import break_cycles
-from parserfree.predictor.tree_ops import distances_from_heads, distances_from_parents, parents_from_heads, steps_for_length
+from parserfree.predictor.tree_ops import (
+    distances_from_heads,
+    distances_from_parents,
+    parents_from_heads,
+    steps_for_length,
+)
 
 
 @dataclass
@@ -77,9 +82,16 @@ class DistancePredictor(nn.Module):
     default sizes and dropout).
     """
 
-    def __init__(self, d_model: int, config: PredictorConfig, max_len: int = 256,
-                 far_distance: int = BiasConfig.max_distance, *, dep_labels: Sequence[str] = (),
-                 encoder: EncoderConfig | None = None) -> None:
+    def __init__(
+        self,
+        d_model: int,
+        config: PredictorConfig,
+        max_len: int = 256,
+        far_distance: int = BiasConfig.max_distance,
+        *,
+        dep_labels: Sequence[str] = (),
+        encoder: EncoderConfig | None = None,
+    ) -> None:
         super().__init__()
         self.config = config.validate()
         self.max_len = max_len
@@ -100,7 +112,9 @@ class DistancePredictor(nn.Module):
         if config.form == "heads":
             self.arc_scorer = ArcScorer(d_model, config.arc_dim, config.max_relative_position)
             if self.dep_labels:
-                self.label_scorer = LabelScorer(d_model, config.label_dim, len(self.dep_labels), root_label(self.dep_labels))
+                self.label_scorer = LabelScorer(
+                    d_model, config.label_dim, len(self.dep_labels), root_label(self.dep_labels)
+                )
         else:
             self.probe = StructuralProbe(d_model, config.rank)
 
@@ -133,11 +147,18 @@ class DistancePredictor(nn.Module):
             features = self.label_scorer.features(h)
             if not self.training:  # the labels of the predicted tree (training scores the gold heads only)
                 labels = self.label_scorer.labels(self.label_scorer.scores(features, heads), heads, mask)
-        return PredictorOutput(distances=distances, arc_scores=scores, heads=heads, argmax_heads=argmax_heads,
-                               labels=labels, label_features=features)
+        return PredictorOutput(
+            distances=distances,
+            arc_scores=scores,
+            heads=heads,
+            argmax_heads=argmax_heads,
+            labels=labels,
+            label_features=features,
+        )
 
-    def losses(self, out: PredictorOutput, heads: Tensor, distances: Tensor,
-               dep_labels: Tensor | None = None) -> dict[str, Tensor]:
+    def losses(
+        self, out: PredictorOutput, heads: Tensor, distances: Tensor, dep_labels: Tensor | None = None
+    ) -> dict[str, Tensor]:
         """The predictor's losses against the parser: ``arc`` cross-entropy (`heads`) or ``probe`` normalised
         L1, and ``label`` cross-entropy at the gold heads when the predictor has a label scorer and
         ``dep_labels`` are given.

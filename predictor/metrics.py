@@ -42,13 +42,18 @@ import numpy as np
 import torch
 from scipy.stats import rankdata
 
-from parserfree.predictor.decoding import mst_edges
 from parserfree.encoder.conventions import CROSS_TREE_DISTANCE
+from parserfree.predictor.decoding import mst_edges
 from parserfree.predictor.tree_ops import distances_from_heads, jump_tables, on_cycle, steps_for_length
 
 # relation group → the parser labels it covers (spaCy's English labels; the UD names too)
-RELATIONS = {"nsubj": ("nsubj",), "obj": ("dobj", "obj"), "amod": ("amod",), "prep/pobj": ("prep", "pobj"),
-             "relcl": ("relcl", "acl:relcl")}
+RELATIONS = {
+    "nsubj": ("nsubj",),
+    "obj": ("dobj", "obj"),
+    "amod": ("amod",),
+    "prep/pobj": ("prep", "pobj"),
+    "relcl": ("relcl", "acl:relcl"),
+}
 LENGTH_BINS = (("≤10", 1, 10), ("11–20", 11, 20), ("21–40", 21, 40), (">40", 41, None))  # words per sentence
 
 
@@ -147,8 +152,13 @@ def root_correct(pred_heads: np.ndarray, heads: np.ndarray) -> bool:
     return bool(np.array_equal(np.asarray(pred_heads) == idx, np.asarray(heads) == idx))
 
 
-def attachment(pred_heads: np.ndarray, heads: np.ndarray, punct: np.ndarray | None = None,
-               pred_labels: np.ndarray | None = None, gold_labels: np.ndarray | None = None) -> tuple[int, int, int]:
+def attachment(
+    pred_heads: np.ndarray,
+    heads: np.ndarray,
+    punct: np.ndarray | None = None,
+    pred_labels: np.ndarray | None = None,
+    gold_labels: np.ndarray | None = None,
+) -> tuple[int, int, int]:
     """(words scored, heads correct, heads and labels correct) of one example: the non-punctuation words,
     roots included. Labels are ids or strings; without both, the third count is 0."""
     heads = np.asarray(heads, dtype=np.int64)
@@ -221,9 +231,12 @@ class DistanceMetrics:
             self.roots_correct += root_correct(pred_heads, heads)
             self.cycles += has_cycle(pred_heads)
             self.roots_seen += 1
-            labelled = pred_labels is not None and gold_labels is not None and bool((np.asarray(gold_labels) >= 0).any())
-            words, head_ok, both_ok = attachment(pred_heads, heads, punct, pred_labels if labelled else None,
-                                                 gold_labels if labelled else None)
+            labelled = (
+                pred_labels is not None and gold_labels is not None and bool((np.asarray(gold_labels) >= 0).any())
+            )
+            words, head_ok, both_ok = attachment(
+                pred_heads, heads, punct, pred_labels if labelled else None, gold_labels if labelled else None
+            )
             self.attached[0] += words
             self.attached[1] += head_ok
             if labelled:
@@ -287,8 +300,15 @@ class RelationMetrics:
         self.with_heads = False  # predicted heads seen (UAS, directed recall)
         self.with_labels = False  # predicted labels seen (LAS, labelled recall)
 
-    def update(self, pred: np.ndarray, heads: np.ndarray, deps: tuple[str, ...], punct: np.ndarray | None = None,
-               pred_heads: np.ndarray | None = None, pred_deps: tuple[str, ...] | None = None) -> None:
+    def update(
+        self,
+        pred: np.ndarray,
+        heads: np.ndarray,
+        deps: tuple[str, ...],
+        punct: np.ndarray | None = None,
+        pred_heads: np.ndarray | None = None,
+        pred_deps: tuple[str, ...] | None = None,
+    ) -> None:
         """Add one example: D̂ (n×n), gold heads (n), the parser's labels (n), punctuation flags (n) and,
         when the graph gives them, the predicted heads (n) and labels (n)."""
         heads = np.asarray(heads, dtype=np.int64)
@@ -329,21 +349,28 @@ class RelationMetrics:
         labelled_recall} (LAS and labelled recall None without predicted labels)."""
         out = {}
         for where in ("all", *(name for name, _, _ in LENGTH_BINS)):
+
             def percent(counter: Counter, key: str) -> float | None:
-                return 100.0 * counter[where, key] / self.arcs[where, key] if self.arcs[where, key] else None
+                return 100.0 * counter[where, key] / self.arcs[where, key] if self.arcs[where, key] else None  # noqa: B023 (called within the iteration)
 
             out[where] = {
-                "sentences": self.sentences[where], "arcs": self.arcs[where, "all"], "uuas": percent(self.hits, "all"),
+                "sentences": self.sentences[where],
+                "arcs": self.arcs[where, "all"],
+                "uuas": percent(self.hits, "all"),
                 "recall": {name: percent(self.hits, name) for name in RELATIONS},
                 "relation_arcs": {name: self.arcs[where, name] for name in RELATIONS},
             }
             if self.with_heads:
                 words, labelled = self.words[where, "words"], self.with_labels
-                out[where].update({
-                    "words": words,
-                    "uas": 100.0 * self.words[where, "uas"] / words if words else None,
-                    "las": 100.0 * self.words[where, "las"] / words if words and labelled else None,
-                    "directed_recall": {name: percent(self.directed, name) for name in RELATIONS},
-                    "labelled_recall": {name: percent(self.labelled, name) if labelled else None for name in RELATIONS},
-                })
+                out[where].update(
+                    {
+                        "words": words,
+                        "uas": 100.0 * self.words[where, "uas"] / words if words else None,
+                        "las": 100.0 * self.words[where, "las"] / words if words and labelled else None,
+                        "directed_recall": {name: percent(self.directed, name) for name in RELATIONS},
+                        "labelled_recall": {
+                            name: percent(self.labelled, name) if labelled else None for name in RELATIONS
+                        },
+                    }
+                )
         return out

@@ -53,14 +53,24 @@ class SyntaxModel(nn.Module):
             self.encoder = SyntaxEncoder(encoder_config)
         with _part_seed(seed, 1):
             self.predictor = (
-                DistancePredictor(encoder_config.d_model, predictor_config, encoder_config.max_len,
-                                  encoder_config.bias.max_distance, dep_labels=dep_labels, encoder=encoder_config)
+                DistancePredictor(
+                    encoder_config.d_model,
+                    predictor_config,
+                    encoder_config.max_len,
+                    encoder_config.bias.max_distance,
+                    dep_labels=dep_labels,
+                    encoder=encoder_config,
+                )
                 if predictor_config is not None
                 else None
             )
         head_task = "regression" if task == "regression" else "classification"  # binary is 2-class classification
         with _part_seed(seed, 2):
-            self.head = TaskHead(encoder_config.d_model, head_task, n_classes, encoder_config.dropout) if task != "none" else None
+            self.head = (
+                TaskHead(encoder_config.d_model, head_task, n_classes, encoder_config.dropout)
+                if task != "none"
+                else None
+            )
         self.task_grad_to_predictor = task_grad_to_predictor
 
     def forward(
@@ -84,7 +94,11 @@ class SyntaxModel(nn.Module):
         wanted = predict or source == DistanceSource.PREDICTED
         uses_prediction = task and self.head is not None and source == DistanceSource.PREDICTED
         differentiable = uses_prediction and self.task_grad_to_predictor and self.training and torch.is_grad_enabled()
-        predicted = self.predict(word_ids, feature_ids, mask, h_k, differentiable) if self.predictor is not None and wanted else None
+        predicted = (
+            self.predict(word_ids, feature_ids, mask, h_k, differentiable)
+            if self.predictor is not None and wanted
+            else None
+        )
         if not task or self.head is None:
             return ModelOutput(None, predicted)
         if source == DistanceSource.PARSER:
@@ -102,9 +116,14 @@ class SyntaxModel(nn.Module):
         h = self.encoder.upper(h_0 if self.encoder.config.bias_all_layers else h_k, mask, bias_distances)
         return ModelOutput(self.head(h, mask), predicted)
 
-
-    def predict(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, h_k: Tensor | None = None,
-                differentiable: bool = False) -> PredictorOutput:
+    def predict(
+        self,
+        word_ids: Tensor,
+        feature_ids: Tensor,
+        mask: Tensor,
+        h_k: Tensor | None = None,
+        differentiable: bool = False,
+    ) -> PredictorOutput:
         """The predictor alone: it reads its tower's states (its own embeddings of the ids) or h_k (computed
         here by the unbiased layers 1..k when not given)."""
         if self.predictor.tower is not None:

@@ -26,10 +26,17 @@ class ParserTower(Embedded, nn.Module):
 
     def __init__(self, encoder: EncoderConfig, shape: TowerShape) -> None:
         super().__init__()
-        self.init_embeddings(encoder.vocab_size, encoder.n_feature_buckets, encoder.max_len, encoder.n_features,
-                             shape.d_model, encoder.dropout)
-        self.layers = nn.ModuleList(EncoderLayer(shape.d_model, shape.n_heads, shape.d_ff, encoder.dropout)
-                                    for _ in range(shape.layers))
+        self.init_embeddings(
+            encoder.vocab_size,
+            encoder.n_feature_buckets,
+            encoder.max_len,
+            encoder.n_features,
+            shape.d_model,
+            encoder.dropout,
+        )
+        self.layers = nn.ModuleList(
+            EncoderLayer(shape.d_model, shape.n_heads, shape.d_ff, encoder.dropout) for _ in range(shape.layers)
+        )
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
         """→ B×T×d_tower."""

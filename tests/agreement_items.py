@@ -22,6 +22,18 @@ def candidates(n0=1200, n1=160, n2=60, singular_share=0.73):
         words = f"the {subject} {middle}".split()
         prefix = " ".join(words)
         distance = len(words) - 1
-        out.append(Candidate(f"{prefix} {verb} fine number {i}", f"{prefix} {flipped} fine number {i}", attractors,
-                             distance, "src", number, verb, flipped, len(words), words[-1]))
+        out.append(
+            Candidate(
+                f"{prefix} {verb} fine number {i}",
+                f"{prefix} {flipped} fine number {i}",
+                attractors,
+                distance,
+                "src",
+                number,
+                verb,
+                flipped,
+                len(words),
+                words[-1],
+            )
+        )
     return out

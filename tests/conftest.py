@@ -46,7 +46,16 @@ def awkward_texts() -> dict[str, str]:
 
 POSITIVE = ["great", "wonderful", "moving", "funny", "brilliant", "charming", "smart", "beautiful"]
 NEGATIVE = ["dull", "awful", "boring", "clumsy", "tedious", "lifeless", "stupid", "ugly"]
-SUBJECTS = ["the film", "this movie", "the story", "her performance", "the script", "the ending", "the cast", "his direction"]
+SUBJECTS = [
+    "the film",
+    "this movie",
+    "the story",
+    "her performance",
+    "the script",
+    "the ending",
+    "the cast",
+    "his direction",
+]
 FRAMES = [
     "{s} is {a} .",
     "{s} was really {a} , and i told my friends .",
@@ -69,7 +78,12 @@ def write_sentiment_file(path, n: int = 480) -> None:
             adj = rng.choice(POSITIVE if positive else NEGATIVE)
             text = rng.choice(FRAMES).format(s=rng.choice(SUBJECTS), a=adj)
             text = f"{text} ({i})" if i % 5 == 0 else text
-            fh.write(json.dumps({"text": text.capitalize(), "label": round(rng.uniform(0.5, 3.0), 2) * (1 if positive else -1)}) + "\n")
+            fh.write(
+                json.dumps(
+                    {"text": text.capitalize(), "label": round(rng.uniform(0.5, 3.0), 2) * (1 if positive else -1)}
+                )
+                + "\n"
+            )
 
 
 @pytest.fixture(scope="session")
@@ -157,8 +171,14 @@ def make_recipe_checkpoint(smoke_checkpoint, recipe: str, task: str, path) -> No
     if task == "regression":
         meta.update(task="regression", label_names=[])
         meta["experiment"]["data"]["task"] = "regression"
-    model = SyntaxModel(EncoderConfig.from_dict(encoder), PredictorConfig.from_dict(predictor) if predictor else None,
-                        meta["task"], max(2, len(meta["label_names"])), seed=0, dep_labels=meta["dep_labels"])
+    model = SyntaxModel(
+        EncoderConfig.from_dict(encoder),
+        PredictorConfig.from_dict(predictor) if predictor else None,
+        meta["task"],
+        max(2, len(meta["label_names"])),
+        seed=0,
+        dep_labels=meta["dep_labels"],
+    )
     if model.encoder.bias.table is not None:
         torch.manual_seed(0)
         torch.nn.init.normal_(model.encoder.bias.table.weight, std=1.0)  # a bias that matters
@@ -195,6 +215,8 @@ def tiny_agreement(monkeypatch):
 
     items = candidates(n0=160, n1=40, n2=20)
     texts = tuple(builtin_text.SourceText("src", c.sentence) for c in items)
-    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True, text=None: items)
+    monkeypatch.setattr(
+        agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True, text=None: items
+    )
     monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive, text=None: texts)
     return items

@@ -17,30 +17,77 @@ def report_payload(dataset: str = "agreement", twin: float = 71.74, free: float 
     def score(metric: float) -> Score:
         return Score("accuracy", metric, None, [{"metric_name": "accuracy", "metric": metric, "accuracy": metric}])
 
-    domain = DomainResult(dataset, "binary", 3054, 0, {"parser_fed_twin": score(twin), "parser_free": score(free)}, 0.97,
-                          {"uuas": 81.6, "dspr": 0.77, "l1": 1.5})
+    domain = DomainResult(
+        dataset,
+        "binary",
+        3054,
+        0,
+        {"parser_fed_twin": score(twin), "parser_free": score(free)},
+        0.97,
+        {"uuas": 81.6, "dspr": 0.77, "l1": 1.5},
+    )
     roles = {"parser_free": "parser_free", "reference": "parser_fed_twin", "baseline": None}
-    report = Report(dataset, "test", "binary", 1, 2, 32, "test machine", roles,
-                    {"parser_fed_twin": row("parser_fed_twin", "reference", 210.0), "parser_free": row("parser_free", "parser_free", 1050.0)},
-                    {dataset: domain}, [], statistics_note(1, False, 100), 5.0, {"parserfree": "0"})
+    report = Report(
+        dataset,
+        "test",
+        "binary",
+        1,
+        2,
+        32,
+        "test machine",
+        roles,
+        {
+            "parser_fed_twin": row("parser_fed_twin", "reference", 210.0),
+            "parser_free": row("parser_free", "parser_free", 1050.0),
+        },
+        {dataset: domain},
+        [],
+        statistics_note(1, False, 100),
+        5.0,
+        {"parserfree": "0"},
+    )
     return report.to_dict()
 
 
 def curve_payload() -> dict:
     """A curve.json: two fractions (keys with a dot), two seeds, a baseline and one other recipe."""
-    runs = [{"fraction": f, "seed": s, "recipe": r, "n_train": int(1000 * f), "metric_name": "accuracy", "dev": 0.0,
-             "test": test} for (f, s, r, test) in [
-                 (0.5, 0, "no_syntax", 60.0), (0.5, 1, "no_syntax", 62.0), (0.5, 0, "parser_fed_twin", 61.0),
-                 (0.5, 1, "parser_fed_twin", 65.0), (1.0, 0, "no_syntax", 70.0), (1.0, 1, "no_syntax", 72.0),
-                 (1.0, 0, "parser_fed_twin", 75.0), (1.0, 1, "parser_fed_twin", 71.0)]]
+    runs = [
+        {
+            "fraction": f,
+            "seed": s,
+            "recipe": r,
+            "n_train": int(1000 * f),
+            "metric_name": "accuracy",
+            "dev": 0.0,
+            "test": test,
+        }
+        for (f, s, r, test) in [
+            (0.5, 0, "no_syntax", 60.0),
+            (0.5, 1, "no_syntax", 62.0),
+            (0.5, 0, "parser_fed_twin", 61.0),
+            (0.5, 1, "parser_fed_twin", 65.0),
+            (1.0, 0, "no_syntax", 70.0),
+            (1.0, 1, "no_syntax", 72.0),
+            (1.0, 0, "parser_fed_twin", 75.0),
+            (1.0, 1, "parser_fed_twin", 71.0),
+        ]
+    ]
     from parserfree.curve import summarise
 
-    return {"dataset": "agreement", "fractions": [0.5, 1.0], "seeds": 2, "recipes": ["no_syntax", "parser_fed_twin"],
-            "baseline": "no_syntax", "runs": runs, "summary": summarise(runs)}
+    return {
+        "dataset": "agreement",
+        "fractions": [0.5, 1.0],
+        "seeds": 2,
+        "recipes": ["no_syntax", "parser_fed_twin"],
+        "baseline": "no_syntax",
+        "runs": runs,
+        "summary": summarise(runs),
+    }
 
 
-def write_record(root: Path, name: str, payload: dict, kind: str, command: str = "parserfree curve --seeds 2",
-                 **extra) -> Path:
+def write_record(
+    root: Path, name: str, payload: dict, kind: str, command: str = "parserfree curve --seeds 2", **extra
+) -> Path:
     """A record file under root/docs/results, as ``parserfree results add`` writes one."""
     folder = root / "docs" / "results"
     folder.mkdir(parents=True, exist_ok=True)

@@ -55,13 +55,16 @@ def _static_search_path() -> list[str]:
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize(("module", "source"), [
-    ("parserfree/encoder/model.py", "encoder/model.py"),
-    ("parserfree/predictor/syntax_model.py", "predictor/syntax_model.py"),
-    ("parserfree/distill/recipes.py", "distill/recipes.py"),
-    ("parserfree/export/runtime.py", "export/runtime.py"),
-    ("parserfree/cli.py", "parserfree/cli.py"),
-])
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("parserfree/encoder/model.py", "encoder/model.py"),
+        ("parserfree/predictor/syntax_model.py", "predictor/syntax_model.py"),
+        ("parserfree/distill/recipes.py", "distill/recipes.py"),
+        ("parserfree/export/runtime.py", "export/runtime.py"),
+        ("parserfree/cli.py", "parserfree/cli.py"),
+    ],
+)
 def test_a_static_search_path_reaches_each_layers_source_file(module, source):
     found = [Path(p) / module for p in _static_search_path() if (Path(p) / module).exists()]
     assert found, f"no folder on the static search path holds {module}: install with `{INSTALL}`"
@@ -70,8 +73,7 @@ def test_a_static_search_path_reaches_each_layers_source_file(module, source):
 
 def test_an_editor_resolves_a_layer_import_to_its_source_file():
     jedi = pytest.importorskip("jedi")  # an optional tool: editors' go-to-definition (pylsp, VS Code's Jedi)
-    code = ("from parserfree.encoder import SyntaxEncoder\n"
-            "from parserfree.predictor.sources import DistanceSource\n")
+    code = "from parserfree.encoder import SyntaxEncoder\nfrom parserfree.predictor.sources import DistanceSource\n"
     project = jedi.Project(ROOT, environment_path=sys.prefix)
     script = jedi.Script(code, path=ROOT / "parserfree" / "_editor_probe.py", project=project)
     lines = code.splitlines()

@@ -19,8 +19,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYERS = ("encoder", "predictor", "distill", "export", "app")  # lowest first
-FOLDERS = {"encoder": ROOT / "encoder", "predictor": ROOT / "predictor", "distill": ROOT / "distill",
-           "export": ROOT / "export", "app": ROOT / "parserfree"}
+FOLDERS = {
+    "encoder": ROOT / "encoder",
+    "predictor": ROOT / "predictor",
+    "distill": ROOT / "distill",
+    "export": ROOT / "export",
+    "app": ROOT / "parserfree",
+}
 MODEL_ONLY_FORBIDDEN = ("spacy", "lightning", "pytorch_lightning", "onnxruntime", "onnx")  # not in encoder/predictor
 
 
@@ -69,7 +74,10 @@ def test_the_import_reader_sees_relative_lazy_and_package_imports(tmp_path):
     source = tmp_path / "m.py"
     source.write_text("from .config import X\nfrom parserfree import cli\n\ndef f():\n    import onnx\n")
     assert imported_modules(source, "parserfree.encoder") == [
-        (1, "parserfree.encoder.config"), (2, "parserfree.cli"), (5, "onnx")]
+        (1, "parserfree.encoder.config"),
+        (2, "parserfree.cli"),
+        (5, "onnx"),
+    ]
 
 
 def test_no_package_imports_a_layer_above_it():
@@ -82,8 +90,11 @@ def test_no_package_imports_a_layer_above_it():
 
 
 def test_encoder_and_predictor_import_no_parser_trainer_or_onnx():
-    found = [f"{path.relative_to(ROOT)}:{line}: {module}" for layer, path, line, module in project_imports()
-             if layer in ("encoder", "predictor") and module.split(".")[0] in MODEL_ONLY_FORBIDDEN]
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for layer, path, line, module in project_imports()
+        if layer in ("encoder", "predictor") and module.split(".")[0] in MODEL_ONLY_FORBIDDEN
+    ]
     assert found == []
 
 
@@ -98,13 +109,22 @@ def test_only_the_parserfree_namespace_is_installed(tmp_path):
         "print(json.dumps({'found': found, 'top_level': tops}))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
-    assert got["found"] == {"distill": False, "encoder": False, "predictor": False, "export": False,
-                            "parserfree": True, "parserfree.distill": True, "parserfree.encoder": True,
-                            "parserfree.predictor": True, "parserfree.export": True}
+    assert got["found"] == {
+        "distill": False,
+        "encoder": False,
+        "predictor": False,
+        "export": False,
+        "parserfree": True,
+        "parserfree.distill": True,
+        "parserfree.encoder": True,
+        "parserfree.predictor": True,
+        "parserfree.export": True,
+    }
     assert got["top_level"] == ["parserfree"]
 
 

@@ -15,14 +15,29 @@ GRAMMATICAL, UNGRAMMATICAL = LABEL_NAMES.index("grammatical"), LABEL_NAMES.index
 
 
 def item(text: str, label: int, verb: str, number: str, prev: str) -> Example:
-    return Example(text, label, "fixture", columns={"verb": verb, "verb_number": number, "prev_word": prev,
-                                                     "attractors": 0, "distance": 1, "pair_id": text})
+    return Example(
+        text,
+        label,
+        "fixture",
+        columns={
+            "verb": verb,
+            "verb_number": number,
+            "prev_word": prev,
+            "attractors": 0,
+            "distance": 1,
+            "pair_id": text,
+        },
+    )
 
 
 def test_verb_form_lookup_takes_each_forms_majority_label_and_the_prior_for_unseen_forms():
-    train = [item("the dog is here", GRAMMATICAL, "is", "sg", "dog")] * 3 + [item("the dogs is here", UNGRAMMATICAL, "is", "sg", "dogs")] \
-        + [item("the dog are here", UNGRAMMATICAL, "Are", "pl", "dog")] * 2 + [item("the dogs are here", GRAMMATICAL, "are", "pl", "dogs")] \
+    train = (
+        [item("the dog is here", GRAMMATICAL, "is", "sg", "dog")] * 3
+        + [item("the dogs is here", UNGRAMMATICAL, "is", "sg", "dogs")]
+        + [item("the dog are here", UNGRAMMATICAL, "Are", "pl", "dog")] * 2
+        + [item("the dogs are here", GRAMMATICAL, "are", "pl", "dogs")]
         + [item("the dog runs", GRAMMATICAL, "runs", "sg", "dog")]
+    )
     lookup = verb_form(train, 2)
     test = [item("x", 0, "IS", "sg", "a"), item("x", 0, "are", "pl", "a"), item("x", 0, "barks", "sg", "a")]
     preds, probs = lookup.predict(test)
@@ -33,10 +48,21 @@ def test_verb_form_lookup_takes_each_forms_majority_label_and_the_prior_for_unse
 
 def test_previous_word_rule_reads_a_final_s_as_plural():
     rule = prev_word(list(LABEL_NAMES))
-    test = [item("x", 0, "are", "pl", "dogs"), item("x", 0, "are", "pl", "dog"), item("x", 0, "is", "sg", ""),
-            item("x", 0, "is", "sg", "boss"), item("x", 0, "is", "sg", "Cats")]
+    test = [
+        item("x", 0, "are", "pl", "dogs"),
+        item("x", 0, "are", "pl", "dog"),
+        item("x", 0, "is", "sg", ""),
+        item("x", 0, "is", "sg", "boss"),
+        item("x", 0, "is", "sg", "Cats"),
+    ]
     preds, probs = rule.predict(test)
-    assert preds.tolist() == [GRAMMATICAL, UNGRAMMATICAL, GRAMMATICAL, UNGRAMMATICAL, UNGRAMMATICAL]  # "boss": its blind spot
+    assert preds.tolist() == [
+        GRAMMATICAL,
+        UNGRAMMATICAL,
+        GRAMMATICAL,
+        UNGRAMMATICAL,
+        UNGRAMMATICAL,
+    ]  # "boss": its blind spot
     assert probs is None
     assert prev_word(["negative", "positive"]) is None  # not agreement's labels
 
@@ -70,15 +96,27 @@ def test_bag_of_words_chooses_its_penalty_on_dev_not_on_train():
 
 
 def test_agreement_data_gets_all_four_baselines_and_other_data_the_two_without_columns():
-    agreement = [item(f"the dog{'s' * (i % 2)} {'are' if i % 3 else 'is'} here {i}", i % 2, "are" if i % 3 else "is",
-                      "pl" if i % 3 else "sg", "dogs" if i % 2 else "dog") for i in range(12)]
+    agreement = [
+        item(
+            f"the dog{'s' * (i % 2)} {'are' if i % 3 else 'is'} here {i}",
+            i % 2,
+            "are" if i % 3 else "is",
+            "pl" if i % 3 else "sg",
+            "dogs" if i % 2 else "dog",
+        )
+        for i in range(12)
+    ]
     names = [b.name for b in fit_baselines(agreement, agreement[:4], list(LABEL_NAMES))]
     assert names == ["majority", "verb_form", "prev_word", "bag_of_words"]
     sentiment = [Example(f"text {i} {'good' if i % 2 else 'bad'}", i % 2, "f") for i in range(12)]
-    assert [b.name for b in fit_baselines(sentiment, sentiment[:4], ["negative", "positive"])] == ["majority", "bag_of_words"]
+    assert [b.name for b in fit_baselines(sentiment, sentiment[:4], ["negative", "positive"])] == [
+        "majority",
+        "bag_of_words",
+    ]
     assert not fit_baselines(agreement, agreement[:4], list(LABEL_NAMES))[1].applies_to(sentiment)
-    assert np.array_equal(fit_baselines(sentiment, sentiment, ["negative", "positive"])[1].predict(sentiment)[0],
-                          np.arange(12) % 2)
+    assert np.array_equal(
+        fit_baselines(sentiment, sentiment, ["negative", "positive"])[1].predict(sentiment)[0], np.arange(12) % 2
+    )
 
 
 def test_baselines_that_read_no_column_apply_to_examples_without_columns():

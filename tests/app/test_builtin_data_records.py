@@ -3,8 +3,6 @@ spaCy model that tagged their text) retrains every stage that depends on them, s
 
 from __future__ import annotations
 
-import pytest
-
 from parserfree.distill import agreement, builtin_text, tagging
 from parserfree.distill.config import load_config
 from parserfree.distill.fingerprints import changes
@@ -13,9 +11,17 @@ from parserfree.stages import training_fingerprint
 
 
 def _overrides(tmp_path) -> list[str]:
-    return [f"data.cache_dir={tmp_path / 'cache'}", "data.dataset=agreement", "data.max_examples=null",
-            "run.compare_datasets=[agreement]", "run.recipes=[parser_fed,parser_free]", "training.max_epochs=1",
-            "training.limit_train_batches=0.5", "run.compare_max_examples=40", "run.latency_examples=2"]
+    return [
+        f"data.cache_dir={tmp_path / 'cache'}",
+        "data.dataset=agreement",
+        "data.max_examples=null",
+        "run.compare_datasets=[agreement]",
+        "run.recipes=[parser_fed,parser_free]",
+        "training.max_epochs=1",
+        "training.limit_train_batches=0.5",
+        "run.compare_max_examples=40",
+        "run.latency_examples=2",
+    ]
 
 
 def test_new_agreement_items_retrain_every_stage_saying_what_changed(tiny_agreement, monkeypatch, tmp_path, capsys):
@@ -31,8 +37,9 @@ def test_new_agreement_items_retrain_every_stage_saying_what_changed(tiny_agreem
     assert "skipping" not in printed and printed.count("export: inputs.") == 2 and "compare: inputs." in printed
 
 
-
-def test_another_spacy_model_version_for_the_built_in_text_changes_what_training_records(tiny_agreement, monkeypatch, tmp_path):
+def test_another_spacy_model_version_for_the_built_in_text_changes_what_training_records(
+    tiny_agreement, monkeypatch, tmp_path
+):
     config = load_config("configs/smoke.yaml", _overrides(tmp_path))
     before = training_fingerprint(config)
     real = tagging.fingerprint

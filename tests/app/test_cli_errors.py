@@ -55,6 +55,9 @@ def _error_classes() -> list[tuple[str, str]]:
 def test_every_error_class_of_the_package_is_a_parserfree_error():
     classes = _error_classes()
     assert len(classes) >= 9  # ConfigError, DataError, TreeError, CheckpointError, CacheError, TeacherError, ...
-    not_derived = [f"{m}.{name}" for m, name in classes
-                   if not issubclass(getattr(importlib.import_module(m), name), ParserfreeError)]
+    not_derived = [
+        f"{m}.{name}"
+        for m, name in classes
+        if not issubclass(getattr(importlib.import_module(m), name), ParserfreeError)
+    ]
     assert not_derived == []

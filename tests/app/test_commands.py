@@ -10,14 +10,29 @@ from awkward import EMPTY_AFTER_NORMALISATION
 from parserfree.cli import main
 from parserfree.export import ParserFreeModel
 
+
 def test_predict_file_to_file(smoke_bundle, tmp_path, capsys, awkward_texts):
     lines = {k: t.replace("\n", " ") for k, t in awkward_texts.items()}  # one line each
     lines["crlf"] = "Bad.\r"  # a Windows line end is not part of the text
     source = tmp_path / "in.txt"
     source.write_bytes("\n".join(lines.values()).encode("utf-8") + b"\n")
     target = tmp_path / "out.jsonl"
-    rc = main(["predict", "--model", str(smoke_bundle[0]), "--input", str(source), "--output", str(target),
-               "--with-tree", "--batch-size", "3", "--threads", "1"])
+    rc = main(
+        [
+            "predict",
+            "--model",
+            str(smoke_bundle[0]),
+            "--input",
+            str(source),
+            "--output",
+            str(target),
+            "--with-tree",
+            "--batch-size",
+            "3",
+            "--threads",
+            "1",
+        ]
+    )
     assert rc == 0
     written = target.read_text(encoding="utf-8").splitlines()
     rows = dict(zip(lines, (json.loads(line) for line in written), strict=True))  # one output line per input line

@@ -16,7 +16,9 @@ def test_macro_f1_of_a_three_class_domain_averages_all_three_classes():
     gold = np.array([0, 1, 2, 2, 2, 1, 0, 2])
     pred = np.array([0, 1, 2, 0, 2, 1, 1, 1])
     examples = [Example(f"text {i}", int(g), "f") for i, g in enumerate(gold)]
-    scored, _ = score_outputs("three", examples, "classification", ["a", "b", "c"], {"parser_fed_twin": [np.eye(3)[pred]]}, [], [])
+    scored, _ = score_outputs(
+        "three", examples, "classification", ["a", "b", "c"], {"parser_fed_twin": [np.eye(3)[pred]]}, [], []
+    )
     expected = macro_f1(pred, gold, 3)
     assert expected != pytest.approx(macro_f1(pred, gold, 2))  # the fixture tells the two apart
     assert scored.scores["parser_fed_twin"].per_seed[0]["macro_f1"] == pytest.approx(expected)

@@ -24,9 +24,24 @@ def test_smaller_shares_are_subsets_of_larger_ones_and_seeds_pick_different_shar
 @pytest.mark.slow
 def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, tmp_path, capsys):
     out = tmp_path / "curve"
-    code = main(["curve", "--config", "configs/smoke.yaml", "--quick", "--fractions", "0.5,1", "--seeds", "2",
-                 "--recipes", "no_syntax,parser_fed_twin", "--out", str(out), "--quiet",
-                 *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)]])
+    code = main(
+        [
+            "curve",
+            "--config",
+            "configs/smoke.yaml",
+            "--quick",
+            "--fractions",
+            "0.5,1",
+            "--seeds",
+            "2",
+            "--recipes",
+            "no_syntax,parser_fed_twin",
+            "--out",
+            str(out),
+            "--quiet",
+            *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)],
+        ]
+    )
     assert code == 0
     curve = json.loads((out / "curve.json").read_text())
     assert len(curve["runs"]) == 2 * 2 * 2 and curve["baseline"] == "no_syntax"
@@ -42,17 +57,41 @@ def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, 
     assert set(overall) == {"0.5", "1"} and not curve["no_predictions"]
     for fraction, c in overall.items():
         assert (c["a"], c["b"], c["seeds"]) == ("no_syntax", "parser_fed_twin", 2)
-        test = {r["recipe"]: [x["test"] for x in curve["runs"] if f"{x['fraction']:g}" == fraction and x["recipe"] == r["recipe"]]
-                for r in curve["runs"]}
-        assert c["difference"] == pytest.approx(statistics.fmean(test["no_syntax"]) - statistics.fmean(test["parser_fed_twin"]))
+        test = {
+            r["recipe"]: [
+                x["test"] for x in curve["runs"] if f"{x['fraction']:g}" == fraction and x["recipe"] == r["recipe"]
+            ]
+            for r in curve["runs"]
+        }
+        assert c["difference"] == pytest.approx(
+            statistics.fmean(test["no_syntax"]) - statistics.fmean(test["parser_fed_twin"])
+        )
         assert c["verdict"] in ("ahead", "behind", "no difference shown")
     assert "Paired verdicts on the test items" in (out / "curve.md").read_text()
     with Image.open(out / "curve.png") as im:
         assert im.size[0] > 300
     # a second call reuses every finished run
-    assert main(["curve", "--config", "configs/smoke.yaml", "--quick", "--fractions", "0.5,1", "--seeds", "2",
-                 "--recipes", "no_syntax,parser_fed_twin", "--out", str(out), "--quiet",
-                 *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)]]) == 0
+    assert (
+        main(
+            [
+                "curve",
+                "--config",
+                "configs/smoke.yaml",
+                "--quick",
+                "--fractions",
+                "0.5,1",
+                "--seeds",
+                "2",
+                "--recipes",
+                "no_syntax,parser_fed_twin",
+                "--out",
+                str(out),
+                "--quiet",
+                *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)],
+            ]
+        )
+        == 0
+    )
     assert "training" not in capsys.readouterr().out
 
 
@@ -60,9 +99,24 @@ def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, 
 def test_predictor_curve_reports_dspr_and_plots_it_against_training_sentences(smoke_overrides, tmp_path):
     """The scaling curve of predictor pre-training: UUAS and DSpr per share, the x axis in sentences."""
     out = tmp_path / "scaling"
-    code = main(["curve", "--config", "configs/smoke.yaml", "--quick", "--fractions", "0.5,1", "--seeds", "1",
-                 "--recipes", "pretrain_predictor", "--out", str(out), "--quiet",
-                 *[a for o in [*smoke_overrides, "data.task=none", "training.max_steps=4"] for a in ("--set", o)]])
+    code = main(
+        [
+            "curve",
+            "--config",
+            "configs/smoke.yaml",
+            "--quick",
+            "--fractions",
+            "0.5,1",
+            "--seeds",
+            "1",
+            "--recipes",
+            "pretrain_predictor",
+            "--out",
+            str(out),
+            "--quiet",
+            *[a for o in [*smoke_overrides, "data.task=none", "training.max_steps=4"] for a in ("--set", o)],
+        ]
+    )
     assert code == 0
     curve = json.loads((out / "curve.json").read_text())
     for fraction, by in curve["summary"].items():

@@ -6,10 +6,11 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from damage import DAMAGE, damage_file
 
 from parserfree.cli import main
 from parserfree.distill.config import load_config, save_config
+
+from damage import DAMAGE, damage_file
 
 
 def _one_line_naming(capsys, code: int, path) -> str:
@@ -36,16 +37,37 @@ def test_export(damaged_checkpoint, tmp_path, capsys):
 
 @pytest.mark.parametrize("damaged_checkpoint", DAMAGE, indirect=True)
 def test_compare(damaged_checkpoint, smoke_bundle, sentiment_file, tmp_path, capsys):
-    code = main(["compare", "--parser-free", str(smoke_bundle[0]), "--parser-fed", str(damaged_checkpoint),
-                 "--dataset", str(sentiment_file), "--out", str(tmp_path / "report"), "--quiet"])
+    code = main(
+        [
+            "compare",
+            "--parser-free",
+            str(smoke_bundle[0]),
+            "--parser-fed",
+            str(damaged_checkpoint),
+            "--dataset",
+            str(sentiment_file),
+            "--out",
+            str(tmp_path / "report"),
+            "--quiet",
+        ]
+    )
     _one_line_naming(capsys, code, damaged_checkpoint)
 
 
 @pytest.mark.parametrize("damaged_checkpoint", DAMAGE, indirect=True)
 def test_train_with_init_from(damaged_checkpoint, smoke_overrides, tmp_path, capsys):
     overrides = [*smoke_overrides, f"training.init_from={damaged_checkpoint}"]
-    code = main(["train", "--config", "configs/smoke.yaml", "--out", str(tmp_path / "run"), "--quiet",
-                 *[a for o in overrides for a in ("--set", o)]])
+    code = main(
+        [
+            "train",
+            "--config",
+            "configs/smoke.yaml",
+            "--out",
+            str(tmp_path / "run"),
+            "--quiet",
+            *[a for o in overrides for a in ("--set", o)],
+        ]
+    )
     _one_line_naming(capsys, code, damaged_checkpoint)
 
 

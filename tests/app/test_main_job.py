@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from parserfree.compare import dataset_slug
 from parserfree.distill.config import load_config
 from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.distill.teacher import SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.export import ParserFreeModel
-from parserfree.predictor import DistanceMetrics
-from parserfree.compare import dataset_slug
 from parserfree.main_job import run_main_job, run_task
+from parserfree.predictor import DistanceMetrics
 
 
 @pytest.fixture(scope="module")
@@ -30,18 +30,29 @@ def smoke_job(smoke_overrides, sentiment_file, tmp_path_factory):
 def test_every_like_for_like_row_is_compared_and_differs_in_one_thing(smoke_job):
     out, report = smoke_job
     roles = {name: (m.recipe, m.role) for name, m in report.models.items() if m.kind == "model"}
-    assert roles == {"parser_fed_twin": ("parser_fed_twin", "reference"), "parser_free": ("parser_free", "parser_free"),
-                     "no_syntax": ("no_syntax", "baseline"), "locality": ("locality", "extra")}
-    assert [n for n, m in report.models.items() if m.kind == "baseline"] == ["majority", "bag_of_words"]  # no agreement columns
+    assert roles == {
+        "parser_fed_twin": ("parser_fed_twin", "reference"),
+        "parser_free": ("parser_free", "parser_free"),
+        "no_syntax": ("no_syntax", "baseline"),
+        "locality": ("locality", "extra"),
+    }
+    assert [n for n, m in report.models.items() if m.kind == "baseline"] == [
+        "majority",
+        "bag_of_words",
+    ]  # no agreement columns
     overall = [c for c in report.contrasts if c.slice == "all"]
     pairs = {(c.a, c.b): c.differs_in for c in overall if c.kind == "like_for_like"}
     assert len(pairs) == 6  # four models started alike: every pair differs in the distance source only
     assert all(d.startswith("distance source:") for d in pairs.values()), pairs
-    assert {(c.a, c.b) for c in overall if c.kind == "baseline"} == {(m, b) for m in roles for b in ("majority", "bag_of_words")}
+    assert {(c.a, c.b) for c in overall if c.kind == "baseline"} == {
+        (m, b) for m in roles for b in ("majority", "bag_of_words")
+    }
     assert all(c.verdict in ("ahead", "behind", "no difference shown") and c.p_holm >= c.p for c in overall)
     index = json.loads((out.parent / "index.json").read_text())
     scores = report.headline.scores
-    assert {n: r["metric"] for n, r in index["tasks"]["smoke"]["rows"].items()} == {n: s.metric for n, s in scores.items()}
+    assert {n: r["metric"] for n, r in index["tasks"]["smoke"]["rows"].items()} == {
+        n: s.metric for n, s in scores.items()
+    }
     assert len(index["tasks"]["smoke"]["contrasts"]) == len(overall)
     index_md = (out.parent / "index.md").read_text()
     assert "[report](smoke/report/report.md)" in index_md and "Like-for-like verdicts" in index_md
@@ -51,7 +62,10 @@ def test_index_gives_the_wall_time_of_every_stage_built(smoke_job):
     out, _ = smoke_job
     index = json.loads((out.parent / "index.json").read_text())
     stages = index["stage_seconds"]
-    expected = {f"smoke/{r}" for r in ("no_syntax", "locality", "parser_fed_twin", "parser_free")} | {"smoke/bundle", "smoke/report"}
+    expected = {f"smoke/{r}" for r in ("no_syntax", "locality", "parser_fed_twin", "parser_free")} | {
+        "smoke/bundle",
+        "smoke/report",
+    }
     assert expected <= set(stages) and all(stages[s] > 0 for s in expected)
     assert sum(stages.values()) <= index["seconds"] + 0.05 * len(stages)  # each stage's time is rounded to 0.1 s
     assert "| smoke/report |" in (out.parent / "index.md").read_text()
@@ -111,15 +125,25 @@ def test_report_numbers_match_an_independent_run_of_the_bundles(smoke_job):
     free_pred = np.array([free.label_names.index(r["label"]) for r in results])
     parses = list(SpacyTeacher(config.parse.spacy_model).parse([normalise_text(t) for t in texts]))
     fed = ParserFreeModel.load(out / f"bundle_{report['roles']['reference']}", threads=1)
-    fed_pred = np.concatenate([
-        fed.run_words([list(p.words) for p in parses[i : i + 32]], batch_tree_distances([p.heads for p in parses[i : i + 32]]))[0].argmax(-1)
-        for i in range(0, len(parses), 32)])
+    fed_pred = np.concatenate(
+        [
+            fed.run_words(
+                [list(p.words) for p in parses[i : i + 32]], batch_tree_distances([p.heads for p in parses[i : i + 32]])
+            )[0].argmax(-1)
+            for i in range(0, len(parses), 32)
+        ]
+    )
 
     scores, models = head["scores"], report["models"]
     assert scores["parser_free"]["metric"] == pytest.approx(100 * np.mean(free_pred == gold))
     assert scores["parser_fed_twin"]["metric"] == pytest.approx(100 * np.mean(fed_pred == gold))
     assert head["agreement"] == pytest.approx(np.mean(free_pred == fed_pred))
-    kept = [json.loads(line) for line in (out / "report" / "predictions" / dataset_slug(report["dataset"]) / "parser_free.jsonl").read_text().splitlines()]
+    kept = [
+        json.loads(line)
+        for line in (out / "report" / "predictions" / dataset_slug(report["dataset"]) / "parser_free.jsonl")
+        .read_text()
+        .splitlines()
+    ]
     assert [k["prediction"] for k in kept] == free_pred.tolist() and [k["text"] for k in kept] == texts  # item order
     quality = DistanceMetrics()
     for r, p in zip(results, parses):
@@ -131,7 +155,8 @@ def test_report_numbers_match_an_independent_run_of_the_bundles(smoke_job):
         if m["speed"] is not None:
             assert m["speed"]["words_per_s"] / m["speed"]["sentences_per_s"] == pytest.approx(words_per_text), name
     assert report["speedup_end_to_end"] == pytest.approx(
-        models["parser_free"]["speed"]["sentences_per_s"] / models["parser_fed_twin"]["speed"]["sentences_per_s"])
+        models["parser_free"]["speed"]["sentences_per_s"] / models["parser_fed_twin"]["speed"]["sentences_per_s"]
+    )
 
 
 def test_report_markdown_shows_the_json_numbers_and_links_every_picture(smoke_job):
@@ -149,17 +174,33 @@ def test_report_markdown_shows_the_json_numbers_and_links_every_picture(smoke_jo
     for line, (name, m) in zip(table, report["models"].items(), strict=True):
         score, speed = scores[name], m["speed"]
         margin = score["over_best_baseline"]
-        expected = [name, f"{m['recipe']} · {m['role']}" if m["kind"] == "model" else "shortcut baseline", f"{score['metric']:,.2f}",
-                    f"{margin['difference']:+.1f} [{margin['ci95'][0]:,.1f}, {margin['ci95'][1]:,.1f}] {margin['verdict']} "
-                    f"({margin['baseline']})" if margin else "–",
-                    *([f"{speed['sentences_per_s']:,.0f}", f"{speed['latency_ms_p50']:,.2f}", f"{speed['latency_ms_p95']:,.2f}"]
-                      if speed else ["–"] * 3)]
+        expected = [
+            name,
+            f"{m['recipe']} · {m['role']}" if m["kind"] == "model" else "shortcut baseline",
+            f"{score['metric']:,.2f}",
+            f"{margin['difference']:+.1f} [{margin['ci95'][0]:,.1f}, {margin['ci95'][1]:,.1f}] {margin['verdict']} "
+            f"({margin['baseline']})"
+            if margin
+            else "–",
+            *(
+                [
+                    f"{speed['sentences_per_s']:,.0f}",
+                    f"{speed['latency_ms_p50']:,.2f}",
+                    f"{speed['latency_ms_p95']:,.2f}",
+                ]
+                if speed
+                else ["–"] * 3
+            ),
+        ]
         assert [c.strip() for c in line.strip("|").split("|")] == expected, line
     assert "## Paired verdicts" in md
     linked = set(re.findall(r"!\[[^\]]*\]\(([\w.]+\.png)\)", md))
     drawn = {p.name for p in (out / "report").glob("*.png")}
-    assert linked == drawn and {"bias_curves.png", "distance_heatmaps.png", "throughput.png", "training_curves.png",
-                                "tree_comparison.png"} <= drawn
+    assert (
+        linked == drawn
+        and {"bias_curves.png", "distance_heatmaps.png", "throughput.png", "training_curves.png", "tree_comparison.png"}
+        <= drawn
+    )
     for png in drawn:
         with Image.open(out / "report" / png) as im:
             assert im.size[0] > 300 and im.size[1] > 200
@@ -199,9 +240,15 @@ def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_
     from parserfree.distill import builtin_text
 
     seen = {}
-    monkeypatch.setattr(main_job, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg, run_dir=run_dir))
-    monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive, text=None: (builtin_text.SourceText("src", "A text."),))
-    config = load_config("configs/main/agreement.yaml", ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2"])
+    monkeypatch.setattr(
+        main_job, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg, run_dir=run_dir)
+    )
+    monkeypatch.setattr(
+        builtin_text, "source_texts", lambda cache_dir, archive, text=None: (builtin_text.SourceText("src", "A text."),)
+    )
+    config = load_config(
+        "configs/main/agreement.yaml", ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2"]
+    )
     predictor = main_job.pretrain_stage(config, str(tmp_path), False)
     pre = seen["cfg"]
     assert pre.recipe == "pretrain_predictor" and pre.training.max_epochs == 2
@@ -210,15 +257,26 @@ def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_
     assert seen["run_dir"].parent.parent == tmp_path / main_job.PREDICTORS  # in the cache, not beside the output
 
 
-def test_a_pretrained_predictor_in_the_cache_is_reused_whatever_the_output_folder(smoke_overrides, sentiment_file, tmp_path, capsys):
+def test_a_pretrained_predictor_in_the_cache_is_reused_whatever_the_output_folder(
+    smoke_overrides, sentiment_file, tmp_path, capsys
+):
     """`parserfree pretrain` trains once; run, train and curve of the same settings find it in the cache."""
     from parserfree.main_job import cached_init, pretrain_stage
 
-    overrides = [*smoke_overrides, f"data.cache_dir={tmp_path / 'cache'}", f"run.pretrain_datasets=[{sentiment_file}]",
-                 "run.pretrain_epochs=1", "training.limit_train_batches=0.2"]
+    overrides = [
+        *smoke_overrides,
+        f"data.cache_dir={tmp_path / 'cache'}",
+        f"run.pretrain_datasets=[{sentiment_file}]",
+        "run.pretrain_epochs=1",
+        "training.limit_train_batches=0.2",
+    ]
     short = pretrain_stage(load_config("configs/smoke.yaml", overrides), None, False, mode="train")
-    longer = pretrain_stage(load_config("configs/smoke.yaml", [*overrides, "run.pretrain_epochs=2"]), None, False, mode="train")
-    assert short["run_dir"] != longer["run_dir"] and Path(short["run_dir"]).parent == Path(longer["run_dir"]).parent  # one family
+    longer = pretrain_stage(
+        load_config("configs/smoke.yaml", [*overrides, "run.pretrain_epochs=2"]), None, False, mode="train"
+    )
+    assert (
+        short["run_dir"] != longer["run_dir"] and Path(short["run_dir"]).parent == Path(longer["run_dir"]).parent
+    )  # one family
     capsys.readouterr()
     found = pretrain_stage(load_config("configs/smoke.yaml", overrides), None, False)  # auto, as run and curve do
     assert "training" not in capsys.readouterr().out
@@ -243,7 +301,10 @@ def test_parser_free_trained_on_parser_trees_throughout_is_served_from_its_twin_
     out, _ = smoke_job
     metrics = json.loads((out / "parser_free" / "metrics.json").read_text())
     assert metrics["trained_as"] == str(out / "parser_fed_twin") and metrics["test"]["source"] == "predicted"
-    free, twin = load_trained(out / "parser_free/checkpoints/best.ckpt"), load_trained(out / "parser_fed_twin/checkpoints/best.ckpt")
+    free, twin = (
+        load_trained(out / "parser_free/checkpoints/best.ckpt"),
+        load_trained(out / "parser_fed_twin/checkpoints/best.ckpt"),
+    )
     assert free.recipe == "parser_free" and free.experiment["recipe"] == "parser_free"
     assert all(torch.equal(a, b) for a, b in zip(free.model.state_dict().values(), twin.model.state_dict().values()))
     assert not (out / "parser_free" / "logs").exists()  # no second training

@@ -20,19 +20,60 @@ def agreement_report() -> Report:
     """A report of three model rows and two baselines on minimal pairs, built from ``score_domain``."""
     gold, columns = agreement_fixture(pairs=150, seed=4)
     rng = np.random.default_rng(5)
-    preds = {"parser_fed_twin": noisy(gold, 0.9, rng), "parser_free": noisy(gold, 0.88, rng), "no_syntax": noisy(gold, 0.7, rng),
-             "majority": np.ones((1, gold.size), dtype=int), "verb_form": noisy(gold, 0.55, rng)}
+    preds = {
+        "parser_fed_twin": noisy(gold, 0.9, rng),
+        "parser_free": noisy(gold, 0.88, rng),
+        "no_syntax": noisy(gold, 0.7, rng),
+        "majority": np.ones((1, gold.size), dtype=int),
+        "verb_form": noisy(gold, 0.55, rng),
+    }
     kinds = {n: BASELINE if n in ("majority", "verb_form") else MODEL for n in preds}
-    like = [Pairing("no_syntax", "parser_fed_twin", ("no_syntax", "parser_fed_twin"), "distance source: none→none vs parser→parser"),
-            Pairing("parser_free", "parser_fed_twin", ("parser_free", "parser_fed_twin"), "distance source: scheduled→predicted vs parser→parser")]
+    like = [
+        Pairing(
+            "no_syntax",
+            "parser_fed_twin",
+            ("no_syntax", "parser_fed_twin"),
+            "distance source: none→none vs parser→parser",
+        ),
+        Pairing(
+            "parser_free",
+            "parser_fed_twin",
+            ("parser_free", "parser_fed_twin"),
+            "distance source: scheduled→predicted vs parser→parser",
+        ),
+    ]
     scored = score_domain("agreement", "binary", gold, columns, preds, kinds, like, 2, resamples=300)
     roles = {"parser_free": "parser_free", "reference": "parser_fed_twin", "baseline": "no_syntax"}
-    models = {n: ModelRow(n, MODEL, role, n, "onnxruntime", 1, "", Speed(100.0, 900.0, 1.0, 2.0)) for role, n in roles.items()}
+    models = {
+        n: ModelRow(n, MODEL, role, n, "onnxruntime", 1, "", Speed(100.0, 900.0, 1.0, 2.0)) for role, n in roles.items()
+    }
     models |= {n: ModelRow(n, BASELINE, None, None, "numpy", 1, "a rule") for n in ("majority", "verb_form")}
-    domain = DomainResult("agreement", "binary", gold.size, scored.n_pairs, scored.scores, 0.95,
-                          {"uuas": 70.0, "dspr": 0.7, "l1": 1.0, "chain_uuas": 40.0, "chain_dspr": 0.5}, scored.breakdown)
-    return Report("agreement", "test", "binary", 1, 2, 32, "test machine", roles, models, {"agreement": domain}, scored.contrasts,
-                  statistics_note(1, True, 300), 3.0, {"parserfree": "test"})
+    domain = DomainResult(
+        "agreement",
+        "binary",
+        gold.size,
+        scored.n_pairs,
+        scored.scores,
+        0.95,
+        {"uuas": 70.0, "dspr": 0.7, "l1": 1.0, "chain_uuas": 40.0, "chain_dspr": 0.5},
+        scored.breakdown,
+    )
+    return Report(
+        "agreement",
+        "test",
+        "binary",
+        1,
+        2,
+        32,
+        "test machine",
+        roles,
+        models,
+        {"agreement": domain},
+        scored.contrasts,
+        statistics_note(1, True, 300),
+        3.0,
+        {"parserfree": "test"},
+    )
 
 
 def test_report_json_reads_back_into_the_same_report():
@@ -52,15 +93,26 @@ def test_markdown_shows_verdicts_by_bucket_power_pairs_and_the_margin_over_basel
     report = agreement_report()
     write_markdown(report.to_dict(), tmp_path / "report.md")  # the JSON form renders as the typed one
     md = (tmp_path / "report.md").read_text()
-    assert "## Paired verdicts — agreement" in md and "bootstrap over minimal pairs" in md and "Holm over the 8 contrasts" in md
+    assert (
+        "## Paired verdicts — agreement" in md
+        and "bootstrap over minimal pairs" in md
+        and "Holm over the 8 contrasts" in md
+    )
     assert "By subject number / attractors: a − b in points" in md and "| sg/2+ (n=" in md
     twin = report.headline.scores["parser_fed_twin"]
     row = next(line for line in headline_table(report).splitlines() if line.startswith("| parser_fed_twin |"))
-    assert f"{twin.pair_accuracy:.1f}" in row and f"{twin.over_best_baseline.difference:+.1f}" in row and "(verb_form)" in row
+    assert (
+        f"{twin.pair_accuracy:.1f}" in row
+        and f"{twin.over_best_baseline.difference:+.1f}" in row
+        and "(verb_form)" in row
+    )
     ahead = next(c for c in report.contrasts if c.slice == "all" and (c.a, c.b) == ("no_syntax", "parser_fed_twin"))
     line = next(x for x in md.splitlines() if x.startswith("| no_syntax | parser_fed_twin | distance source"))
     assert f"{ahead.difference:+.2f}" in line and f"**{ahead.verdict}**" in line and f"±{ahead.detectable:.2f}" in line
     write_index({"agreement": report}, tmp_path, 60.0)
     index = json.loads((tmp_path / "index.json").read_text())["tasks"]["agreement"]
-    assert {(c["a"], c["b"]) for c in index["contrasts"] if c["kind"] == "like_for_like"} == {("no_syntax", "parser_fed_twin"), ("parser_free", "parser_fed_twin")}
+    assert {(c["a"], c["b"]) for c in index["contrasts"] if c["kind"] == "like_for_like"} == {
+        ("no_syntax", "parser_fed_twin"),
+        ("parser_free", "parser_fed_twin"),
+    }
     assert "Like-for-like verdicts on all 300 items" in (tmp_path / "index.md").read_text()

@@ -7,11 +7,10 @@ import os
 import subprocess
 
 import pytest
+from result_fixtures import curve_payload, report_payload, write_record, write_template
 
 from parserfree.cli import main
 from parserfree.result_records import RecordError, add_records, current_commit, load_record, load_records
-
-from result_fixtures import curve_payload, report_payload, write_record, write_template
 
 
 @pytest.fixture
@@ -24,11 +23,31 @@ def test_add_copies_the_payload_unchanged_with_command_date_and_commit(root, tmp
     result = tmp_path / "curve.json"
     result.write_text(json.dumps(curve_payload()))
     os.utime(result, (1_800_000_000, 1_800_000_000))  # written 2027-01-15
-    assert main(["results", "add", "--from", str(result), "--command", "parserfree curve --seeds 2",
-                 "--commit", "abc1234", "--root", str(root)]) == 0
+    assert (
+        main(
+            [
+                "results",
+                "add",
+                "--from",
+                str(result),
+                "--command",
+                "parserfree curve --seeds 2",
+                "--commit",
+                "abc1234",
+                "--root",
+                str(root),
+            ]
+        )
+        == 0
+    )
     record = load_record(root / "docs" / "results" / "curve_agreement.json")  # default name: <kind>_<dataset>
     assert record.payload == curve_payload() and record.kind == "curve"
-    assert (record.command, record.date, record.commit, record.source) == ("parserfree curve --seeds 2", "2027-01-15", "abc1234", str(result))
+    assert (record.command, record.date, record.commit, record.source) == (
+        "parserfree curve --seeds 2",
+        "2027-01-15",
+        "abc1234",
+        str(result),
+    )
     assert "| 1 | 1000 | 71.00 ± 1.41 | 73.00 ± 2.83 |" in (root / "docs" / "results.md").read_text()
 
 
@@ -37,7 +56,9 @@ def test_add_from_a_main_job_folder_records_each_task_and_the_index(root, tmp_pa
     for task, twin in (("agreement", 71.74), ("sentiment", 76.71)):
         (job / task / "report").mkdir(parents=True)
         (job / task / "report" / "report.json").write_text(json.dumps(report_payload(task, twin=twin)))
-    (job / "index.json").write_text(json.dumps({"seconds": 764.0, "stage_seconds": {}, "tasks": {"agreement": {}, "sentiment": {}}}))
+    (job / "index.json").write_text(
+        json.dumps({"seconds": 764.0, "stage_seconds": {}, "tasks": {"agreement": {}, "sentiment": {}}})
+    )
     records = add_records(root, job, "parserfree run", commit="abc1234")
     assert [r.name for r in records] == ["main_agreement", "main_sentiment", "main_job"]
     stored = load_records(root)
@@ -59,8 +80,25 @@ def test_add_keeps_an_existing_record_unless_told_to_replace_it(root, tmp_path, 
     result = tmp_path / "curve.json"
     result.write_text(json.dumps(curve_payload()))
     add_records(root, result, "parserfree curve", name="c", commit="abc1234")
-    assert main(["results", "add", "--from", str(result), "--name", "c", "--command", "parserfree curve --seeds 9",
-                 "--commit", "abc1234", "--root", str(root)]) == 2
+    assert (
+        main(
+            [
+                "results",
+                "add",
+                "--from",
+                str(result),
+                "--name",
+                "c",
+                "--command",
+                "parserfree curve --seeds 9",
+                "--commit",
+                "abc1234",
+                "--root",
+                str(root),
+            ]
+        )
+        == 2
+    )
     assert "c.json exists; pass --replace" in capsys.readouterr().err
     assert load_record(root / "docs" / "results" / "c.json").command == "parserfree curve"
     add_records(root, result, "parserfree curve --seeds 9", name="c", commit="abc1234", replace=True)
@@ -74,13 +112,16 @@ def test_add_needs_the_command_that_produced_the_result(root, tmp_path):
         add_records(root, result, "  ", commit="abc1234")
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("command", None, "field 'command' must be a non-empty string"),
-    ("date", "30.11.2026", "field 'date' must look like 2026-12-01"),
-    ("kind", "report", "field 'kind' says report but the payload has the shape of a curve"),
-    ("payload", [1, 2], "field 'payload' must be a JSON object"),
-    ("notes", "typo of note", "unknown field\\(s\\) notes"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("command", None, "field 'command' must be a non-empty string"),
+        ("date", "30.11.2026", "field 'date' must look like 2026-12-01"),
+        ("kind", "report", "field 'kind' says report but the payload has the shape of a curve"),
+        ("payload", [1, 2], "field 'payload' must be a JSON object"),
+        ("notes", "typo of note", "unknown field\\(s\\) notes"),
+    ],
+)
 def test_a_bad_record_is_refused_naming_its_file_and_field(tmp_path, capsys, field, value, message):
     path = write_record(tmp_path, "curve_x", curve_payload(), "curve")
     data = json.loads(path.read_text())
@@ -101,7 +142,9 @@ def test_a_record_that_is_not_json_names_the_line(tmp_path):
 
 
 def _git(root, *args):
-    subprocess.run(["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", *args], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", *args], check=True, capture_output=True
+    )
 
 
 def test_the_commit_of_a_checkout_with_changed_tracked_files_is_marked_dirty(tmp_path):

@@ -6,12 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
+from result_fixtures import curve_payload, report_payload, write_record, write_template
 
 from parserfree.cli import main
 from parserfree.result_records import RecordError, load_records
 from parserfree.results_page import Context, expected_pages, render_regions, render_template, stale_pages, write_pages
-
-from result_fixtures import curve_payload, report_payload, write_record, write_template
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -32,9 +31,12 @@ def test_every_committed_result_table_is_followed_by_its_record_and_command():
     tables = [i for i, p in enumerate(paragraphs) if p.startswith("|")]
     assert len(tables) >= 4
     for i in tables:
-        after = next(p for p in paragraphs[i + 1:] if not p.startswith("|") and not p.startswith("**") and not p.endswith(":"))
-        assert re.match(r"Source: \[`\w+\.json`\]\(results/\w+\.json\) — `parserfree [^`]+` \(\d{4}-\d\d-\d\d, commit \w+\)",
-                        after), f"table {paragraphs[i][:80]!r} is not followed by its source line"
+        after = next(
+            p for p in paragraphs[i + 1 :] if not p.startswith("|") and not p.startswith("**") and not p.endswith(":")
+        )
+        assert re.match(
+            r"Source: \[`\w+\.json`\]\(results/\w+\.json\) — `parserfree [^`]+` \(\d{4}-\d\d-\d\d, commit \w+\)", after
+        ), f"table {paragraphs[i][:80]!r} is not followed by its source line"
 
 
 def _root_with(tmp_path: Path, template: str, **records: tuple[dict, str]) -> Path:
@@ -66,16 +68,25 @@ def test_a_table_names_its_record_file_command_date_and_commit(tmp_path):
 
 def test_a_table_of_a_record_not_made_yet_is_one_line_and_a_value_of_it_is_an_error_naming_the_line(tmp_path):
     ctx = Context({}, "results/")
-    assert render_template("a\n{{table main_x}}\n", ctx, "t.md") == "a\n*Not recorded yet: no `docs/results/main_x.json`.*\n"
-    with pytest.raises(RecordError, match=r"^t\.md:3: \{\{value main_x summary/1/a/mean\}\}: no record docs/results/main_x\.json"):
+    assert (
+        render_template("a\n{{table main_x}}\n", ctx, "t.md")
+        == "a\n*Not recorded yet: no `docs/results/main_x.json`.*\n"
+    )
+    with pytest.raises(
+        RecordError, match=r"^t\.md:3: \{\{value main_x summary/1/a/mean\}\}: no record docs/results/main_x\.json"
+    ):
         render_template("a\nb\nc {{value main_x summary/1/a/mean}}\n", ctx, "t.md")
 
 
 def test_values_follow_keys_with_dots_and_take_a_python_format(tmp_path):
     records = load_records(_root_with(tmp_path, "", c=(curve_payload(), "curve")))
     ctx = Context(records, "results/")
-    assert render_template("{{value c summary/0.5/parser_fed_twin/mean .1f}} on {{value c summary/1/no_syntax/n_train}}",
-                           ctx, "t") == "63.0 on 1,000"
+    assert (
+        render_template(
+            "{{value c summary/0.5/parser_fed_twin/mean .1f}} on {{value c summary/1/no_syntax/n_train}}", ctx, "t"
+        )
+        == "63.0 on 1,000"
+    )
     assert render_template("{{gain c parser_fed_twin 0.5}} {{gain c parser_fed_twin 1 +.1f}}", ctx, "t") == "+2.00 +2.0"
     with pytest.raises(RecordError, match="no 'summary/0.25/no_syntax/mean' \\(no '0.25' there\\)"):
         render_template("{{value c summary/0.25/no_syntax/mean}}", ctx, "t")
@@ -91,7 +102,10 @@ def test_seeds_table_gives_each_seed_and_the_gain_per_seed(tmp_path):
 
 
 def test_a_placeholder_right_after_a_backtick_is_left_as_text():
-    assert render_template("write `{{table NAME}}` to show one", Context({}, "results/"), "t") == "write `{{table NAME}}` to show one"
+    assert (
+        render_template("write `{{table NAME}}` to show one", Context({}, "results/"), "t")
+        == "write `{{table NAME}}` to show one"
+    )
 
 
 README = """# x
@@ -109,7 +123,7 @@ More prose.
 def test_readme_headline_without_a_main_job_record_is_one_line_and_prose_is_kept():
     out = render_regions(README, Context({}, "docs/results/"), "README.md")
     lines = out.splitlines()
-    body = lines[lines.index("<!-- results: headline main_a main_b -->") + 1: lines.index("<!-- /results -->")]
+    body = lines[lines.index("<!-- results: headline main_a main_b -->") + 1 : lines.index("<!-- /results -->")]
     assert len(body) == 1 and body[0].startswith("No main-job result is recorded yet") and "old" not in out
     assert out.startswith("# x\n\nProse that stays.\n") and out.endswith("\nMore prose.\n")
     assert "[docs/results.md](docs/results.md)" in body[0]
@@ -148,5 +162,7 @@ def test_links_between_pages_lead_to_files_and_headings_that_exist(page):
         path = (REPO / page).parent / file if file else REPO / page
         assert path.exists(), f"{page}: link to {target}: no {path.relative_to(REPO)}"
         if anchor:
-            headings = re.findall(r"(?m)^#+ (.+)$", re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S))
+            headings = re.findall(
+                r"(?m)^#+ (.+)$", re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S)
+            )
             assert anchor in {_slug(h) for h in headings}, f"{page}: link to {target}: no such heading"

@@ -21,7 +21,9 @@ def agreement_fixture(pairs: int = 300, seed: int = 0):
         attractors, number = int(rng.integers(0, 3)), "sg" if rng.random() < 0.5 else "pl"
         distance = 1 + attractors + int(rng.integers(0, 5))
         for label in (1, 0):
-            columns.append({"attractors": attractors, "distance": distance, "subject_number": number, "pair_id": f"p{p}"})
+            columns.append(
+                {"attractors": attractors, "distance": distance, "subject_number": number, "pair_id": f"p{p}"}
+            )
             gold.append(label)
     return np.array(gold), columns
 
@@ -38,20 +40,43 @@ def test_contrasts_verdicts_holm_and_the_margin_over_the_best_baseline():
     twin = noisy(gold, 0.9, rng)
     free = twin.copy()
     free[0, :6] = 1 - free[0, :6]  # six items differ from the twin
-    preds = {"parser_fed_twin": twin, "parser_free": free, "no_syntax": noisy(gold, 0.7, rng),
-             "majority": np.ones((1, gold.size), dtype=int), "prev_word": noisy(gold, 0.6, rng)}
-    kinds = {"parser_fed_twin": MODEL, "parser_free": MODEL, "no_syntax": MODEL, "majority": BASELINE, "prev_word": BASELINE}
-    like = [Pairing("no_syntax", "parser_fed_twin", ("no_syntax", "parser_fed_twin"), "distance source"),
-            Pairing("parser_free", "parser_fed_twin", ("parser_free", "parser_fed_twin"), "distance source")]
+    preds = {
+        "parser_fed_twin": twin,
+        "parser_free": free,
+        "no_syntax": noisy(gold, 0.7, rng),
+        "majority": np.ones((1, gold.size), dtype=int),
+        "prev_word": noisy(gold, 0.6, rng),
+    }
+    kinds = {
+        "parser_fed_twin": MODEL,
+        "parser_free": MODEL,
+        "no_syntax": MODEL,
+        "majority": BASELINE,
+        "prev_word": BASELINE,
+    }
+    like = [
+        Pairing("no_syntax", "parser_fed_twin", ("no_syntax", "parser_fed_twin"), "distance source"),
+        Pairing("parser_free", "parser_fed_twin", ("parser_free", "parser_fed_twin"), "distance source"),
+    ]
     scored = score_domain("agreement", "binary", gold, columns, preds, kinds, like, 2, resamples=500)
 
     overall = {(c.a, c.b): c for c in scored.contrasts if c.slice == "all"}
     assert set(overall) == {("no_syntax", "parser_fed_twin"), ("parser_free", "parser_fed_twin")} | {
-        (m, b) for m in ("parser_fed_twin", "parser_free", "no_syntax") for b in ("majority", "prev_word")}
-    assert overall[("no_syntax", "parser_fed_twin")].verdict == "behind" and overall[("no_syntax", "parser_fed_twin")].kind == LIKE_FOR_LIKE
+        (m, b) for m in ("parser_fed_twin", "parser_free", "no_syntax") for b in ("majority", "prev_word")
+    }
+    assert (
+        overall[("no_syntax", "parser_fed_twin")].verdict == "behind"
+        and overall[("no_syntax", "parser_fed_twin")].kind == LIKE_FOR_LIKE
+    )
     assert overall[("parser_free", "parser_fed_twin")].verdict == NO_DIFFERENCE
-    assert overall[("parser_fed_twin", "majority")].verdict == AHEAD and overall[("parser_fed_twin", "majority")].kind == BASELINE
-    assert overall[("parser_fed_twin", "majority")].n_clusters == 300 and overall[("parser_fed_twin", "majority")].n_items == 600
+    assert (
+        overall[("parser_fed_twin", "majority")].verdict == AHEAD
+        and overall[("parser_fed_twin", "majority")].kind == BASELINE
+    )
+    assert (
+        overall[("parser_fed_twin", "majority")].n_clusters == 300
+        and overall[("parser_fed_twin", "majority")].n_items == 600
+    )
 
     slices = {c.slice for c in scored.contrasts}
     assert {"attractors:2+", "distance:1", "subject_number×attractors:pl/1"} <= slices
@@ -62,17 +87,24 @@ def test_contrasts_verdicts_holm_and_the_margin_over_the_best_baseline():
 
     margin = scored.scores["parser_fed_twin"].over_best_baseline
     assert margin.baseline == "prev_word" and margin.verdict == AHEAD  # majority is at 50 %, prev_word near 60 %
-    assert margin.difference == pytest.approx(scored.scores["parser_fed_twin"].metric - scored.scores["prev_word"].metric)
+    assert margin.difference == pytest.approx(
+        scored.scores["parser_fed_twin"].metric - scored.scores["prev_word"].metric
+    )
     assert scored.scores["majority"].over_best_baseline is None
-    assert scored.scores["majority"].pair_accuracy == 0.0 and scored.n_pairs == 300  # always "grammatical": one of each pair
+    assert (
+        scored.scores["majority"].pair_accuracy == 0.0 and scored.n_pairs == 300
+    )  # always "grammatical": one of each pair
     assert scored.breakdown["parser_fed_twin"]["subject_number×attractors"]["sg/0"]["n"] > 0
 
 
 def test_several_seeds_give_mean_and_sd_and_verdicts_over_seeds_and_items():
     gold, columns = agreement_fixture(pairs=200)
     rng = np.random.default_rng(2)
-    preds = {"parser_fed_twin": noisy(gold, 0.85, rng, seeds=3), "no_syntax": noisy(gold, 0.7, rng, seeds=3),
-             "majority": np.ones((1, gold.size), dtype=int)}
+    preds = {
+        "parser_fed_twin": noisy(gold, 0.85, rng, seeds=3),
+        "no_syntax": noisy(gold, 0.7, rng, seeds=3),
+        "majority": np.ones((1, gold.size), dtype=int),
+    }
     kinds = {"parser_fed_twin": MODEL, "no_syntax": MODEL, "majority": BASELINE}
     like = [Pairing("no_syntax", "parser_fed_twin", ("no_syntax", "parser_fed_twin"), "distance source")]
     scored = score_domain("agreement", "binary", gold, columns, preds, kinds, like, 2, resamples=300)

@@ -9,22 +9,29 @@ import shutil
 
 import pytest
 import yaml
-from damage import DAMAGE, damage_file
 
 from parserfree.cli import main
 from parserfree.distill.checkpoints import load_trained
 from parserfree.distill.config import load_config
+from parserfree.distill.fingerprints import changes
 from parserfree.main_job import run_task
 from parserfree.stages import training_fingerprint
-from parserfree.distill.fingerprints import changes
+
+from damage import DAMAGE, damage_file
 
 
 @pytest.fixture(scope="module")
 def job(smoke_overrides, sentiment_file, tmp_path_factory):
     """A small finished task (parser_fed and parser_free, a third of an epoch): (folder, the overrides it ran with)."""
-    overrides = [*smoke_overrides, f"run.compare_datasets=[{sentiment_file}]", "run.recipes=[parser_fed,parser_free]",
-                 "training.max_epochs=1", "training.limit_train_batches=0.3", "run.compare_max_examples=20",
-                 "run.latency_examples=2"]
+    overrides = [
+        *smoke_overrides,
+        f"run.compare_datasets=[{sentiment_file}]",
+        "run.recipes=[parser_fed,parser_free]",
+        "training.max_epochs=1",
+        "training.limit_train_batches=0.3",
+        "run.compare_max_examples=20",
+        "run.latency_examples=2",
+    ]
     out = tmp_path_factory.mktemp("stages") / "job"
     run_task(load_config("configs/smoke.yaml", overrides), out, progress=False)
     return out, overrides
@@ -50,8 +57,13 @@ def test_a_changed_setting_rebuilds_what_depends_on_it_and_nothing_else(job, tmp
     assert "compare: inputs.bundles.parser_free " in printed
     assert load_trained(out / "parser_free" / "checkpoints" / "best.ckpt").predictor_config.arc_dim == 16
     assert yaml.safe_load((out / "bundle" / "config.yaml").read_text())["predictor"]["arc_dim"] == 16
-    assert report.headline.distance != before["domains"][before["dataset"]]["distance"]  # the report is of the new model
-    assert json.loads((out / "report" / "report.json").read_text())["domains"][report.dataset]["distance"] == report.headline.distance
+    assert (
+        report.headline.distance != before["domains"][before["dataset"]]["distance"]
+    )  # the report is of the new model
+    assert (
+        json.loads((out / "report" / "report.json").read_text())["domains"][report.dataset]["distance"]
+        == report.headline.distance
+    )
 
 
 def test_the_same_settings_skip_every_stage(job, tmp_path, capsys):
@@ -66,7 +78,9 @@ def test_fingerprint_of_a_training_run_names_what_changed(smoke_overrides, senti
     base = load_config("configs/smoke.yaml", smoke_overrides)
     wider = load_config("configs/smoke.yaml", [*smoke_overrides, "encoder.d_model=64", "encoder.d_ff=128"])
     assert changes(training_fingerprint(base), training_fingerprint(wider)) == [
-        "settings.encoder.d_ff 64 → 128", "settings.encoder.d_model 32 → 64"]
+        "settings.encoder.d_ff 64 → 128",
+        "settings.encoder.d_model 32 → 64",
+    ]
     edited = tmp_path / "data.jsonl"
     edited.write_text(sentiment_file.read_text().replace("great", "grand", 1))
     other = load_config("configs/smoke.yaml", [*smoke_overrides, f"data.dataset={edited}"])

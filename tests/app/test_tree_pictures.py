@@ -16,8 +16,21 @@ def test_predict_svg_draws_each_lines_predicted_tree(smoke_bundle, tmp_path, cap
     lines = ["The film is great, and I told my friends.", "", "A small movie with a big heart."]
     source = tmp_path / "in.txt"
     source.write_text("\n".join(lines) + "\n")
-    code = main(["predict", "--model", str(smoke_bundle[0]), "--input", str(source), "--output", str(tmp_path / "out.jsonl"),
-                 "--with-tree", "--svg", str(tmp_path / "svg"), "--quiet"])
+    code = main(
+        [
+            "predict",
+            "--model",
+            str(smoke_bundle[0]),
+            "--input",
+            str(source),
+            "--output",
+            str(tmp_path / "out.jsonl"),
+            "--with-tree",
+            "--svg",
+            str(tmp_path / "svg"),
+            "--quiet",
+        ]
+    )
     assert code == 0
     assert sorted(p.name for p in (tmp_path / "svg").iterdir()) == ["1.svg", "3.svg"]  # no picture of an empty line
     items = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
@@ -28,9 +41,13 @@ def test_predict_svg_draws_each_lines_predicted_tree(smoke_bundle, tmp_path, cap
         svg = (tmp_path / "svg" / name).read_text()
         assert svg.startswith("<svg") and all(f">{w}</tspan>" in svg for w in item["words"])
         heads = np.array(item["heads"])
-        assert svg.count('class="displacy-arc"') == int(np.sum(heads != np.arange(len(heads))))  # one arc per non-root word
+        assert svg.count('class="displacy-arc"') == int(
+            np.sum(heads != np.arange(len(heads)))
+        )  # one arc per non-root word
         arc_labels = re.findall(r'class="displacy-label"[^>]*>([^<]+)</textPath>', svg)
-        assert sorted(arc_labels) == sorted(label for label, h, i in zip(item["labels"], heads, range(len(heads))) if h != i)
+        assert sorted(arc_labels) == sorted(
+            label for label, h, i in zip(item["labels"], heads, range(len(heads))) if h != i
+        )
 
 
 def test_svg_without_tree_is_a_one_line_error(smoke_bundle, tmp_path, capsys):
@@ -52,5 +69,7 @@ def test_tree_comparison_figure_is_written(tmp_path):
     words = ["The", "film", "is", "great", "."]
     spacy_heads = np.array([1, 2, 2, 2, 2])
     chain = np.abs(np.subtract.outer(np.arange(5), np.arange(5))).astype(float)  # a chain: 0-1-2-3-4
-    plot_tree_comparison([(words, spacy_heads, chain), (words[:2], np.array([1, 1]), chain[:2, :2])], tmp_path / "trees.png")
+    plot_tree_comparison(
+        [(words, spacy_heads, chain), (words[:2], np.array([1, 1]), chain[:2, :2])], tmp_path / "trees.png"
+    )
     assert (tmp_path / "trees.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

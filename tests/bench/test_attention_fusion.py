@@ -7,12 +7,17 @@ import onnx
 import yaml
 
 from parserfree.export import ParserFreeModel
-from attention_fusion import fuse_attention
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.session import make_session
 
-TEXTS = ["A great film.", "The film is great, and I told my friends. The ending was dull!", "Dull.",
-         "honestly , the story felt boring from start to finish ."]
+from attention_fusion import fuse_attention
+
+TEXTS = [
+    "A great film.",
+    "The film is great, and I told my friends. The ending was dull!",
+    "Dull.",
+    "honestly , the story felt boring from start to finish .",
+]
 
 
 def test_fused_attention_keeps_the_bias_and_the_outputs(smoke_bundle, tmp_path):

@@ -33,8 +33,23 @@ def bench():
 def result(bench, smoke_checkpoint, smoke_bundle, sentiment_file, smoke_overrides, tmp_path_factory):
     cache = next(o for o in smoke_overrides if o.startswith("data.cache_dir=")).split("=", 1)[1]
     out = tmp_path_factory.mktemp("bench") / "parser.json"
-    bench.main(["--checkpoint", str(smoke_checkpoint), "--bundle", str(smoke_bundle[0]), "--dataset", str(sentiment_file),
-                "--cache-dir", cache, "--threads", "1", "--quick", "--out", str(out)])
+    bench.main(
+        [
+            "--checkpoint",
+            str(smoke_checkpoint),
+            "--bundle",
+            str(smoke_bundle[0]),
+            "--dataset",
+            str(sentiment_file),
+            "--cache-dir",
+            cache,
+            "--threads",
+            "1",
+            "--quick",
+            "--out",
+            str(out),
+        ]
+    )
     return json.loads(out.read_text()), cache
 
 
@@ -48,13 +63,17 @@ def test_spacy_scorer_gives_gold_trees_full_marks_and_a_flat_tree_less(bench, se
     assert flat["uas"] < 50 and flat["las"] <= flat["uas"]
 
 
-def test_bench_numbers_agree_with_the_projects_metrics_on_the_pytorch_predictor(bench, result, smoke_checkpoint,
-                                                                               sentiment_file):
+def test_bench_numbers_agree_with_the_projects_metrics_on_the_pytorch_predictor(
+    bench, result, smoke_checkpoint, sentiment_file
+):
     got, cache = result
     assert got["checks"]["predictor_onnx_as_pytorch"] == 1.0
     trained = load_trained(smoke_checkpoint)
-    examples = [e for exs in bench.held_out(str(sentiment_file), "test", cache, bench.DEFAULT_MODEL, 200, 64).values()
-                for e in exs]
+    examples = [
+        e
+        for exs in bench.held_out(str(sentiment_file), "test", cache, bench.DEFAULT_MODEL, 200, 64).values()
+        for e in exs
+    ]
     metrics, counts = DistanceMetrics(), np.zeros(3, dtype=int)
     with torch.no_grad():
         for e in examples:

@@ -8,15 +8,25 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from parserfree.distill.recipes import get_recipe
 from parserfree.encoder import EncoderConfig
-from flops import ModelShape, bundle_shape, executed_flops, flops_per_word, useful_flops
 from parserfree.export.onnx_graph import RecipeGraph
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
+from flops import ModelShape, bundle_shape, executed_flops, flops_per_word, useful_flops
+
 
 def tiny(bias_all_layers: bool, form: str = "heads") -> tuple[SyntaxModel, ModelShape]:
-    encoder = EncoderConfig(vocab_size=50, n_feature_buckets=32, d_model=16, n_heads=2, n_layers=3, d_ff=40,
-                            max_len=32, predictor_layer=1, bias_all_layers=bias_all_layers)
+    encoder = EncoderConfig(
+        vocab_size=50,
+        n_feature_buckets=32,
+        d_model=16,
+        n_heads=2,
+        n_layers=3,
+        d_ff=40,
+        max_len=32,
+        predictor_layer=1,
+        bias_all_layers=bias_all_layers,
+    )
     predictor = PredictorConfig(form=form, arc_dim=8, rank=6)
     model = SyntaxModel(encoder, predictor, task="binary", n_classes=3, seed=0).eval()
     return model, ModelShape.of(encoder, predictor, n_outputs=3)
@@ -40,13 +50,22 @@ def test_flop_count_misses_no_product_of_the_graph(bias_all_layers, form):
     d = shape.d_model
     shared = length * (6 * d * d + 2 * length * d) if bias_all_layers else 0  # PyTorch computes it twice
     assert length * flops_per_word(shape, length)["total"] == pytest.approx(
-        counter.get_total_flops() + matrix_vector - shared, rel=1e-9)
+        counter.get_total_flops() + matrix_vector - shared, rel=1e-9
+    )
 
 
 def test_hand_count_of_one_layer():
     """One layer without predictor, d 2, f 4, T 3: 8·4 + 4·2·4 + 4·3·2 = 88 FLOPs a word, plus 2·2·2/3 for the head."""
-    shape = ModelShape(d_model=2, d_ff=4, n_layers=1, predictor_layer=0, bias_all_layers=False,
-                       predictor_form=None, predictor_width=0, n_outputs=2)
+    shape = ModelShape(
+        d_model=2,
+        d_ff=4,
+        n_layers=1,
+        predictor_layer=0,
+        bias_all_layers=False,
+        predictor_form=None,
+        predictor_width=0,
+        n_outputs=2,
+    )
     assert flops_per_word(shape, 3)["total"] == pytest.approx(88 + 8 / 3)
 
 
@@ -64,8 +83,11 @@ def test_bundle_shape_is_read_from_the_bundle(smoke_bundle):
 
     config = yaml.safe_load((folder / "config.yaml").read_text())
     shape = bundle_shape(folder)
-    assert (shape.d_model, shape.d_ff, shape.n_layers) == (config["encoder"]["d_model"], config["encoder"]["d_ff"],
-                                                           config["encoder"]["n_layers"])
+    assert (shape.d_model, shape.d_ff, shape.n_layers) == (
+        config["encoder"]["d_model"],
+        config["encoder"]["d_ff"],
+        config["encoder"]["n_layers"],
+    )
     assert shape.predictor_form == config["predictor"]["form"]
 
 
@@ -73,8 +95,17 @@ def test_flop_count_covers_the_tower_and_the_label_scorer():
     """Catches a formula that leaves out the parser tower (its projection, layers and attention) or the label
     scorer: the count must equal PyTorch's, plus the two matrix–vector products PyTorch does not count (the
     arc scorer's head·u) and the label scorer's per-word dot products with its head's view."""
-    encoder = EncoderConfig(vocab_size=50, n_feature_buckets=32, d_model=16, n_heads=2, n_layers=2, d_ff=40,
-                            max_len=32, predictor_layer=0, bias_all_layers=True)
+    encoder = EncoderConfig(
+        vocab_size=50,
+        n_feature_buckets=32,
+        d_model=16,
+        n_heads=2,
+        n_layers=2,
+        d_ff=40,
+        max_len=32,
+        predictor_layer=0,
+        bias_all_layers=True,
+    )
     predictor = PredictorConfig(arc_dim=8, label_dim=6, tower_layers=2, tower_d_model=12, tower_heads=3, tower_d_ff=20)
     labels = ("ROOT", "amod", "det", "nsubj", "punct")
     model = SyntaxModel(encoder, predictor, task="binary", n_classes=3, seed=0, dep_labels=labels).eval()
@@ -83,9 +114,11 @@ def test_flop_count_covers_the_tower_and_the_label_scorer():
     length = 9
     counter = FlopCounterMode(display=False)
     with counter, torch.no_grad():
-        RecipeGraph(model, get_recipe("parser_free"))(torch.randint(1, 50, (1, length)),
-                                                      torch.randint(1, 32, (1, length, 3)),
-                                                      torch.ones(1, length, dtype=torch.bool))
+        RecipeGraph(model, get_recipe("parser_free"))(
+            torch.randint(1, 50, (1, length)),
+            torch.randint(1, 32, (1, length, 3)),
+            torch.ones(1, length, dtype=torch.bool),
+        )
     uncounted = 2 * shape.predictor_width * length + 2 * len(labels) * shape.label_dim * length
     parts = flops_per_word(shape, length)
     assert parts["tower"] > 0 and parts["labels"] > 0

@@ -22,10 +22,22 @@ BAD_FILES = [
     ("header_only.csv", b"text,label\n", r"header_only.csv: no examples"),
     ("columns.csv", b"sentence,stars\ngood,5\n", r"columns.csv:1: no column 'text' in header \['sentence', 'stars'\]"),
     ("utf8.csv", b"text,label\nfine,1\nbad \xe9t\xe9,1\n", r"utf8.csv:3: invalid UTF-8"),
-    ("huge.csv", b"text,label\nfine,1\n" + b"a" * BIG + b",1\n", r"huge.csv:3: field 'text': text of 1,048,576 characters"),
-    ("huge.txt", b"fine\n" + b"a" * BIG + b"\n", r"huge.txt:2: text of 1,048,576 characters is longer than the 1,000,000"),
+    (
+        "huge.csv",
+        b"text,label\nfine,1\n" + b"a" * BIG + b",1\n",
+        r"huge.csv:3: field 'text': text of 1,048,576 characters",
+    ),
+    (
+        "huge.txt",
+        b"fine\n" + b"a" * BIG + b"\n",
+        r"huge.txt:2: text of 1,048,576 characters is longer than the 1,000,000",
+    ),
     ("huge.jsonl", b'{"text": "' + b"a" * BIG + b'", "label": 1}\n', r"huge.jsonl:1: field 'text': text of 1,048,576"),
-    ("quoted.csv", b'text,label\n"ok",1\n"' + b"b" * (17 * MAX_TEXT_CHARS) + b'",1\n', r"quoted.csv:3: unreadable CSV \(field larger"),
+    (
+        "quoted.csv",
+        b'text,label\n"ok",1\n"' + b"b" * (17 * MAX_TEXT_CHARS) + b'",1\n',
+        r"quoted.csv:3: unreadable CSV \(field larger",
+    ),
 ]
 
 
@@ -62,8 +74,18 @@ def test_byte_order_mark_is_not_part_of_the_header(tmp_path):
 CLI_CASES = [
     ("utf8.csv", b"text,label\nfine,1\nbad \xff,1\n", [], "utf8.csv:3: invalid UTF-8"),
     ("columns.tsv", b"sentence\tstars\ngood\t5\n", [], "no column 'text'"),
-    ("scores.tsv", b"text\tlabel\ngood\t1.5\nbad\tlots\n", ["--task", "regression"], "scores.tsv:3: field 'label' value 'lots' is not a number"),
-    ("cycle.conllu", b"# sent_id = loop7\n1\ta\t_\tX\t_\t_\t2\t_\t_\t_\n2\tb\t_\tX\t_\t_\t1\t_\t_\t_\n", ["--task", "none"], "sentence loop7"),
+    (
+        "scores.tsv",
+        b"text\tlabel\ngood\t1.5\nbad\tlots\n",
+        ["--task", "regression"],
+        "scores.tsv:3: field 'label' value 'lots' is not a number",
+    ),
+    (
+        "cycle.conllu",
+        b"# sent_id = loop7\n1\ta\t_\tX\t_\t_\t2\t_\t_\t_\n2\tb\t_\tX\t_\t_\t1\t_\t_\t_\n",
+        ["--task", "none"],
+        "sentence loop7",
+    ),
     ("missing.csv", None, [], "missing.csv: no such file"),
 ]
 
@@ -92,7 +114,13 @@ def test_cli_train_with_a_mistyped_key_exits_2_naming_it(tmp_path, capsys):
 def test_cli_process_prints_no_traceback(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"text": "fine", "label": 1}\n{"text": "broken", "label": \n', encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "parserfree.cli", "data", "--dataset", str(path)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "parserfree.cli", "data", "--dataset", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip().splitlines() == [f"parserfree: error: {path}:2: invalid JSON (Expecting value at column 29)"]
+    assert done.stderr.strip().splitlines() == [
+        f"parserfree: error: {path}:2: invalid JSON (Expecting value at column 29)"
+    ]

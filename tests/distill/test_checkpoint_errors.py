@@ -7,19 +7,23 @@ import shutil
 
 import pytest
 import torch
-from damage import damage_file
 
 from parserfree.distill.checkpoints import CheckpointError, load_trained
 from parserfree.distill.config import load_config
 from parserfree.distill.train import train
 
+from damage import damage_file
 
-@pytest.mark.parametrize("kind, message", [
-    ("truncated", "truncated or damaged checkpoint"),
-    ("zero_bytes", r"empty file \(0 bytes\)"),
-    ("random_bytes", r"not a parserfree checkpoint \(looks like unrecognised binary data\)"),
-    ("another_model", "not a parserfree checkpoint"),
-])
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("truncated", "truncated or damaged checkpoint"),
+        ("zero_bytes", r"empty file \(0 bytes\)"),
+        ("random_bytes", r"not a parserfree checkpoint \(looks like unrecognised binary data\)"),
+        ("another_model", "not a parserfree checkpoint"),
+    ],
+)
 def test_damaged_checkpoint_is_one_line_naming_the_file(smoke_checkpoint, tmp_path, kind, message):
     path = tmp_path / "best.ckpt"
     shutil.copy(smoke_checkpoint, path)
@@ -53,20 +57,30 @@ def _pretrained_checkpoint(smoke_checkpoint, path, **encoder) -> None:
     ckpt = torch.load(smoke_checkpoint, map_location="cpu", weights_only=True)
     meta = copy.deepcopy(ckpt["parserfree"])
     meta["encoder"].update(encoder)
-    model = SyntaxModel(EncoderConfig.from_dict(meta["encoder"]), PredictorConfig.from_dict(meta["predictor"]),
-                        meta["task"], max(2, len(meta["label_names"])), dep_labels=meta["dep_labels"])
+    model = SyntaxModel(
+        EncoderConfig.from_dict(meta["encoder"]),
+        PredictorConfig.from_dict(meta["predictor"]),
+        meta["task"],
+        max(2, len(meta["label_names"])),
+        dep_labels=meta["dep_labels"],
+    )
     torch.save({"state_dict": {f"model.{k}": v for k, v in model.state_dict().items()}, "parserfree": meta}, path)
 
 
-@pytest.mark.parametrize("encoder, message", [
-    ({"d_model": 16, "d_ff": 32}, "checkpoint of a d_model 16 model, config says 32"),
-    ({"n_heads": 1}, "checkpoint of a n_heads 1 model, config says 2"),  # same shapes: would load silently
-])
-def test_init_from_a_checkpoint_of_other_settings_names_the_setting(smoke_checkpoint, smoke_overrides, tmp_path,
-                                                                     encoder, message):
+@pytest.mark.parametrize(
+    "encoder, message",
+    [
+        ({"d_model": 16, "d_ff": 32}, "checkpoint of a d_model 16 model, config says 32"),
+        ({"n_heads": 1}, "checkpoint of a n_heads 1 model, config says 2"),  # same shapes: would load silently
+    ],
+)
+def test_init_from_a_checkpoint_of_other_settings_names_the_setting(
+    smoke_checkpoint, smoke_overrides, tmp_path, encoder, message
+):
     _pretrained_checkpoint(smoke_checkpoint, tmp_path / "pre.ckpt", **encoder)
-    config = load_config("configs/smoke.yaml", [*smoke_overrides, f"training.init_from={tmp_path / 'pre.ckpt'}",
-                                                "training.max_steps=1"])
+    config = load_config(
+        "configs/smoke.yaml", [*smoke_overrides, f"training.init_from={tmp_path / 'pre.ckpt'}", "training.max_steps=1"]
+    )
     with pytest.raises(CheckpointError, match=message) as error:
         train(config, tmp_path / "run", progress=False)
     assert str(error.value).startswith(f"{tmp_path / 'pre.ckpt'}: ")

@@ -19,7 +19,8 @@ from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher, Teach
 from parserfree.encoder.schema import ConfigError
 
 TEXTS = [f"The {i} dogs near the old barn were barking again. They stopped at {i + 1}." for i in range(40)] + [
-    "Short.", "A much longer sentence follows, with commas, clauses that nest, and a quote: \"yes\".",
+    "Short.",
+    'A much longer sentence follows, with commas, clauses that nest, and a quote: "yes".',
 ]  # 42 texts: chunks of 8 give 6 chunks, the last one short
 
 
@@ -47,7 +48,9 @@ def chunk_files(folder: Path) -> dict[str, bytes]:
 
 def test_a_dask_parse_writes_the_cache_of_a_single_process_parse_byte_for_byte(cluster, small_chunks, tmp_path):
     with use_client(None):  # this process
-        local, local_stats = parse_cached(TEXTS, SpacyTeacher(DEFAULT_MODEL, batch_size=4), tmp_path / "local", progress=False)
+        local, local_stats = parse_cached(
+            TEXTS, SpacyTeacher(DEFAULT_MODEL, batch_size=4), tmp_path / "local", progress=False
+        )
     assert active_client() is cluster
     dask, dask_stats = parse_cached(TEXTS, SpacyTeacher(DEFAULT_MODEL, batch_size=4), tmp_path / "dask", progress=False)
     assert dask_stats["parsed"] == local_stats["parsed"] == 6 and dask_stats["key"] == local_stats["key"]
@@ -63,7 +66,9 @@ def test_tagging_on_dask_writes_the_chunks_of_a_single_process_tagging(cluster, 
         local = tag_cached(TEXTS, tmp_path / "local", progress=False)
     dask = tag_cached(TEXTS, tmp_path / "dask", progress=False)
     assert dask == local and sum(len(doc) for doc in dask) > len(TEXTS)  # several sentences per text
-    assert chunk_files(tmp_path / "local") == chunk_files(tmp_path / "dask") and len(chunk_files(tmp_path / "dask")) == 6
+    assert (
+        chunk_files(tmp_path / "local") == chunk_files(tmp_path / "dask") and len(chunk_files(tmp_path / "dask")) == 6
+    )
 
 
 def dying_parse(marker: str, texts: list[str]) -> list[Parse]:
@@ -101,7 +106,9 @@ def test_a_worker_killed_mid_chunk_loses_nothing(cluster, small_chunks, tmp_path
     parses, stats = parse_cached(texts, DyingTeacher(tmp_path / "killed"), tmp_path / "dask", progress=False)
     assert (tmp_path / "killed").exists()  # a worker did die mid-chunk
     assert stats["parsed"] == 5 and [p.words for p in parses] == [tuple(t.split()) for t in texts]
-    local, _ = parse_cached(texts, DyingTeacher(tmp_path / "killed"), tmp_path / "local", progress=False)  # marker set: no kill
+    local, _ = parse_cached(
+        texts, DyingTeacher(tmp_path / "killed"), tmp_path / "local", progress=False
+    )  # marker set: no kill
     assert chunk_files(tmp_path / "dask") == chunk_files(tmp_path / "local")
     cluster.wait_for_workers(2, timeout=60)  # the nanny restarted the killed worker
     assert set(cluster.scheduler_info()["workers"]) != before
@@ -109,15 +116,20 @@ def test_a_worker_killed_mid_chunk_loses_nothing(cluster, small_chunks, tmp_path
 
 def test_a_worker_with_another_spacy_model_is_refused_naming_both():
     with pytest.raises(TeacherError, match="differs from the client's"):
-        teacher.parse_span(DEFAULT_MODEL, 8, {"model": DEFAULT_MODEL, "version": "en_core_web_sm-0.0.1", "tokenizer": "x"}, ["A dog."])
+        teacher.parse_span(
+            DEFAULT_MODEL, 8, {"model": DEFAULT_MODEL, "version": "en_core_web_sm-0.0.1", "tokenizer": "x"}, ["A dog."]
+        )
     with pytest.raises(TeacherError, match="differs from the client's"):
         tagging.tag_span(DEFAULT_MODEL, 8, {**tagging.fingerprint(DEFAULT_MODEL), "version": "0.0.1"}, ["A dog."])
 
 
-@pytest.mark.parametrize("config, message", [
-    (ClusterConfig(scheduler="tcp://127.0.0.1:1", workers=2), "exclude each other"),
-    (ClusterConfig(workers=0), "must be ≥ 1"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        (ClusterConfig(scheduler="tcp://127.0.0.1:1", workers=2), "exclude each other"),
+        (ClusterConfig(workers=0), "must be ≥ 1"),
+    ],
+)
 def test_impossible_cluster_options_are_refused_naming_them(config, message):
     with pytest.raises(ConfigError, match=message):
         with use_cluster(config):

@@ -53,7 +53,9 @@ def test_task_gradient_setting_is_refused_where_the_task_never_reads_predicted_d
     """With teacher forcing throughout, task_grad_to_predictor=true would silently do nothing."""
     with pytest.raises(ConfigError, match="task_grad_to_predictor=true does nothing"):
         load_config("configs/smoke.yaml", ["training.teacher_forcing_end=1", "training.task_grad_to_predictor=true"])
-    config = load_config("configs/smoke.yaml", ["training.teacher_forcing_end=0.5", "training.task_grad_to_predictor=true"])
+    config = load_config(
+        "configs/smoke.yaml", ["training.teacher_forcing_end=0.5", "training.task_grad_to_predictor=true"]
+    )
     assert config.training.task_grad_to_predictor  # it acts on the batches that read D̂
     load_config("configs/smoke.yaml", ["recipe=parser_fed_twin", "training.teacher_forcing_end=1"])
 

@@ -16,7 +16,9 @@ def test_normalise_text_turns_exactly_the_unicode_control_characters_into_spaces
     import unicodedata
 
     controls = "".join(chr(i) for i in range(0x110000) if unicodedata.category(chr(i)) == "Cc")
-    others = "".join(chr(i) for i in range(0x20, 0x3000) if unicodedata.category(chr(i)) != "Cc" and not chr(i).isspace())
+    others = "".join(
+        chr(i) for i in range(0x20, 0x3000) if unicodedata.category(chr(i)) != "Cc" and not chr(i).isspace()
+    )
     assert normalise_text(f"a{controls}b") == "a b"
     assert normalise_text(others) == others
 

@@ -36,7 +36,18 @@ train(config, sys.argv[1], progress=False, callbacks=[KillAt()])
 
 
 def _train(out: Path, overrides: list[str], *extra: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "parserfree.cli", "train", "--config", "configs/smoke.yaml", "--out", str(out), *DDP, *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "parserfree.cli",
+        "train",
+        "--config",
+        "configs/smoke.yaml",
+        "--out",
+        str(out),
+        *DDP,
+        *extra,
+    ]
     for o in overrides:
         cmd += ["--set", o]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -72,7 +83,9 @@ def test_predictor_pretraining_under_ddp_reports_the_best_checkpoint_on_the_whol
     data.setup()
     again = evaluate(trained.model, data.loader("dev"), trained.task, 2, config.recipe_row.eval_source)
     assert again["n_examples"] == metrics["dev"]["n_examples"] == len(data.splits["dev"])
-    assert again["uuas"] == pytest.approx(metrics["dev"]["uuas"]) and again["dspr"] == pytest.approx(metrics["dev"]["dspr"])
+    assert again["uuas"] == pytest.approx(metrics["dev"]["uuas"]) and again["dspr"] == pytest.approx(
+        metrics["dev"]["dspr"]
+    )
 
 
 def test_ddp_run_killed_mid_epoch_resumes_to_the_same_weights(straight, pretraining, tmp_path):
@@ -81,8 +94,13 @@ def test_ddp_run_killed_mid_epoch_resumes_to_the_same_weights(straight, pretrain
 
     script = tmp_path / "killed.py"
     script.write_text(KILLED)
-    killed = subprocess.run([sys.executable, str(script), str(tmp_path / "resumed"), str(kill_at), *pretraining],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    killed = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "resumed"), str(kill_at), *pretraining],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
     saved = torch.load(tmp_path / "resumed" / "checkpoints" / "last.ckpt", weights_only=True)
     assert 0 < saved["global_step"] < kill_at and len(saved["rng_states"]) == 2  # one stream per process
@@ -95,4 +113,3 @@ def test_ddp_run_killed_mid_epoch_resumes_to_the_same_weights(straight, pretrain
     final = torch.load(tmp_path / "resumed" / "checkpoints" / "last.ckpt", weights_only=True)["state_dict"]
     straight_weights = torch.load(straight_dir / "checkpoints" / "last.ckpt", weights_only=True)["state_dict"]
     assert all(torch.equal(final[k], straight_weights[k]) for k in straight_weights)
-

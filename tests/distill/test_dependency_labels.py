@@ -25,17 +25,27 @@ def write_treebank(path, n: int = 30) -> None:
     for k in range(n):
         words, heads, deps = TEMPLATES[k % len(TEMPLATES)]
         words = [*words[:-1], f"{words[-1]}{k}"]
-        lines = [f"{i + 1}\t{w}\t_\t{'PUNCT' if w.startswith('.') else 'X'}\t_\t_\t{h}\t{d}\t_\t_"
-                 for i, (w, h, d) in enumerate(zip(words, heads, deps))]
+        lines = [
+            f"{i + 1}\t{w}\t_\t{'PUNCT' if w.startswith('.') else 'X'}\t_\t_\t{h}\t{d}\t_\t_"
+            for i, (w, h, d) in enumerate(zip(words, heads, deps))
+        ]
         blocks.append("\n".join([f"# sent_id = s{k}", *lines]))
     path.write_text("\n\n".join(blocks) + "\n")
 
 
 def test_conllu_labels_reach_the_batch_as_ids_of_the_training_inventory(tmp_path):
     write_treebank(tmp_path / "tb.conllu")
-    config = load_config("configs/smoke.yaml", [f"data.dataset={tmp_path / 'tb.conllu'}", "data.task=none",
-                                                "recipe=pretrain_predictor", f"data.cache_dir={tmp_path}",
-                                                "data.max_examples=null", "vocab.min_freq=1"])
+    config = load_config(
+        "configs/smoke.yaml",
+        [
+            f"data.dataset={tmp_path / 'tb.conllu'}",
+            "data.task=none",
+            "recipe=pretrain_predictor",
+            f"data.cache_dir={tmp_path}",
+            "data.max_examples=null",
+            "vocab.min_freq=1",
+        ],
+    )
     data = SyntaxDataModule(config, progress=False)
     data.setup()
     assert data.dep_labels == ("ROOT", "acomp", "det", "dobj", "nsubj", "punct")
@@ -52,17 +62,26 @@ def test_gold_tree_columns_keep_their_labels_through_parse_dataset(tmp_path):
     dataset = load_dataset(DataConfig(dataset=str(tmp_path / "tb.conllu"), task="none"))
     parsed, stats = parse_dataset(dataset, ParseConfig(), tmp_path, progress=False)
     assert stats["gold_trees"] == 6
-    for split, examples in parsed.items():
+    for examples in parsed.values():
         for e in examples:
             assert e.deps == tuple(next(t for t in TEMPLATES if len(t[0]) == len(e.words))[2])
 
 
 def test_unknown_labels_and_words_cut_from_their_head_get_no_label():
-    example = ParsedExample(("a", "b", "c", "d"), np.array([1, 3, 3, 3]), np.zeros(4, dtype=bool), None, "a b c d",
-                            ("det", "relcl", "ROOT", "nsubj"))
+    example = ParsedExample(
+        ("a", "b", "c", "d"),
+        np.array([1, 3, 3, 3]),
+        np.zeros(4, dtype=bool),
+        None,
+        "a b c d",
+        ("det", "relcl", "ROOT", "nsubj"),
+    )
     cut = truncate(example, 2, ("ROOT", "det", "nsubj"))
     assert cut.heads.tolist() == [1, 1] and cut.dep_labels.tolist() == [1, NO_LABEL]  # relcl unknown; b cut: a root
-    assert truncate(ParsedExample(("a",), np.array([0]), np.zeros(1, dtype=bool), None, "a"), 5, ("ROOT",)).dep_labels is None
+    assert (
+        truncate(ParsedExample(("a",), np.array([0]), np.zeros(1, dtype=bool), None, "a"), 5, ("ROOT",)).dep_labels
+        is None
+    )
     batch = collate([cut, truncate(example, 4, ())], _Vocab(), 8, "none")
     assert batch["dep_labels"].tolist() == [[1, NO_LABEL, NO_LABEL, NO_LABEL], [NO_LABEL] * 4]
 

@@ -39,8 +39,13 @@ def test_training_killed_mid_epoch_resumes_to_the_same_metrics(smoke_run, smoke_
     reference_dir, reference = smoke_run  # the same config and seed, never interrupted
     per_epoch = reference["steps"] // reference["epochs"]
     kill_at = per_epoch + per_epoch // 2 + 1  # half-way through the second epoch
-    done = subprocess.run([sys.executable, "-c", KILLED_TRAINING, str(tmp_path), str(kill_at), *smoke_overrides],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_TRAINING, str(tmp_path), str(kill_at), *smoke_overrides],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     assert not (tmp_path / "metrics.json").exists()
 
@@ -95,8 +100,13 @@ parse_cache.parse_cached(texts, fixtures.ChainTeacher(), sys.argv[1], progress=F
 def test_parse_killed_while_writing_resumes_and_cleans_up(tmp_path, chain_teacher, monkeypatch):
     monkeypatch.setattr(parse_cache, "CHUNK_SIZE", 4)
     texts = [f"word{i} and more words ." for i in range(18)]  # 5 chunks
-    done = subprocess.run([sys.executable, "-c", KILLED_PARSE, str(tmp_path), str(ROOT / "tests" / "conftest.py")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_PARSE, str(tmp_path), str(ROOT / "tests" / "conftest.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     (folder,) = (tmp_path / "parses").iterdir()
     assert sorted(p.name for p in folder.glob("chunk-*")) == ["chunk-00000.npz", "chunk-00001.npz"]

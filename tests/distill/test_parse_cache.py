@@ -96,11 +96,15 @@ def test_a_cache_written_before_labels_were_stored_is_parsed_again_not_read_with
     folder.mkdir(parents=True)
     for c in range(5):
         span = list(teacher.parse(TEXTS[4 * c : 4 * c + 4]))
-        payload = {"words": np.array("\n".join(w for p in span for w in p.words)),
-                   "lengths": np.array([len(p.words) for p in span]),
-                   "heads": np.concatenate([p.heads for p in span]).astype(np.int32),
-                   "punct": np.concatenate([p.punct for p in span])}
-        np.savez(folder / f"chunk-{c:05d}.npz", key=np.array(old_key), index=np.array(c), digest=np.array("old"), **payload)
+        payload = {
+            "words": np.array("\n".join(w for p in span for w in p.words)),
+            "lengths": np.array([len(p.words) for p in span]),
+            "heads": np.concatenate([p.heads for p in span]).astype(np.int32),
+            "punct": np.concatenate([p.punct for p in span]),
+        }
+        np.savez(
+            folder / f"chunk-{c:05d}.npz", key=np.array(old_key), index=np.array(c), digest=np.array("old"), **payload
+        )
     teacher.parsed = 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # not read as a damaged cache either: another key altogether

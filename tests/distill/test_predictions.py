@@ -22,7 +22,9 @@ def test_a_run_keeps_the_prediction_of_every_test_item_in_dataset_order(smoke_ru
     records = read_predictions(run_dir / "predictions.jsonl")
     config = load_config(run_dir / "config.yaml")
     test = load_dataset(config.data).splits["test"]
-    assert [r["index"] for r in records] == list(range(len(test))) and [r["text"] for r in records] == [e.text for e in test]
+    assert [r["index"] for r in records] == list(range(len(test))) and [r["text"] for r in records] == [
+        e.text for e in test
+    ]
     assert [r["gold"] for r in records] == [e.label for e in test]
     correct = np.mean([r["prediction"] == r["gold"] for r in records])
     assert 100 * correct == pytest.approx(metrics["test"]["accuracy"])
@@ -41,6 +43,6 @@ def test_a_run_keeps_the_prediction_of_every_test_item_in_dataset_order(smoke_ru
 
 def test_a_damaged_predictions_file_is_a_one_line_error_naming_the_line(tmp_path):
     path = tmp_path / "predictions.jsonl"
-    path.write_text(json.dumps({"index": 0, "gold": 1, "prediction": 1}) + "\n{\"index\": 1}\n")
+    path.write_text(json.dumps({"index": 0, "gold": 1, "prediction": 1}) + '\n{"index": 1}\n')
     with pytest.raises(DataError, match=r"predictions.jsonl:2: a prediction needs"):
         read_predictions(path)

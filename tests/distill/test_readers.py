@@ -28,7 +28,9 @@ def test_conllu_multiword_and_empty_nodes_skipped(tmp_path):
     assert b.words == ("Yes",) and b.heads == (0,)
 
 
-@pytest.mark.parametrize("bad_head, message", [("9", "sentence s1: 1-based head out of range"), ("x", "not an integer")])
+@pytest.mark.parametrize(
+    "bad_head, message", [("9", "sentence s1: 1-based head out of range"), ("x", "not an integer")]
+)
 def test_conllu_bad_heads_name_the_sentence(tmp_path, bad_head, message):
     p = tmp_path / "bad.conllu"
     p.write_text(CONLLU.replace("4\t.\t.\tPUNCT\t_\t_\t3", f"4\t.\t.\tPUNCT\t_\t_\t{bad_head}"))

@@ -81,8 +81,9 @@ def _source_comparisons(path: Path) -> list[str]:
 
 
 def test_distance_sources_are_compared_as_constants_not_strings():
-    offenders = [line for folder in CODE for path in sorted((ROOT / folder).glob("*.py"))
-                 for line in _source_comparisons(path)]
+    offenders = [
+        line for folder in CODE for path in sorted((ROOT / folder).glob("*.py")) for line in _source_comparisons(path)
+    ]
     assert not offenders, f"distance sources compared as strings (use DistanceSource): {offenders}"
 
 
@@ -98,11 +99,14 @@ def test_a_source_is_its_string_so_configs_and_reports_stay_readable():
 ROW = dict(name="x", summary="a test row", train_source="parser", eval_source="parser", predictor=True)
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    ({"train_source": "parsed"}, "recipe 'x': train_source='parsed' must be one of none, parser, predicted"),
-    ({"eval_source": "scheduled"}, "recipe 'x': eval_source='scheduled' is a training schedule"),
-    ({"eval_source": "predicted", "predictor": False}, "recipe 'x': reads D̂ but has no predictor"),
-])
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"train_source": "parsed"}, "recipe 'x': train_source='parsed' must be one of none, parser, predicted"),
+        ({"eval_source": "scheduled"}, "recipe 'x': eval_source='scheduled' is a training schedule"),
+        ({"eval_source": "predicted", "predictor": False}, "recipe 'x': reads D̂ but has no predictor"),
+    ],
+)
 def test_a_bad_row_fails_when_it_is_built_naming_the_row_and_field(changes, message):
     with pytest.raises(ValueError, match=message):
         Recipe(**{**ROW, **changes})
@@ -116,7 +120,8 @@ def test_rows_are_keyword_only():
 def test_recipe_table_markdown_has_every_row_with_its_sources():
     rows = [line.split(" | ") for line in recipes_markdown().splitlines()[2:]]
     assert [(r[0].strip("| `"), r[1], r[2]) for r in rows] == [
-        (name, str(row.train_source), str(row.eval_source)) for name, row in RECIPES.items()]
+        (name, str(row.train_source), str(row.eval_source)) for name, row in RECIPES.items()
+    ]
 
 
 def test_train_help_lists_every_recipe(capsys):
@@ -125,5 +130,5 @@ def test_train_help_lists_every_recipe(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    listed = text[text.index("train one recipe (") + len("train one recipe ("):].split(";")[0]
+    listed = text[text.index("train one recipe (") + len("train one recipe (") :].split(";")[0]
     assert listed.split(", ") == list(RECIPES)

@@ -17,8 +17,13 @@ FRACTIONS = [0.8, 0.1, 0.1]
 def tagged(sentence: str) -> TaggedSentence:
     """A flat tree over the words of one sentence (every word attached to the first), spaces after each word."""
     words = tuple(sentence.split())
-    return TaggedSentence(words, tuple(True for _ in words), tuple("NN" for _ in words), tuple("dep" for _ in words),
-                          tuple(0 for _ in words))
+    return TaggedSentence(
+        words,
+        tuple(True for _ in words),
+        tuple("NN" for _ in words),
+        tuple("dep" for _ in words),
+        tuple(0 for _ in words),
+    )
 
 
 def sentences_of(text: str) -> list[str]:
@@ -34,16 +39,28 @@ def corpora(monkeypatch):
     b = [f"other text {i} ." for i in range(300)]
     b += [sentences_of(t)[0] for t in held_a[:10]]  # a held-out text's sentence, alone, in a text of another corpus
     b += [f"prefix {k} . " + sentences_of(t)[1] for k, t in enumerate(held_a[10:20])]  # ... inside another text
-    raws = {"a": [RawExample(t, 1.0, f"a:{i}") for i, t in enumerate(a)], "b": [RawExample(t, None, f"b:{i}") for i, t in enumerate(b)]}
+    raws = {
+        "a": [RawExample(t, 1.0, f"a:{i}") for i, t in enumerate(a)],
+        "b": [RawExample(t, None, f"b:{i}") for i, t in enumerate(b)],
+    }
     texts = tuple(SourceText(name, r.text) for name in ("a", "b") for r in raws[name])
-    cands = [agreement.Candidate(s, s.replace(" is ", " are "), 0, 2, "a", ("sg", "pl")[i % 2], "is", "are", 3, str(i))
-             for i, s in enumerate(sentences_of(t)[0] for t in a[:200])]  # (the numbers only feed the balance)
+    cands = [
+        agreement.Candidate(s, s.replace(" is ", " are "), 0, 2, "a", ("sg", "pl")[i % 2], "is", "are", 3, str(i))
+        for i, s in enumerate(sentences_of(t)[0] for t in a[:200])
+    ]  # (the numbers only feed the balance)
     monkeypatch.setattr(builtin_text, "available_corpora", lambda cache_dir, archive, text=None: ("a", "b"))
     monkeypatch.setattr(builtin_text, "corpus_raws", lambda name, cache_dir, archive: raws[name])
     monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive, text=None: texts)
-    monkeypatch.setattr(builtin_text, "tagged_texts", lambda ts, cache, model=None, progress=True, tag_folder=None:
-                        [[tagged(s) for s in sentences_of(t.text)] for t in ts])
-    monkeypatch.setattr(agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True, text=None: cands)
+    monkeypatch.setattr(
+        builtin_text,
+        "tagged_texts",
+        lambda ts, cache, model=None, progress=True, tag_folder=None: [
+            [tagged(s) for s in sentences_of(t.text)] for t in ts
+        ],
+    )
+    monkeypatch.setattr(
+        agreement, "build_candidates", lambda cache_dir=None, archive=None, progress=True, text=None: cands
+    )
     return a, b, cands
 
 
@@ -87,9 +104,13 @@ def test_french_silver_trees_leave_out_held_out_reviews_with_french_trees_and_no
         tagged_with.append((model, tag_folder))
         return [[tagged(t.text)] for t in ts]
 
-    monkeypatch.setattr(builtin_text, "corpus_raws", lambda name, cache_dir, archive: raws if name == "fr-reviews" else ())
+    monkeypatch.setattr(
+        builtin_text, "corpus_raws", lambda name, cache_dir, archive: raws if name == "fr-reviews" else ()
+    )
     monkeypatch.setattr(builtin_text, "tagged_texts", tag)
-    monkeypatch.setattr(agreement, "build_candidates", lambda *a, **k: pytest.fail("the English agreement task was built"))
+    monkeypatch.setattr(
+        agreement, "build_candidates", lambda *a, **k: pytest.fail("the English agreement task was built")
+    )
     kept = silver_trees.load_silver_trees(tmp_path, None, FRACTIONS, progress=False, text=FRENCH)
     assert tagged_with == [(FRENCH.model, FRENCH.folder)]
     held = {s for r, sentences in enumerate(reviews) if split_of(f"review{r}", FRACTIONS) != "train" for s in sentences}

@@ -24,7 +24,9 @@ def test_each_recipe_trains_a_few_steps(recipe, smoke_overrides, request, tmp_pa
     if "parse.tree_text_column" in row.fixed:  # the parse-leak control needs agreement's grammatical versions
         request.getfixturevalue("tiny_agreement")
         data = ["data.dataset=agreement", "data.max_examples=null", "data.agreement_train_pairs=true"]
-    result = _train(smoke_overrides, tmp_path, [f"recipe={recipe}", "training.max_steps=4", "training.max_epochs=1", *data])
+    result = _train(
+        smoke_overrides, tmp_path, [f"recipe={recipe}", "training.max_steps=4", "training.max_epochs=1", *data]
+    )
     assert result["steps"] == 4
     dev = result["dev"]
     assert dev["source"] == row.eval_source
@@ -46,7 +48,9 @@ def test_recipes_start_from_the_same_weights(smoke_overrides):
     for recipe in ("parser_free", "parser_fed_twin", "locality", "no_syntax"):
         config = load_config("configs/smoke.yaml", [*smoke_overrides, f"recipe={recipe}"]).resolved()
         encoder = config.model_encoder_config(len(vocab), vocab.n_features)
-        states[recipe] = CoTrainingModule(config, encoder, config.predictor_config(), vocab, ["neg", "pos"]).model.state_dict()
+        states[recipe] = CoTrainingModule(
+            config, encoder, config.predictor_config(), vocab, ["neg", "pos"]
+        ).model.state_dict()
     reference = states["parser_free"]
     for recipe, state in states.items():
         shared = [k for k in state if k in reference]
@@ -100,29 +104,55 @@ def test_pretrained_predictor_initialises_a_parser_free_run(smoke_overrides, tmp
     free, start = run(tmp_path / "free", ["training.max_steps=2", f"training.init_from={ckpt}"])
     assert free["steps"] == 2
     k = load_trained(ckpt).encoder_config.predictor_layer
-    moved = ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.", "predictor.",
-             *(f"encoder.layers.{i}." for i in range(k)))
+    moved = (
+        "encoder.word_embedding.",
+        "encoder.feature_embedding.",
+        "encoder.position_embedding.",
+        "predictor.",
+        *(f"encoder.layers.{i}." for i in range(k)),
+    )
     transferred = [key for key in pretrained if key.startswith(moved)]
-    assert any(key.startswith("predictor.") for key in transferred) and any(key.startswith("encoder.layers.") for key in transferred)
+    assert any(key.startswith("predictor.") for key in transferred) and any(
+        key.startswith("encoder.layers.") for key in transferred
+    )
     assert any(not torch.equal(fresh[key], pretrained[key]) for key in transferred)  # pre-training changed them
     for key in transferred:  # the parser-free run starts from exactly the pre-trained weights
         assert torch.equal(start[key], pretrained[key]), key
 
 
-def test_without_a_distance_loss_the_predictor_neither_runs_nor_changes_in_training(smoke_overrides, tmp_path, monkeypatch):
+def test_without_a_distance_loss_the_predictor_neither_runs_nor_changes_in_training(
+    smoke_overrides, tmp_path, monkeypatch
+):
     """λ = 0 (a frozen pre-trained parser): the twin reads the parser's trees, so its predictor must not cost a
     forward pass per step, and its weights must end as they started."""
     from parserfree.predictor.head import DistancePredictor
 
     calls = []
     real = DistancePredictor.forward
-    monkeypatch.setattr(DistancePredictor, "forward", lambda self, *a, **k: calls.append(self.training) or real(self, *a, **k))
-    _train(smoke_overrides, tmp_path, ["recipe=parser_fed_twin", "training.distance_loss_weight=0", "training.max_steps=3",
-                                       "training.max_epochs=1", "training.limit_train_batches=3"])
+    monkeypatch.setattr(
+        DistancePredictor, "forward", lambda self, *a, **k: calls.append(self.training) or real(self, *a, **k)
+    )
+    _train(
+        smoke_overrides,
+        tmp_path,
+        [
+            "recipe=parser_fed_twin",
+            "training.distance_loss_weight=0",
+            "training.max_steps=3",
+            "training.max_epochs=1",
+            "training.limit_train_batches=3",
+        ],
+    )
     assert True not in calls  # run in evaluation only (D̂ quality), never in a training step
     trained = load_trained(tmp_path / "checkpoints" / "last.ckpt")
     from parserfree.predictor.syntax_model import SyntaxModel
 
-    fresh = SyntaxModel(trained.encoder_config, trained.predictor_config, trained.task, max(2, len(trained.label_names)),
-                        seed=trained.experiment["seed"], dep_labels=trained.dep_labels).predictor.state_dict()
+    fresh = SyntaxModel(
+        trained.encoder_config,
+        trained.predictor_config,
+        trained.task,
+        max(2, len(trained.label_names)),
+        seed=trained.experiment["seed"],
+        dep_labels=trained.dep_labels,
+    ).predictor.state_dict()
     assert all(torch.equal(v, fresh[k]) for k, v in trained.model.predictor.state_dict().items())

@@ -1,7 +1,7 @@
 import pytest
 
-from parserfree.encoder.model import SyntaxEncoder
 from parserfree.encoder import BiasConfig, EncoderConfig
+from parserfree.encoder.model import SyntaxEncoder
 
 
 def test_defaults_validate_and_round_trip():

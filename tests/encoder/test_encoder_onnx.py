@@ -15,13 +15,26 @@ INPUTS = ["word_ids", "feature_ids", "mask", "distances"]
 
 
 def export(model: SyntaxEncoder, args: tuple, path) -> None:
-    axes = {"word_ids": {0: "batch", 1: "length"}, "feature_ids": {0: "batch", 1: "length"},
-            "mask": {0: "batch", 1: "length"}, "distances": {0: "batch", 1: "length", 2: "length"},
-            "h_n": {0: "batch", 1: "length"}, "h_k": {0: "batch", 1: "length"}}
+    axes = {
+        "word_ids": {0: "batch", 1: "length"},
+        "feature_ids": {0: "batch", 1: "length"},
+        "mask": {0: "batch", 1: "length"},
+        "distances": {0: "batch", 1: "length", 2: "length"},
+        "h_n": {0: "batch", 1: "length"},
+        "h_k": {0: "batch", 1: "length"},
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # exporter deprecation notices
-        torch.onnx.export(model, args, str(path), input_names=INPUTS, output_names=["h_n", "h_k"],
-                          dynamo=False, opset_version=17, dynamic_axes=axes)
+        torch.onnx.export(
+            model,
+            args,
+            str(path),
+            input_names=INPUTS,
+            output_names=["h_n", "h_k"],
+            dynamo=False,
+            opset_version=17,
+            dynamic_axes=axes,
+        )
 
 
 @pytest.mark.parametrize("as_float", [False, True])

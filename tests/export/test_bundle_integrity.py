@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from damage import rewrite_manifest
 
 from parserfree.export import BundleError, ParserFreeModel
+
+from damage import rewrite_manifest
 
 
 @pytest.mark.parametrize("name", ["model.onnx", "vocab.json", "tokenizer", "labels.json"])
@@ -57,8 +58,11 @@ def test_bundle_exported_before_the_tree_outputs_is_refused_saying_to_export_aga
         manifest.pop("dependency_labels")
 
     rewrite_manifest(bundle_copy, as_format_2)
-    with pytest.raises(BundleError, match=r"format version 2 predates the predicted heads and dependency labels .*"
-                                          r"export the checkpoint again: parserfree export --checkpoint /.*best\.ckpt"):
+    with pytest.raises(
+        BundleError,
+        match=r"format version 2 predates the predicted heads and dependency labels .*"
+        r"export the checkpoint again: parserfree export --checkpoint /.*best\.ckpt",
+    ):
         ParserFreeModel.load(bundle_copy)
     assert main(["predict", "--model", str(bundle_copy)]) == 2
     err = capsys.readouterr().err.strip()

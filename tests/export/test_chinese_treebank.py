@@ -32,11 +32,21 @@ def write_chinese_treebank(path, n: int = 120, segmented: bool = True) -> None:
     blocks = []
     for i in range(n):
         positive = i % 2 == 0
-        words = [rng.choice(SUBJECTS), rng.choice(ADVERBS), rng.choice(POSITIVE if positive else NEGATIVE),
-                 *rng.choice(OBJECTS), "。"]
-        rows = [f"{k + 1}\t{w}\t_\t{'PUNCT' if w == '。' else 'X'}\t_\t_\t{HEADS[k]}\t{DEPRELS[k]}\t_\t_" for k, w in enumerate(words)]
+        words = [
+            rng.choice(SUBJECTS),
+            rng.choice(ADVERBS),
+            rng.choice(POSITIVE if positive else NEGATIVE),
+            *rng.choice(OBJECTS),
+            "。",
+        ]
+        rows = [
+            f"{k + 1}\t{w}\t_\t{'PUNCT' if w == '。' else 'X'}\t_\t_\t{HEADS[k]}\t{DEPRELS[k]}\t_\t_"
+            for k, w in enumerate(words)
+        ]
         text = (" " if segmented else "").join(words)
-        blocks.append("\n".join([f"# sent_id = zh{i}", f"# text = {text}", f"# label = {'pos' if positive else 'neg'}", *rows]))
+        blocks.append(
+            "\n".join([f"# sent_id = zh{i}", f"# text = {text}", f"# label = {'pos' if positive else 'neg'}", *rows])
+        )
     path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
 
 
@@ -44,9 +54,16 @@ def write_chinese_treebank(path, n: int = 120, segmented: bool = True) -> None:
 def chinese_checkpoint(tmp_path_factory):
     folder = tmp_path_factory.mktemp("zh")
     write_chinese_treebank(folder / "zh.conllu")
-    config = load_config("configs/smoke.yaml", [f"data.dataset={folder / 'zh.conllu'}", f"data.cache_dir={folder / 'cache'}",
-                                                f"parse.spacy_model={WHITESPACE}", "data.task=classification",
-                                                "training.max_epochs=1"])
+    config = load_config(
+        "configs/smoke.yaml",
+        [
+            f"data.dataset={folder / 'zh.conllu'}",
+            f"data.cache_dir={folder / 'cache'}",
+            f"parse.spacy_model={WHITESPACE}",
+            "data.task=classification",
+            "training.max_epochs=1",
+        ],
+    )
     train(config, folder / "run", progress=False)
     return folder / "run" / "checkpoints" / "last.ckpt"
 
@@ -56,7 +73,9 @@ def test_a_chinese_treebank_model_is_served_with_the_treebank_words_and_trees(ch
     manifest = export_bundle(chinese_checkpoint, tmp_path / "bundle", threads=1)
     check = manifest["tokenizer"]["training_words"]
     assert check["identical"] == check["sentences"] > 50 and check["special_cases"] == 0
-    assert check["held_out"]["identical"] == check["held_out"]["sentences"] > 0  # unseen sentences too: nothing memorised
+    assert (
+        check["held_out"]["identical"] == check["held_out"]["sentences"] > 0
+    )  # unseen sentences too: nothing memorised
     model = ParserFreeModel.load(tmp_path / "bundle")
     unseen = "老师 一直 推荐 那 部 专辑 。"  # a combination the treebank does not hold
     (result,) = model.predict([unseen], with_tree=True)
@@ -71,12 +90,23 @@ def test_a_chinese_treebank_model_is_served_with_the_treebank_words_and_trees(ch
 @pytest.mark.slow
 def test_an_unsegmented_chinese_treebank_is_refused_not_memorised(tmp_path):
     write_chinese_treebank(tmp_path / "raw.conllu", segmented=False)  # "我非常喜欢这本书。": one chunk per sentence
-    config = load_config("configs/smoke.yaml", [f"data.dataset={tmp_path / 'raw.conllu'}", f"data.cache_dir={tmp_path / 'cache'}",
-                                                f"parse.spacy_model={WHITESPACE}", "data.task=classification",
-                                                "training.max_steps=2", "training.max_epochs=1"])
+    config = load_config(
+        "configs/smoke.yaml",
+        [
+            f"data.dataset={tmp_path / 'raw.conllu'}",
+            f"data.cache_dir={tmp_path / 'cache'}",
+            f"parse.spacy_model={WHITESPACE}",
+            "data.task=classification",
+            "training.max_steps=2",
+            "training.max_epochs=1",
+        ],
+    )
     train(config, tmp_path / "run", progress=False)
-    with pytest.raises(ExportError, match=r"the whitespace tokenizer does not reproduce the training words .* the text "
-                                          r"must be its words separated by spaces"):
+    with pytest.raises(
+        ExportError,
+        match=r"the whitespace tokenizer does not reproduce the training words .* the text "
+        r"must be its words separated by spaces",
+    ):
         export_bundle(tmp_path / "run" / "checkpoints" / "last.ckpt", tmp_path / "bundle", threads=1)
     assert not (tmp_path / "bundle").exists()
 

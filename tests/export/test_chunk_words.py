@@ -55,5 +55,7 @@ def test_chunk_cache_is_bounded_and_starts_over(tokenizer):
 
 
 def test_training_word_check_reads_the_served_words(tokenizer):
-    sentences = [(text, words, f"s{i}") for i, (text, words) in enumerate(zip(CONTEXT_TEXTS, words_of(tokenizer, CONTEXT_TEXTS)))]
+    sentences = [
+        (text, words, f"s{i}") for i, (text, words) in enumerate(zip(CONTEXT_TEXTS, words_of(tokenizer, CONTEXT_TEXTS)))
+    ]
     assert training_word_check(tokenizer, sentences)["identical"] == len(sentences)

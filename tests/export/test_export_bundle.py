@@ -9,8 +9,8 @@ import torch
 
 from parserfree.distill.checkpoints import load_trained
 from parserfree.distill.datasets import normalise_text
-from parserfree.export import FORMAT_VERSION, ExportError, ParserFreeModel, export_bundle
 from parserfree.encoder.files import sha256_file
+from parserfree.export import FORMAT_VERSION, ExportError, ParserFreeModel, export_bundle
 
 
 def test_manifest_describes_the_bundle(smoke_bundle):
@@ -21,8 +21,15 @@ def test_manifest_describes_the_bundle(smoke_bundle):
     assert "ROOT" in manifest["dependency_labels"] and "nsubj" in manifest["dependency_labels"]  # spaCy's labels
     assert manifest["max_len"] == 64 and manifest["opset"] == 17
     assert set(manifest["versions"]) == {"torch", "onnx", "onnxruntime", "spacy", "numpy", "parserfree"}
-    assert set(manifest["files"]) == {"model.onnx", "model.optimized.onnx", "model.int8.onnx", "vocab.json",
-                                      "labels.json", "config.yaml", "tokenizer"}
+    assert set(manifest["files"]) == {
+        "model.onnx",
+        "model.optimized.onnx",
+        "model.int8.onnx",
+        "vocab.json",
+        "labels.json",
+        "config.yaml",
+        "tokenizer",
+    }
     for name, digest in manifest["files"].items():
         assert sha256_file(folder / name) == digest
     default = manifest["parity"]["default"]  # its numbers are checked independently in the next test
@@ -44,7 +51,9 @@ def test_graph_matches_pytorch_at_other_batch_sizes_and_lengths(smoke_bundle, sm
         lengths = [length] + [int(n) for n in rng.integers(1, length + 1, batch - 1)]
         sentences = [list(rng.choice(words, n)) for n in lengths]
         word_ids, feature_ids, mask = trained.vocab.encode_batch(sentences, 64)
-        task, distances, heads, labels = session.run(None, {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask})
+        task, distances, heads, labels = session.run(
+            None, {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask}
+        )
         with torch.no_grad():
             ref = trained.model(torch.from_numpy(word_ids), torch.from_numpy(feature_ids), torch.from_numpy(mask))
         assert task.shape == (batch, 2) and distances.shape == (batch, length, length)
@@ -116,8 +125,11 @@ def _parser_fed_task_outputs(checkpoint, words: list[list[str]], distances: np.n
     trained = load_trained(checkpoint)
     word_ids, feature_ids, mask = trained.vocab.encode_batch(words, 64)
     with torch.no_grad():
-        return trained.model(*(torch.from_numpy(x) for x in (word_ids, feature_ids, mask)),
-                             distances=torch.from_numpy(distances), source="parser").task.numpy()
+        return trained.model(
+            *(torch.from_numpy(x) for x in (word_ids, feature_ids, mask)),
+            distances=torch.from_numpy(distances),
+            source="parser",
+        ).task.numpy()
 
 
 def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tmp_path):

@@ -29,8 +29,13 @@ builder.export_bundle(sys.argv[1], sys.argv[2], optimize=True, threads=1)
 
 def test_killed_export_leaves_nothing_that_loads(smoke_checkpoint, tmp_path):
     out = tmp_path / "bundle"
-    done = subprocess.run([sys.executable, "-c", KILLED_EXPORT, str(smoke_checkpoint), str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_EXPORT, str(smoke_checkpoint), str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
     assert not out.exists()
     with pytest.raises(BundleError):

@@ -18,7 +18,19 @@ from parserfree.export.tokenizer import words_of
 
 ELISIONS = {  # text → fr_core_news_sm's words
     "L'homme qu'il a vu aujourd'hui est là.": ["L'", "homme", "qu'", "il", "a", "vu", "aujourd'hui", "est", "là", "."],
-    "Où va-t-il ? Mange-t-elle des pommes ?": ["Où", "va", "-t", "-il", "?", "Mange", "-t", "-elle", "des", "pommes", "?"],
+    "Où va-t-il ? Mange-t-elle des pommes ?": [
+        "Où",
+        "va",
+        "-t",
+        "-il",
+        "?",
+        "Mange",
+        "-t",
+        "-elle",
+        "des",
+        "pommes",
+        "?",
+    ],
     "J’ai vu l’arbre qu’elle aime.": ["J’", "ai", "vu", "l’", "arbre", "qu’", "elle", "aime", "."],
     "Jusqu'à demain, n'est-ce pas ?": ["Jusqu'", "à", "demain", ",", "n'", "est", "-ce", "pas", "?"],
 }
@@ -27,7 +39,9 @@ ELISIONS = {  # text → fr_core_news_sm's words
 def test_the_bundled_french_tokenizer_gives_the_french_parser_its_words(tmp_path):
     nlp = load_pipeline(FRENCH.model)
     texts = list(ELISIONS)
-    assert [list(p.words) for p in SpacyTeacher(FRENCH.model).parse(texts)] == list(ELISIONS.values())  # the training words
+    assert [list(p.words) for p in SpacyTeacher(FRENCH.model).parse(texts)] == list(
+        ELISIONS.values()
+    )  # the training words
     tokenizer, meta = bundle_tokenizer(nlp, tmp_path, True, None, texts)
     assert meta["lang"] == "fr" and meta["training_words"]["identical"] == len(texts)
     assert words_of(tokenizer, texts) == list(ELISIONS.values())
@@ -38,8 +52,12 @@ def test_the_bundled_french_tokenizer_gives_the_french_parser_its_words(tmp_path
 SUBJECTS = ["Le film", "L'histoire", "Ce roman", "L'auteur", "La fin"]
 POSITIVE = ["magnifique", "émouvant", "drôle", "brillant", "charmant"]
 NEGATIVE = ["ennuyeux", "raté", "lourd", "décevant", "médiocre"]
-FRAMES = ["{s} est {a}, n'est-ce pas ?", "{s} est-il {a} ? Oui, il l'est aujourd'hui.", "J'ai trouvé que {s} était {a}.",
-          "Qu'il soit {a}, {s} l'est vraiment."]
+FRAMES = [
+    "{s} est {a}, n'est-ce pas ?",
+    "{s} est-il {a} ? Oui, il l'est aujourd'hui.",
+    "J'ai trouvé que {s} était {a}.",
+    "Qu'il soit {a}, {s} l'est vraiment.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +72,16 @@ def french_bundle(tmp_path_factory):
             positive = i % 2 == 0
             text = rng.choice(FRAMES).format(s=rng.choice(SUBJECTS), a=rng.choice(POSITIVE if positive else NEGATIVE))
             fh.write(json.dumps({"text": text, "label": "pos" if positive else "neg"}, ensure_ascii=False) + "\n")
-    config = load_config("configs/smoke.yaml", [f"data.dataset={folder / 'avis.jsonl'}", f"data.cache_dir={folder / 'cache'}",
-                                                "data.task=classification", f"parse.spacy_model={FRENCH.model}",
-                                                "training.max_epochs=1"])
+    config = load_config(
+        "configs/smoke.yaml",
+        [
+            f"data.dataset={folder / 'avis.jsonl'}",
+            f"data.cache_dir={folder / 'cache'}",
+            "data.task=classification",
+            f"parse.spacy_model={FRENCH.model}",
+            "training.max_epochs=1",
+        ],
+    )
     train(config, folder / "run", progress=False)
     export_bundle(folder / "run" / "checkpoints" / "last.ckpt", folder / "bundle", threads=1)
     return folder / "bundle"
@@ -71,5 +96,7 @@ def test_a_french_bundle_serves_elisions_and_clitics_as_the_french_parser_split_
     nlp = spacy.blank("fr")  # no French model needed to serve: the blank pipeline's tokenizer is the bundle's
     nlp.add_pipe("parserfree", config={"bundle": str(french_bundle)})
     doc = nlp("Où va-t-il ? L'homme qu'il a vu aujourd'hui est là.")
-    assert [t.text for t in doc] == ELISIONS["Où va-t-il ? Mange-t-elle des pommes ?"][:5] + ELISIONS["L'homme qu'il a vu aujourd'hui est là."]
+    assert [t.text for t in doc] == ELISIONS["Où va-t-il ? Mange-t-elle des pommes ?"][:5] + ELISIONS[
+        "L'homme qu'il a vu aujourd'hui est là."
+    ]
     assert set(doc.cats) == {"neg", "pos"} and all(t.head.i < len(doc) for t in doc)

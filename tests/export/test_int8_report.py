@@ -49,8 +49,11 @@ def test_reported_numbers_are_what_the_variants_predict(smoke_bundle, smoke_chec
     assert math.isclose(reported["int8"]["metric"], 100 * float(np.mean(labels["int8"] == gold)))
     assert math.isclose(reported["int8"]["agreement_with_fp32"], float(np.mean(labels["int8"] == labels["default"])))
     assert reported["default"]["distance_rows_as_fp32"] == 1.0
-    same = [np.allclose(a, b, atol=1e-4, rtol=0)  # word by word: its row of D̂
-            for text_a, text_b in zip(distances["int8"], distances["default"]) for a, b in zip(text_a, text_b)]
+    same = [
+        np.allclose(a, b, atol=1e-4, rtol=0)  # word by word: its row of D̂
+        for text_a, text_b in zip(distances["int8"], distances["default"])
+        for a, b in zip(text_a, text_b)
+    ]
     assert reported["int8"]["distance_rows_as_fp32"] == pytest.approx(float(np.mean(same)))
 
 

@@ -7,16 +7,20 @@ import json
 import subprocess
 
 import pytest
-from damage import rewrite_manifest
 
 from parserfree.export import BundleError, ParserFreeModel
 
+from damage import rewrite_manifest
 
-@pytest.mark.parametrize("edit", [
-    lambda m: m.update(max_len=m["max_len"] * 2),           # what the runtime trusts
-    lambda m: m["models"].update(default=m["models"]["int8"]),  # serve another variant as the default
-    lambda m: m["parity"]["int8"].update(task_output_max_diff=0.0),  # a prettier report
-])
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda m: m.update(max_len=m["max_len"] * 2),  # what the runtime trusts
+        lambda m: m["models"].update(default=m["models"]["int8"]),  # serve another variant as the default
+        lambda m: m["parity"]["int8"].update(task_output_max_diff=0.0),  # a prettier report
+    ],
+)
 def test_an_edited_manifest_is_refused(bundle_copy, edit):
     path = bundle_copy / "manifest.json"
     manifest = json.loads(path.read_text())

@@ -35,6 +35,8 @@ def test_parser_fed_pipeline_feeds_an_over_long_input_the_distances_training_fee
     examples = [truncate(ParsedExample(p.words, p.heads, p.punct, 0, t), max_len) for p, t in zip(parses, texts)]
     batch = collate(examples, trained.vocab, max_len, trained.task)  # exactly what training and validation feed
     with torch.no_grad():
-        expected = trained.model(batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"], source="parser").task.numpy()
+        expected = trained.model(
+            batch["word_ids"], batch["feature_ids"], batch["mask"], batch["distances"], source="parser"
+        ).task.numpy()
     assert np.abs(expected[1] - outputs[1]).max() < 1e-5  # the short input was right all along
     assert np.abs(expected[0] - outputs[0]).max() < 1e-5

@@ -115,12 +115,17 @@ def test_forest_shortcut_equals_the_spanning_tree_and_steps_aside_when_d_is_no_f
     import parserfree.export.predicted_tree as predicted_tree
 
     rng = np.random.default_rng(7)
-    forests = [np.concatenate([random_tree(rng, 7), random_tree(rng, 5, offset=7)]), np.array([2, 3, 2, 3, 4]),
-               random_tree(rng, 30)]
+    forests = [
+        np.concatenate([random_tree(rng, 7), random_tree(rng, 5, offset=7)]),
+        np.array([2, 3, 2, 3, 4]),
+        random_tree(rng, 30),
+    ]
     fast = [(undirected(heads_from_distances(tree_distances(f))), sentence_spans(tree_distances(f))) for f in forests]
     with monkeypatch.context() as m:
         m.setattr(predicted_tree, "_unit_forest", lambda sym: None)
-        slow = [(undirected(heads_from_distances(tree_distances(f))), sentence_spans(tree_distances(f))) for f in forests]
+        slow = [
+            (undirected(heads_from_distances(tree_distances(f))), sentence_spans(tree_distances(f))) for f in forests
+        ]
     assert fast == slow
     triangle = np.ones((3, 3)) - np.eye(3)  # three pairs at distance 1: no forest
     heads = heads_from_distances(triangle)

@@ -17,6 +17,7 @@ from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.runtime import softmax, tree_edges
 from parserfree.export.session import make_session
 
+
 @pytest.fixture(scope="module")
 def model(smoke_bundle):
     return ParserFreeModel.load(smoke_bundle[0], threads=1)
@@ -49,7 +50,8 @@ def test_edge_inputs_give_valid_results_in_order(model, awkward_texts):
         check_item(item, model.max_len)
     got = dict(zip(awkward_texts, results, strict=True))
     assert {k: r.get("error") for k, r in got.items()} == {
-        k: "empty text" if k in EMPTY_AFTER_NORMALISATION else None for k in awkward_texts}
+        k: "empty text" if k in EMPTY_AFTER_NORMALISATION else None for k in awkward_texts
+    }
     assert got["one_word"]["words"] == ["Wonderful"] and got["one_word"]["tree"] == []
     assert got["emoji_cjk"]["words"] == ["😀", "很好"]
     assert got["long"]["truncated"] is True and len(got["long"]["words"]) == model.max_len
@@ -133,11 +135,14 @@ def test_serving_needs_neither_pytorch_nor_lightning_nor_the_parser_model(smoke_
         "assert 'label' in out[0] and 'tree' in out[0], out\n"
         "print(json.dumps({'import': imported, 'predict': loaded()}))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(smoke_bundle[0])], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(smoke_bundle[0])], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout.strip().splitlines()[-1])
     tops = {stage: {m.split(".")[0] for m in names} for stage, names in loaded.items()}
     assert "onnxruntime" in tops["import"] and "numpy" in tops["import"]
-    assert not tops["import"] & {*TRAINING_ONLY, "spacy", "scipy", "yaml"}, "the serving import loads more than it needs"
+    assert not tops["import"] & {*TRAINING_ONLY, "spacy", "scipy", "yaml"}, (
+        "the serving import loads more than it needs"
+    )
     assert "spacy" in tops["predict"] and not any("core_web" in m for m in loaded["predict"])

@@ -68,8 +68,9 @@ def test_factory_is_found_through_the_entry_point_and_loaded_only_when_used(smok
         "doc = nlp('A great film.')\n"
         "print(json.dumps(sorted(doc.cats)))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(smoke_bundle[0])], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(smoke_bundle[0])], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == sorted(model.label_names)
 
@@ -100,7 +101,7 @@ def test_component_sets_the_graphs_heads_and_labels(nlp, model):
     """token.head and token.dep_ are the graph's own heads and labels (no root guessed from D̂)."""
     texts = ["The film is great, and I told my friends. The ending was dull!", "A great film.", "Dull, dull, dull."]
     expected = model.predict(texts, with_tree=True)
-    for text, doc, item in zip(texts, nlp.pipe(texts), expected):
+    for doc, item in zip(nlp.pipe(texts), expected):
         assert doc_words(doc)[1] == item["words"] == [t.text for t in doc]
         for label, p in item["probabilities"].items():
             assert doc.cats[label] == pytest.approx(p, abs=1e-5)

@@ -29,8 +29,14 @@ def tower_checkpoint(smoke_checkpoint, tmp_path_factory):
     meta["predictor"].update(TOWER)
     meta["experiment"]["encoder"]["predictor_layer"] = 0
     meta["experiment"]["predictor"].update(TOWER)
-    model = SyntaxModel(EncoderConfig.from_dict(meta["encoder"]), PredictorConfig.from_dict(meta["predictor"]),
-                        meta["task"], 2, seed=0, dep_labels=meta["dep_labels"])
+    model = SyntaxModel(
+        EncoderConfig.from_dict(meta["encoder"]),
+        PredictorConfig.from_dict(meta["predictor"]),
+        meta["task"],
+        2,
+        seed=0,
+        dep_labels=meta["dep_labels"],
+    )
     torch.manual_seed(1)
     for p in model.predictor.parameters():
         torch.nn.init.normal_(p, std=0.3)
@@ -49,13 +55,17 @@ def _random_batches(trained, shapes):
 
 def test_tower_bundle_matches_pytorch_at_other_shapes(tower_checkpoint, tmp_path):
     manifest = export_bundle(tower_checkpoint, tmp_path / "bundle", threads=1)
-    assert manifest["parity"]["default"]["heads_differing"] == 0 and manifest["parity"]["default"]["labels_differing"] == 0
+    assert (
+        manifest["parity"]["default"]["heads_differing"] == 0 and manifest["parity"]["default"]["labels_differing"] == 0
+    )
     trained = load_trained(tower_checkpoint)
     assert trained.model.predictor.tower is not None
     session = ort.InferenceSession(str(tmp_path / "bundle" / "model.onnx"), providers=["CPUExecutionProvider"])
     for word_ids, feature_ids, mask in _random_batches(trained, [(5, 17), (1, 40), (3, 2)]):
         assert [*word_ids.shape] != manifest["trace_shape"]
-        task, distances, heads, labels = session.run(None, {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask})
+        task, distances, heads, labels = session.run(
+            None, {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask}
+        )
         with torch.no_grad():
             ref = trained.model(*(torch.from_numpy(a) for a in (word_ids, feature_ids, mask)))
         np.testing.assert_allclose(task, ref.task.numpy(), atol=1e-4, rtol=0)

@@ -10,8 +10,12 @@ from parserfree.distill.teacher import SpacyTeacher
 from parserfree.export.pipelines import ModelSource, resolve_model
 from parserfree.export.tree_quality import tree_quality
 
-TEXTS = ["The film is great, and I told my friends.", "A small movie with a big heart.", "It was dull!",
-         "Her performance carries the whole second half of the story."]
+TEXTS = [
+    "The film is great, and I told my friends.",
+    "A small movie with a big heart.",
+    "It was dull!",
+    "Her performance carries the whole second half of the story.",
+]
 
 
 def test_tree_quality_scores_the_graphs_heads_and_labels(smoke_bundle):

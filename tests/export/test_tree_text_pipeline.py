@@ -26,8 +26,10 @@ def test_a_tree_text_model_reads_the_grammatical_versions_tree_with_its_own_word
     trained = load_trained(recipe_checkpoint("parser_fed_twin"))
     source = ModelSource(None, trained, None)
     grammatical, flipped = "the box is here", "the dogs ax here"  # the flipped version's parse would root at word 2
-    examples = [Example(grammatical, 1, "f", columns={"grammatical_text": grammatical}),
-                Example(flipped, 0, "f", columns={"grammatical_text": grammatical})]
+    examples = [
+        Example(grammatical, 1, "f", columns={"grammatical_text": grammatical}),
+        Example(flipped, 0, "f", columns={"grammatical_text": grammatical}),
+    ]
     assert tree_texts(source, examples) is None  # a model trained on its own trees reads its own trees
     trained.experiment.setdefault("parse", {})["tree_text_column"] = "grammatical_text"
     mapping = tree_texts(source, examples)

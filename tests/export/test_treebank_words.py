@@ -29,12 +29,20 @@ def write_treebank(path, n: int = 120, spell=lambda text: text) -> None:
     blocks = []
     for i in range(n):
         positive = i % 2 == 0
-        words = [w.format(a=rng.choice(POSITIVE if positive else NEGATIVE), neg=rng.choice(NEGATIONS))
-                 for w in rng.choice(FRAMES)]
+        words = [
+            w.format(a=rng.choice(POSITIVE if positive else NEGATIVE), neg=rng.choice(NEGATIONS))
+            for w in rng.choice(FRAMES)
+        ]
         text = " ".join(words[:-1]) + words[-1]
-        rows = [f"{k + 1}\t{w}\t_\t{'PUNCT' if w == '.' else 'X'}\t_\t_\t{k + 2 if k + 1 < len(words) else 0}\t_\t_\t_"
-                for k, w in enumerate(words)]
-        blocks.append("\n".join([f"# sent_id = s{i}", f"# text = {spell(text)}", f"# label = {'pos' if positive else 'neg'}", *rows]))
+        rows = [
+            f"{k + 1}\t{w}\t_\t{'PUNCT' if w == '.' else 'X'}\t_\t_\t{k + 2 if k + 1 < len(words) else 0}\t_\t_\t_"
+            for k, w in enumerate(words)
+        ]
+        blocks.append(
+            "\n".join(
+                [f"# sent_id = s{i}", f"# text = {spell(text)}", f"# label = {'pos' if positive else 'neg'}", *rows]
+            )
+        )
     path.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
 
 
@@ -42,8 +50,10 @@ def write_treebank(path, n: int = 120, spell=lambda text: text) -> None:
 def treebank_checkpoint(tmp_path_factory):
     folder = tmp_path_factory.mktemp("treebank")
     write_treebank(folder / "train.conllu")
-    config = load_config("configs/smoke.yaml", [f"data.dataset={folder / 'train.conllu'}", f"data.cache_dir={folder / 'cache'}",
-                                                "training.max_epochs=1"])
+    config = load_config(
+        "configs/smoke.yaml",
+        [f"data.dataset={folder / 'train.conllu'}", f"data.cache_dir={folder / 'cache'}", "training.max_epochs=1"],
+    )
     train(config, folder / "run", progress=False)
     return folder / "run" / "checkpoints" / "last.ckpt"
 
@@ -52,12 +62,16 @@ def test_bundle_serves_the_treebank_words(treebank_checkpoint, tmp_path):
     manifest = export_bundle(treebank_checkpoint, tmp_path / "bundle", threads=1)
     model = ParserFreeModel.load(tmp_path / "bundle")
     assert model.tokenize(["I don't like this film.", "This movie isn't dull."]) == [
-        ["I", "don't", "like", "this", "film", "."], ["This", "movie", "isn't", "dull", "."]]
+        ["I", "don't", "like", "this", "film", "."],
+        ["This", "movie", "isn't", "dull", "."],
+    ]
     check = manifest["tokenizer"]["training_words"]
     assert check["reference"] == "treebank words of the train split"
     assert check["identical"] == check["sentences"] > 50 and check["special_cases"] >= len(NEGATIONS)
     assert check["held_out"]["sentences"] > 0
-    assert [r["words"] for r in model.predict(["I can't like this film."])] == [["I", "can't", "like", "this", "film", "."]]
+    assert [r["words"] for r in model.predict(["I can't like this film."])] == [
+        ["I", "can't", "like", "this", "film", "."]
+    ]
 
 
 def _pointing_at(checkpoint, dataset, path) -> None:
@@ -70,21 +84,29 @@ def _pointing_at(checkpoint, dataset, path) -> None:
 def test_words_that_do_not_spell_the_text_refuse_the_export(treebank_checkpoint, tmp_path):
     write_treebank(tmp_path / "respelt.conllu", spell=lambda text: text.replace("'", ""))  # text "dont", word "don't"
     _pointing_at(treebank_checkpoint, tmp_path / "respelt.conllu", tmp_path / "model.ckpt")
-    with pytest.raises(ExportError, match=r"the tokenizer fitted to the treebank does not reproduce the training words "
-                                          r"of \d+ of \d+ sentences .*respelt.conllu:\d+: trained on .* \(its words do "
-                                          r"not spell its text"):
+    with pytest.raises(
+        ExportError,
+        match=r"the tokenizer fitted to the treebank does not reproduce the training words "
+        r"of \d+ of \d+ sentences .*respelt.conllu:\d+: trained on .* \(its words do "
+        r"not spell its text",
+    ):
         export_bundle(tmp_path / "model.ckpt", tmp_path / "bundle", threads=1)
     assert not (tmp_path / "bundle").exists()
 
 
 def test_a_parser_fed_treebank_model_is_refused(treebank_checkpoint, checkpoint_of_recipe, tmp_path):
     checkpoint_of_recipe(treebank_checkpoint, "parser_fed", "binary", tmp_path / "fed.ckpt")
-    with pytest.raises(ExportError, match=r"the spaCy parser \(a parser-fed model is served with its words\) does not "
-                                          r"reproduce the training words of \d+ of \d+ sentences"):
+    with pytest.raises(
+        ExportError,
+        match=r"the spaCy parser \(a parser-fed model is served with its words\) does not "
+        r"reproduce the training words of \d+ of \d+ sentences",
+    ):
         export_bundle(tmp_path / "fed.ckpt", tmp_path / "bundle", threads=1)
 
 
 def test_a_treebank_model_whose_treebank_is_gone_is_refused(treebank_checkpoint, tmp_path):
     _pointing_at(treebank_checkpoint, tmp_path / "moved.conllu", tmp_path / "model.ckpt")
-    with pytest.raises(ExportError, match="cannot check the bundled tokenizer against the training words of .*moved.conllu"):
+    with pytest.raises(
+        ExportError, match="cannot check the bundled tokenizer against the training words of .*moved.conllu"
+    ):
         export_bundle(tmp_path / "model.ckpt", tmp_path / "bundle", threads=1)

@@ -23,8 +23,14 @@ def ids(labels) -> np.ndarray:
 
 def test_uas_and_las_count_words_not_punctuation_roots_included():
     metrics = DistanceMetrics()
-    metrics.update(gold_distances(PRED_HEADS), GOLD_HEADS, PUNCT, pred_heads=PRED_HEADS,
-                   pred_labels=ids(PRED_DEPS), gold_labels=ids(GOLD_DEPS))
+    metrics.update(
+        gold_distances(PRED_HEADS),
+        GOLD_HEADS,
+        PUNCT,
+        pred_heads=PRED_HEADS,
+        pred_labels=ids(PRED_DEPS),
+        gold_labels=ids(GOLD_DEPS),
+    )
     got = metrics.compute()
     assert got["uas"] == pytest.approx(100 * 3 / 4)  # The, film, is right; great wrong; "." not scored
     assert got["las"] == pytest.approx(100 * 2 / 4)  # film has its head but the wrong label
@@ -33,12 +39,23 @@ def test_uas_and_las_count_words_not_punctuation_roots_included():
 def test_las_is_taken_over_labelled_examples_only_and_an_unknown_gold_label_is_wrong():
     metrics = DistanceMetrics()
     unlabelled = np.array([-1, -1])
-    metrics.update(gold_distances(np.array([1, 1])), np.array([1, 1]), pred_heads=np.array([1, 1]),
-                   pred_labels=np.array([2, 0]), gold_labels=unlabelled)  # no gold labels: UAS only
+    metrics.update(
+        gold_distances(np.array([1, 1])),
+        np.array([1, 1]),
+        pred_heads=np.array([1, 1]),
+        pred_labels=np.array([2, 0]),
+        gold_labels=unlabelled,
+    )  # no gold labels: UAS only
     gold = ids(GOLD_DEPS)
     gold[0] = -1  # "det" unknown to the model
-    metrics.update(gold_distances(PRED_HEADS), GOLD_HEADS, PUNCT, pred_heads=PRED_HEADS,
-                   pred_labels=ids(PRED_DEPS), gold_labels=gold)
+    metrics.update(
+        gold_distances(PRED_HEADS),
+        GOLD_HEADS,
+        PUNCT,
+        pred_heads=PRED_HEADS,
+        pred_labels=ids(PRED_DEPS),
+        gold_labels=gold,
+    )
     got = metrics.compute()
     assert got["uas"] == pytest.approx(100 * 5 / 6)
     assert got["las"] == pytest.approx(100 * 1 / 4)  # only "is" is right in the labelled example

@@ -34,7 +34,7 @@ def _reference(scores: np.ndarray, heads: list[int]) -> list[int]:
         path = walk(v)
         end = heads[path[-1]]
         if not in_tree[v]:
-            cycle = path[path.index(end):]
+            cycle = path[path.index(end) :]
             cycles[min(cycle)] = sorted(cycle)
     out = list(heads)
     for cycle in cycles.values():

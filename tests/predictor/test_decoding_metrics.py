@@ -117,8 +117,13 @@ def test_l1_clamps_at_length_and_skips_cross_tree_pairs():
 def test_distance_metrics_accumulates_and_reports_percent():
     metrics = DistanceMetrics()
     metrics.update(chain_baseline(5), STAR, pred_heads=np.array([1, 2, 2, 2, 3]))
-    metrics.update(tree_distances(CHAIN), CHAIN, punct=np.array([0, 0, 0, 0, 1], dtype=bool),
-                   gold=tree_distances(CHAIN), pred_heads=np.array([1, 2, 3, 3, 4]))
+    metrics.update(
+        tree_distances(CHAIN),
+        CHAIN,
+        punct=np.array([0, 0, 0, 0, 1], dtype=bool),
+        gold=tree_distances(CHAIN),
+        pred_heads=np.array([1, 2, 3, 3, 4]),
+    )
     result = metrics.compute()
     assert result["uuas"] == pytest.approx(100 * (2 + 3) / (4 + 3))
     assert result["n_sentences"] == 2

@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from parserfree.distill.trees import batch_tree_distances
+from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor, PredictorOutput
-from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 
 D_MODEL = 16
 
@@ -80,7 +80,6 @@ def test_hard_distances_are_the_path_lengths_of_the_predicted_forest():
         torch.testing.assert_close(out.distances[b, :n, :n], expected, atol=0, rtol=0)
         assert (out.distances[b, n:] == PAD_DISTANCE).all() and (out.distances[b, :, n:] == PAD_DISTANCE).all()
     assert not out.distances.requires_grad
-
 
 
 def test_soft_variant_passes_gradient_from_distances_to_arc_scorer():

@@ -27,7 +27,9 @@ def _labelled_set(make_forest, n_trees: int, seed: int):
     for b, h in enumerate(trees):
         n = h.size
         heads[b, :n] = torch.from_numpy(h)
-        labels[b, :n] = torch.where(heads[b, :n] == torch.arange(n), 0, (types[b, :n] + 2 * types[b, heads[b, :n]]) % TYPES + 1)
+        labels[b, :n] = torch.where(
+            heads[b, :n] == torch.arange(n), 0, (types[b, :n] + 2 * types[b, heads[b, :n]]) % TYPES + 1
+        )
     gen = torch.Generator().manual_seed(seed)
     type_vectors = torch.randn(TYPES, D_MODEL, generator=torch.Generator().manual_seed(99))
     h = 2 * type_vectors[types] + torch.randn(n_trees, t, D_MODEL, generator=gen)  # B×T×d
@@ -38,8 +40,9 @@ def test_label_scorer_learns_labels_that_need_both_ends_of_the_arc(make_forest):
     """Trained on 60 trees, it labels the arcs of 30 unseen trees at their gold heads (chance: 25 %)."""
     h, mask, heads, labels = _labelled_set(make_forest, 60, seed=0)
     torch.manual_seed(0)
-    model = DistancePredictor(D_MODEL, PredictorConfig(arc_dim=16, label_dim=16, max_relative_position=4), max_len=16,
-                              dep_labels=INVENTORY)
+    model = DistancePredictor(
+        D_MODEL, PredictorConfig(arc_dim=16, label_dim=16, max_relative_position=4), max_len=16, dep_labels=INVENTORY
+    )
     optimiser = torch.optim.Adam(model.parameters(), lr=1e-2)
     first = None
     for _ in range(150):

@@ -12,8 +12,18 @@ from parserfree.encoder.schema import ConfigError
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
-ENCODER = EncoderConfig(vocab_size=40, n_feature_buckets=32, d_model=16, n_heads=2, n_layers=3, d_ff=32, max_len=16,
-                        predictor_layer=0, bias_all_layers=True, dropout=0.0)
+ENCODER = EncoderConfig(
+    vocab_size=40,
+    n_feature_buckets=32,
+    d_model=16,
+    n_heads=2,
+    n_layers=3,
+    d_ff=32,
+    max_len=16,
+    predictor_layer=0,
+    bias_all_layers=True,
+    dropout=0.0,
+)
 TOWER = PredictorConfig(arc_dim=8, label_dim=4, tower_layers=2, tower_d_model=12, tower_heads=3)
 
 
@@ -44,18 +54,25 @@ def test_tower_reads_the_embeddings_and_every_encoder_layer_runs_once():
     assert not torch.allclose(after.task, before.task)  # while the biased layers did change
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    (["predictor.tower_layers=1"], r"predictor\.tower_layers=1 needs encoder\.predictor_layer: 0, got 1"),
-    (["encoder.predictor_layer=0"], r"encoder\.predictor_layer must be ≥ 1 .*predictor\.tower_layers ≥ 1"),
-    (["encoder.predictor_layer=0", "predictor.tower_layers=1", "predictor.tower_heads=3"],
-     r"predictor\.tower_heads=3 must divide the tower's width 32"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["predictor.tower_layers=1"], r"predictor\.tower_layers=1 needs encoder\.predictor_layer: 0, got 1"),
+        (["encoder.predictor_layer=0"], r"encoder\.predictor_layer must be ≥ 1 .*predictor\.tower_layers ≥ 1"),
+        (
+            ["encoder.predictor_layer=0", "predictor.tower_layers=1", "predictor.tower_heads=3"],
+            r"predictor\.tower_heads=3 must divide the tower's width 32",
+        ),
+    ],
+)
 def test_combinations_that_cannot_work_are_refused_naming_the_settings(smoke_overrides, overrides, message):
     with pytest.raises(ConfigError, match=message):
         load_config("configs/smoke.yaml", [*smoke_overrides, *overrides])
 
 
 def test_tower_config_loads_with_the_encoders_sizes_as_defaults(smoke_overrides):
-    config = load_config("configs/smoke.yaml", [*smoke_overrides, "encoder.predictor_layer=0", "predictor.tower_layers=2"])
+    config = load_config(
+        "configs/smoke.yaml", [*smoke_overrides, "encoder.predictor_layer=0", "predictor.tower_layers=2"]
+    )
     shape = config.predictor.tower_shape(config.encoder)
     assert (shape.layers, shape.d_model, shape.n_heads, shape.d_ff) == (2, 32, 2, 128)

@@ -10,7 +10,12 @@ from parserfree.predictor.config import PredictorConfig
 def test_defaults_are_valid_and_round_trip():
     config = PredictorConfig().validate()
     assert (config.form, config.arc_dim, config.max_relative_position, config.soft, config.rank) == (
-        "heads", 128, 16, False, 64)
+        "heads",
+        128,
+        16,
+        False,
+        64,
+    )
     assert PredictorConfig.from_dict(config.to_dict()) == config
     assert PredictorConfig.from_dict({"form": "probe", "rank": 8}).rank == 8
 

@@ -16,9 +16,15 @@ from parserfree.predictor.head import DistancePredictor
 from parserfree.predictor.tree_ops import distances_from_heads, on_cycle, steps_for_length
 
 MAX_LEN = 64
-AXES = {"h": {0: "batch", 1: "length"}, "heads": {0: "batch", 1: "length"}, "mask": {0: "batch", 1: "length"},
-        "scores": {0: "batch", 1: "length", 2: "length"}, "forest": {0: "batch", 1: "length"},
-        "distances": {0: "batch", 1: "length", 2: "length"}, "predicted_heads": {0: "batch", 1: "length"}}
+AXES = {
+    "h": {0: "batch", 1: "length"},
+    "heads": {0: "batch", 1: "length"},
+    "mask": {0: "batch", 1: "length"},
+    "scores": {0: "batch", 1: "length", 2: "length"},
+    "forest": {0: "batch", 1: "length"},
+    "distances": {0: "batch", 1: "length", 2: "length"},
+    "predicted_heads": {0: "batch", 1: "length"},
+}
 
 
 class TreeDistances(nn.Module):
@@ -27,7 +33,9 @@ class TreeDistances(nn.Module):
 
 
 class TreeRepair(nn.Module):
-    def forward(self, scores: torch.Tensor, heads: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, scores: torch.Tensor, heads: torch.Tensor, mask: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         forest = break_cycles(scores, heads, mask, steps_for_length(MAX_LEN))
         return forest, distances_from_heads(forest, mask, steps_for_length(MAX_LEN))
 
@@ -44,8 +52,16 @@ class ExportedPredictor(nn.Module):
 
 
 def _session(module: nn.Module, args: tuple, names: list[str], outputs: list[str], path) -> ort.InferenceSession:
-    torch.onnx.export(module, args, str(path), dynamo=False, opset_version=17, input_names=names,
-                      output_names=outputs, dynamic_axes={k: AXES[k] for k in names + outputs})
+    torch.onnx.export(
+        module,
+        args,
+        str(path),
+        dynamo=False,
+        opset_version=17,
+        input_names=names,
+        output_names=outputs,
+        dynamic_axes={k: AXES[k] for k in names + outputs},
+    )
     options = ort.SessionOptions()
     options.intra_op_num_threads = 2
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -61,8 +77,13 @@ def _padded(batch: list[np.ndarray], t: int) -> tuple[np.ndarray, np.ndarray]:
 def test_exported_tree_distances_equal_teacher_at_new_shape(tmp_path, make_forest, make_chain):
     rng = np.random.default_rng(0)
     trace_heads, trace_mask = _padded([make_forest(rng, 5), make_forest(rng, 3)], 6)
-    session = _session(TreeDistances(), (torch.from_numpy(trace_heads), torch.from_numpy(trace_mask)),
-                       ["heads", "mask"], ["distances"], tmp_path / "tree.onnx")
+    session = _session(
+        TreeDistances(),
+        (torch.from_numpy(trace_heads), torch.from_numpy(trace_mask)),
+        ["heads", "mask"],
+        ["distances"],
+        tmp_path / "tree.onnx",
+    )
     batch = [make_chain(60), make_forest(rng, 41, 3), np.array([0]), make_forest(rng, 17), make_forest(rng, 60, 2)]
     heads, mask = _padded(batch, 61)
     (got,) = session.run(None, {"heads": heads, "mask": mask})
@@ -94,7 +115,10 @@ def test_exported_predictor_matches_pytorch_at_new_shape(tmp_path, config):
     for b, n in enumerate(mask.sum(1).tolist()):
         validate_heads(got_heads[b, :n])  # the exported graph's heads form a forest
     if not config:  # hard distances are exact integers: those of the repaired forest
-        np.testing.assert_array_equal(got_distances, batch_tree_distances([got_heads[b, :n] for b, n in enumerate(mask.sum(1).tolist())], length=23))
+        np.testing.assert_array_equal(
+            got_distances,
+            batch_tree_distances([got_heads[b, :n] for b, n in enumerate(mask.sum(1).tolist())], length=23),
+        )
 
 
 def test_exported_cycle_breaking_and_distances_follow_the_length_and_the_cycles_of_each_call(tmp_path, make_forest):
@@ -105,9 +129,14 @@ def test_exported_cycle_breaking_and_distances_follow_the_length_and_the_cycles_
     rng = np.random.default_rng(7)
     for t in (7, 23, 64):
         scores = rng.normal(size=(3, t, t)).astype(np.float32)
-        argmax, mask = _padded([scores[0].argmax(1), scores[1, :t - 4, :t - 4].argmax(1), make_forest(rng, t // 2, 2)], t)
+        argmax, mask = _padded(
+            [scores[0].argmax(1), scores[1, : t - 4, : t - 4].argmax(1), make_forest(rng, t // 2, 2)], t
+        )
         assert on_cycle(torch.from_numpy(argmax), torch.from_numpy(mask), steps_for_length(t)).any()
-        for heads in (argmax, _padded([make_forest(rng, t), make_forest(rng, t - 4, 3), make_forest(rng, t // 2)], t)[0]):
+        for heads in (
+            argmax,
+            _padded([make_forest(rng, t), make_forest(rng, t - 4, 3), make_forest(rng, t // 2)], t)[0],
+        ):
             with torch.no_grad():
                 expected = TreeRepair()(torch.from_numpy(scores), torch.from_numpy(heads), torch.from_numpy(mask))
             got = session.run(None, {"scores": scores, "heads": heads, "mask": mask})

@@ -128,7 +128,7 @@ def _cycle_words(heads: list[int]) -> set[int]:
             seen.append(k)
             k = heads[k]
         if heads[k] != k:
-            on.update(seen[seen.index(k):])
+            on.update(seen[seen.index(k) :])
     return on
 
 
