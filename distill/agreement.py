@@ -56,7 +56,7 @@ ATTRACTOR_BUCKETS = ("0", "1", "2+")
 DISTANCE_BUCKETS = ("1", "2-3", "4-6", "7+")
 NUMBERS = ("sg", "pl")
 TEST_TARGETS = {"0": 2000, "1": 750, "2+": 250}  # source sentences (minimal pairs) wanted in test per attractor bucket
-TRAIN_BALANCES = ("cue", "number")  # how the training sentences are balanced (assign_splits)
+TRAIN_BALANCES = ("cue", "number", "none")  # how the training sentences are balanced (assign_splits)
 SUBJECT_DEPS = ("nsubj", "nsubjpass")
 AUX_DEPS = ("aux", "auxpass")
 NOUN_NUMBER = {"NN": "sg", "NNP": "sg", "NNS": "pl", "NNPS": "pl"}
@@ -283,7 +283,8 @@ def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float], t
     (``balanced_units``): per attractor bucket, units in hash order give the test split its share
     (``test_split_shares``), then dev its fraction. Train takes the rest: with ``train_balance`` "cue" the
     remaining units (balanced as dev and test are), with "number" every remaining candidate that
-    ``number_balanced`` keeps — more sentences, the word-before-the-verb cue left in."""
+    ``number_balanced`` keeps — more sentences, the word-before-the-verb cue left in —, with "none" every
+    remaining candidate (the corpora's own mix of numbers and cues, as Linzen et al. trained)."""
     if train_balance not in TRAIN_BALANCES:
         raise ValueError(f"data.agreement_train_balance={train_balance!r} must be one of {TRAIN_BALANCES}")
     by_bucket: dict[str, list[tuple[int, int]]] = {b: [] for b in ATTRACTOR_BUCKETS}
@@ -304,6 +305,8 @@ def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float], t
                 rest += unit
     if train_balance == "number":
         rest = number_balanced(candidates, [i for i, s in enumerate(splits) if not s])
+    elif train_balance == "none":
+        rest = [i for i, s in enumerate(splits) if not s]
     for i in rest:
         splits[i] = "train"
     return splits

@@ -60,7 +60,7 @@ class DataConfig:
     agreement_train_pairs: bool = False
     """agreement: train on both versions of every training sentence, not one."""
     agreement_train_balance: str = "cue"
-    """agreement: balance the training sentences as dev and test are (cue) or on subject number alone (number)."""
+    """agreement: balance the training sentences as dev and test are (cue), on subject number alone (number), or not at all (none)."""
     builtin_corpora: list[str] | None = None
     """agreement and silver-trees: the English built-in corpora they are made of (null: every one that can be had)."""
 
@@ -72,9 +72,9 @@ class DataConfig:
             raise ConfigError(f"data.split={self.split} must be three non-negative fractions summing to 1")
         if self.max_examples is not None and self.max_examples < 1:
             raise ConfigError(f"data.max_examples={self.max_examples} must be ≥ 1")
-        if self.agreement_train_balance not in ("cue", "number"):
+        if self.agreement_train_balance not in ("cue", "number", "none"):
             raise ConfigError(
-                f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue' or 'number'"
+                f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue', 'number' or 'none'"
             )
         if self.builtin_corpora is not None:
             from parserfree.distill.builtin_text import CORPORA

@@ -197,6 +197,26 @@ def test_number_balanced_train_keeps_more_sentences_and_the_same_dev_and_test():
         agreement.assign_splits(cands, [0.8, 0.1, 0.1], "prior")
 
 
+def test_unbalanced_train_keeps_every_sentence_dev_and_test_leave_with_the_corpora_mix_of_numbers():
+    cands = candidates()
+    number, none = (agreement_examples(cands, [0.8, 0.1, 0.1], train_balance=b) for b in ("number", "none"))
+    held = lambda examples: sorted((e.split, e.text) for e in examples if e.split != "train")  # noqa: E731
+    assert held(number) == held(none)
+    splits = agreement.assign_splits(cands, [0.8, 0.1, 0.1], "none")
+    train = [e for e in none if e.split == "train"]
+    cue = agreement.assign_splits(cands, [0.8, 0.1, 0.1], "cue")
+    assert len(train) == sum(s == "train" for s in splits) == sum(s in ("", "train") for s in cue)  # every other one
+    numbers = Counter(e.columns["subject_number"] for e in train)
+    assert numbers["sg"] != numbers["pl"]  # the corpora's own mix, not balanced
+    strata = {
+        (agreement.attractor_bucket(e.columns["attractors"]), agreement.distance_bucket(e.columns["distance"]), n)
+        for e in train
+        for n in [e.columns["subject_number"]]
+    }
+    grammatical = Counter(e.label for e in train)["grammatical"]
+    assert abs(grammatical - len(train) / 2) <= len(strata) / 2  # kept and flipped alternate within each stratum
+
+
 def test_test_split_takes_its_target_sentences_per_attractor_bucket_at_most_half():
     cands = candidates()
     splits = assign_splits(cands, [0.8, 0.1, 0.1])
