@@ -292,7 +292,7 @@ def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float], t
         by_bucket[attractor_bucket(candidates[unit[0]].attractors)].append(unit)
     shares = test_split_shares({b: len(u) for b, u in by_bucket.items()}, fractions[2])
     splits = [""] * len(candidates)
-    rest = []
+    rest: list[int] = []
     for bucket, units in by_bucket.items():
         units.sort(key=lambda u: hash01(candidates[u[0]].key + candidates[u[1]].key, "split"))
         n = len(units)

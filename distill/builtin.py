@@ -139,6 +139,6 @@ def builtin(name: str) -> BuiltinDataset:
     return entry
 
 
-def load_raw(config: DataConfig) -> list[RawExample]:
-    """Raw examples of the built-in dataset ``config.dataset``."""
-    return builtin(config.dataset).load(config)
+def load_raw(name: str, config: DataConfig) -> list[RawExample]:
+    """Raw examples of the built-in dataset ``name`` (``config.dataset``, a single name) under ``config``."""
+    return builtin(name).load(config)

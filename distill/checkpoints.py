@@ -14,6 +14,7 @@ random or foreign file stops with a ``CheckpointError`` naming the file and what
 
 from __future__ import annotations
 
+import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,7 +137,7 @@ def read_checkpoint(path: str | Path) -> dict:
     return ckpt
 
 
-def load_trained(path: str | Path) -> TrainedModel:
+def load_trained(path: str | os.PathLike) -> TrainedModel:
     """Rebuild the model of a run's checkpoint (``best.ckpt``/``last.ckpt``) in eval mode on the CPU."""
     path = Path(path)
     ckpt = read_checkpoint(path)
@@ -185,8 +186,8 @@ def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: Pred
     diff = changes(without(trained.predictor_config.to_dict(), ignored), without(predictor.to_dict(), ignored))
     if diff:
         key, _, rest = diff[0].partition(" ")
-        old, _, new = rest.partition(" → ")
-        return f"checkpoint of a predictor.{key} {old} model, config says {new or '?'}"
+        before, _, after = rest.partition(" → ")
+        return f"checkpoint of a predictor.{key} {before} model, config says {after or '?'}"
     return None
 
 

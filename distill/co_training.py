@@ -192,7 +192,9 @@ class CoTrainingModule(L.LightningModule):
         """Store what rebuilding the model needs without Lightning (configs, vocabulary, labels) and the
         random-number streams of every process (for an exact resume; under DDP each process has drawn
         its own dropout masks, so all are gathered — every process runs this hook)."""
-        name, keys, pos, has_gauss, cached = np.random.get_state()
+        # numpy's stub types the default (legacy=True) call as a dict; the global MT19937 state is this tuple
+        state: tuple[str, np.ndarray, int, int, float] = np.random.get_state()  # type: ignore[assignment]
+        name, keys, pos, has_gauss, cached = state
         numpy_state = (name, torch.from_numpy(keys.astype(np.int64)), int(pos), int(has_gauss), float(cached))
         states = [{"torch": torch.get_rng_state(), "numpy": numpy_state, "python": random.getstate()}]
         if torch.distributed.is_available() and torch.distributed.is_initialized():

@@ -93,7 +93,7 @@ class BucketSampler(Sampler[int]):
         rng = np.random.default_rng((self.seed, self.epoch))
         order = rng.permutation(n)
         pool = self.batch_size * 50
-        batches = []
+        batches: list[np.ndarray] = []  # index arrays of batch_size (or fewer)
         for start in range(0, n, pool):
             chunk = order[start : start + pool]
             chunk = chunk[np.argsort(self.lengths[chunk], kind="stable")]
@@ -244,7 +244,7 @@ class SyntaxDataModule(L.LightningDataModule):
         sampler = BucketSampler([len(e.words) for e in examples], size, shuffle, self.config.seed)
         generator = torch.Generator().manual_seed(self.config.seed)
         return (ResumableLoader if shuffle else DataLoader)(
-            examples,
+            examples,  # type: ignore[arg-type]  # a list is a map-style dataset; torch's stub wants a Dataset
             batch_size=size,
             sampler=sampler,
             collate_fn=self._collate,

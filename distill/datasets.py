@@ -224,33 +224,34 @@ def load_dataset(config: DataConfig) -> Dataset:
                 "(data.task: none, e.g. predictor pre-training)"
             )
         parts = [
-            _load_one(dataclasses.replace(config, dataset=name, format=None if name in BUILTIN else config.format))
+            _load_one(
+                dataclasses.replace(config, dataset=name, format=None if name in BUILTIN else config.format), name
+            )
             for name in config.dataset
         ]
         splits = {s: [ex for part in parts for ex in part[0][s]] for s in SPLITS}
         dataset = Dataset("+".join(config.dataset), config.task, splits, [], sum(part[2] for part in parts))
     else:
-        splits, names, n_read = _load_one(config)
+        splits, names, n_read = _load_one(config, config.dataset)
         dataset = Dataset(config.dataset, config.task, splits, names, n_read)
     _subsample(dataset.splits, config)
     return dataset
 
 
-def _load_one(config: DataConfig) -> tuple[dict[str, list[Example]], list[str], int]:
-    """One dataset read, labelled and split: (splits, label names, examples read)."""
-    builtin = BUILTIN.get(config.dataset)
+def _load_one(config: DataConfig, name: str) -> tuple[dict[str, list[Example]], list[str], int]:
+    """One dataset read, labelled and split: (splits, label names, examples read). ``name`` is the one
+    dataset ``config`` names (its ``dataset``, a single name here)."""
+    builtin = BUILTIN.get(name)
     if builtin is not None:
-        raws = load_raw(config)
+        raws = load_raw(name, config)
         label_field = builtin.label_field
     else:
         raws = read_file(
-            config.dataset, config.format, config.text_column, config.label_column if config.task != "none" else None
+            name, config.format, config.text_column, config.label_column if config.task != "none" else None
         )
         label_field = config.label_column or "label"
     if config.task != "none" and all(r.label is None for r in raws):
-        raise DataError(
-            f"{config.dataset}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)"
-        )
+        raise DataError(f"{name}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)")
     splits, names = apply_labels(raws, config.task, label_field, config.split, builtin.label_names if builtin else None)
     return splits, names, len(raws)
 
@@ -289,7 +290,7 @@ def describe(dataset: Dataset) -> dict:
     for s in SPLITS:
         exs = dataset.splits[s]
         lengths = np.array([len(normalise_text(e.text).split()) for e in exs] or [0])
-        entry = {
+        entry: dict[str, Any] = {
             "examples": len(exs),
             "length_p50": float(np.percentile(lengths, 50)),
             "length_p90": float(np.percentile(lengths, 90)),

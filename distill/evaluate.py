@@ -37,6 +37,11 @@ def update_distance_metrics(metrics: DistanceMetrics, predicted, batch: dict) ->
         )
 
 
+def dataset_size(loader: DataLoader) -> int:
+    """Examples in a loader's dataset (a list: ``SyntaxDataModule.loader``)."""
+    return len(loader.dataset)  # type: ignore[arg-type]  # torch's Dataset type declares no __len__; a list has one
+
+
 @torch.no_grad()
 def loader_outputs(
     model: SyntaxModel, loader: DataLoader, source: str, distance_metrics: DistanceMetrics | None = None
@@ -61,7 +66,7 @@ def loader_outputs(
             update_distance_metrics(distance_metrics, out.predicted, batch)
     if not outputs:
         return np.zeros(0), np.zeros(0)
-    served = loader.sampler.order() if hasattr(loader.sampler, "order") else np.arange(len(loader.dataset))
+    served = loader.sampler.order() if hasattr(loader.sampler, "order") else np.arange(dataset_size(loader))
     outputs_, gold_ = np.concatenate(outputs), np.concatenate(gold)
     inverse = np.empty_like(served)
     inverse[served] = np.arange(served.size)
@@ -74,7 +79,7 @@ def evaluate_with_outputs(
     """``evaluate``'s metrics and the task outputs behind them, in the dataset's order."""
     metrics = DistanceMetrics()
     outputs, gold = loader_outputs(model, loader, source, metrics if model.predictor is not None else None)
-    result: dict = {"n_examples": len(loader.dataset), "source": source}
+    result: dict = {"n_examples": dataset_size(loader), "source": source}
     if task != "none" and gold.size:
         result.update(task_metrics(task, predictions(task, outputs), gold, n_classes))
     if metrics.n_sentences:

@@ -22,6 +22,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -31,8 +32,20 @@ from parserfree.encoder.errors import ParserfreeError
 from parserfree.encoder.files import atomic_path, write_json
 
 FORMAT_VERSION = 2
-PAYLOAD = ("words", "lengths", "heads", "punct", "deps")
 CHUNK_SIZE = 1024
+
+
+class ChunkPayload(TypedDict):
+    """The arrays a chunk file holds besides its key, index and digest."""
+
+    words: np.ndarray  # the chunk's words, newline-joined (a string array)
+    lengths: np.ndarray  # words per parse (int64)
+    heads: np.ndarray  # the parses' heads, concatenated (int32)
+    punct: np.ndarray  # punctuation flags, concatenated (bool)
+    deps: np.ndarray  # dependency labels, newline-joined ("" = no label)
+
+
+PAYLOAD = tuple(ChunkPayload.__annotations__)  # ("words", "lengths", "heads", "punct", "deps"): the digest's order
 
 
 class CacheError(ParserfreeError, RuntimeError):
@@ -58,7 +71,7 @@ def _chunk_path(folder: Path, index: int) -> Path:
     return folder / f"chunk-{index:05d}.npz"
 
 
-def _digest(arrays: dict[str, np.ndarray]) -> str:
+def _digest(arrays: Mapping[str, Any]) -> str:
     """sha256 over the payload arrays of a chunk (detects damage the zip container would let through)."""
     digest = hashlib.sha256()
     for name in PAYLOAD:
@@ -96,7 +109,7 @@ def remove_stale_temp_files(folder: Path) -> int:
 
 def write_chunk(folder: Path, key: str, index: int, parses: Sequence[Parse]) -> None:
     """Store one chunk atomically (temporary file, then rename), with a digest of its contents."""
-    payload = {
+    payload: ChunkPayload = {
         "words": np.array("\n".join(w for p in parses for w in p.words)),
         "lengths": np.array([len(p.words) for p in parses], dtype=np.int64),
         "heads": np.concatenate([p.heads for p in parses]).astype(np.int32) if parses else np.zeros(0, np.int32),
@@ -191,7 +204,7 @@ def parse_cached(
     if not meta_path.exists():
         write_json(meta_path, meta)
     n_chunks = (len(texts) + CHUNK_SIZE - 1) // CHUNK_SIZE
-    stats = {"key": key, "folder": str(folder), "chunks": n_chunks, "reused": 0, "parsed": 0}
+    stats: dict[str, Any] = {"key": key, "folder": str(folder), "chunks": n_chunks, "reused": 0, "parsed": 0}
     results: list[list[Parse] | None] = [None] * n_chunks
     todo: dict[int, Sequence[str]] = {}
     for c in range(n_chunks):

@@ -103,7 +103,8 @@ def load_silver_trees(
     for source, doc in zip(texts, tagged):
         if source.text.lower() in held_texts:
             out_sentences.update(sent.text().lower() for sent in doc)
-    out, seen = [], set()
+    out: list[RawExample] = []
+    seen: set[str] = set()
     for source, doc in zip(texts, tagged):
         if source.text.lower() in held_texts:
             continue

@@ -6,7 +6,20 @@ predictions, so every stage scores a model the same way.
 
 from __future__ import annotations
 
+from typing import NotRequired, TypedDict
+
 import numpy as np
+
+
+class TaskScores(TypedDict):
+    """What ``task_metrics`` returns: the task's metric under its name and as ``metric``, and the others."""
+
+    metric_name: str  # "accuracy" (classification) or "pearson" (regression)
+    metric: float
+    accuracy: NotRequired[float]  # classification: % of ids right
+    macro_f1: NotRequired[float]
+    pearson: NotRequired[float]  # regression: Pearson r
+    mae: NotRequired[float]
 
 
 def predictions(task: str, outputs):
@@ -36,7 +49,7 @@ def macro_f1(pred: np.ndarray, gold: np.ndarray, n_classes: int) -> float:
     return float(np.mean(scores)) if scores else float("nan")
 
 
-def task_metrics(task: str, pred: np.ndarray, gold: np.ndarray, n_classes: int = 2) -> dict[str, float]:
+def task_metrics(task: str, pred: np.ndarray, gold: np.ndarray, n_classes: int = 2) -> TaskScores:
     """{metric_name, metric, ...}: accuracy (%) + macro-F1 for classification, Pearson r + MAE for regression.
 
     ``pred`` holds class ids (classification) or scores (regression).

@@ -24,12 +24,14 @@ import numpy as np
 from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 from parserfree.encoder.errors import ParserfreeError
 
+Heads = Sequence[int] | np.ndarray  # one example's heads: a list or an int array of n words
+
 
 class TreeError(ParserfreeError, ValueError):
     """Heads that do not form a forest (out-of-range index or a cycle)."""
 
 
-def heads_from_one_based(heads: Sequence[int]) -> np.ndarray:
+def heads_from_one_based(heads: Heads) -> np.ndarray:
     """CoNLL-U style heads (1-based, 0 = root) → project heads (0-based, root points to itself)."""
     h = np.asarray(heads, dtype=np.int64)
     if h.size and (h.min() < 0 or h.max() > h.size):
@@ -40,7 +42,7 @@ def heads_from_one_based(heads: Sequence[int]) -> np.ndarray:
     return out
 
 
-def heads_from_minus_one_root(heads: Sequence[int]) -> np.ndarray:
+def heads_from_minus_one_root(heads: Heads) -> np.ndarray:
     """0-based heads whose root is marked −1 → project heads (root points to itself)."""
     h = np.asarray(heads, dtype=np.int64).copy()
     if h.size and (h.min() < -1 or h.max() >= h.size):
@@ -50,14 +52,14 @@ def heads_from_minus_one_root(heads: Sequence[int]) -> np.ndarray:
     return h
 
 
-def heads_to_one_based(heads: Sequence[int]) -> np.ndarray:
+def heads_to_one_based(heads: Heads) -> np.ndarray:
     """Project heads → CoNLL-U style heads (1-based, 0 = root)."""
     h = np.asarray(heads, dtype=np.int64)
     idx = np.arange(h.size)
     return np.where(h == idx, 0, h + 1)
 
 
-def validate_heads(heads: Sequence[int]) -> np.ndarray:
+def validate_heads(heads: Heads) -> np.ndarray:
     """Check that ``heads`` (0-based, root = self) form a forest; return them as an int64 array.
 
     Raises ``TreeError`` naming the first offending word for an out-of-range head or a cycle.
@@ -96,7 +98,7 @@ def padded_distances(heads: np.ndarray) -> np.ndarray:
     return distances.to(torch.int64).numpy()  # whole numbers, exact in float
 
 
-def tree_distances(heads: Sequence[int]) -> np.ndarray:
+def tree_distances(heads: Heads) -> np.ndarray:
     """All-pairs path lengths of one forest (n×n int64); pairs in different trees → CROSS_TREE_DISTANCE.
 
     Raises ``TreeError`` for heads that are not a forest (see ``validate_heads``).
@@ -105,7 +107,7 @@ def tree_distances(heads: Sequence[int]) -> np.ndarray:
     return padded_distances(h[None, :])[0]
 
 
-def truncate_heads(heads: Sequence[int], max_len: int) -> np.ndarray:
+def truncate_heads(heads: Heads, max_len: int) -> np.ndarray:
     """The tree of the first ``max_len`` words: words whose head was cut become roots (int64, a copy).
 
     The one truncation rule of the project: training, validation and the comparison's parser-fed
@@ -115,7 +117,7 @@ def truncate_heads(heads: Sequence[int], max_len: int) -> np.ndarray:
     return np.where(h >= h.size, idx, h)
 
 
-def batch_tree_distances(batch_heads: Sequence[Sequence[int]], length: int | None = None) -> np.ndarray:
+def batch_tree_distances(batch_heads: Sequence[Heads], length: int | None = None) -> np.ndarray:
     """Padded batch of distance matrices (B×T×T int64); pairs touching padding are PAD_DISTANCE.
 
     ``length`` pads (or truncates, ``truncate_heads``) to T words.
@@ -130,7 +132,7 @@ def batch_tree_distances(batch_heads: Sequence[Sequence[int]], length: int | Non
     return padded_distances(heads)
 
 
-def brute_force_distances(heads: Sequence[int]) -> np.ndarray:
+def brute_force_distances(heads: Heads) -> np.ndarray:
     """Textbook reference: for every pair, walk both ancestor chains (O(n²·depth), pure Python)."""
     h = [int(x) for x in heads]
     n = len(h)

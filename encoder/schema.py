@@ -18,11 +18,25 @@ import math
 import textwrap
 import types
 import typing
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from parserfree.encoder.errors import ParserfreeError
 
-T = TypeVar("T")
+
+class Dataclass(Protocol):
+    """Any dataclass instance (what ``dataclasses.fields`` accepts)."""
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+
+class Settings(Dataclass, Protocol):
+    """A settings dataclass with its own range checks, ``validate(section)``."""
+
+    def validate(self, section: str) -> object: ...
+
+
+T = TypeVar("T", bound=Dataclass)
+S = TypeVar("S", bound=Settings)
 
 
 class ConfigError(ParserfreeError, ValueError):
@@ -72,7 +86,7 @@ def _coerce(key: str, value: Any, hint: Any) -> Any:
             except ConfigError as e:
                 errors.append(str(e))
         raise ConfigError(errors[0] if errors else f"{key}={value!r} has the wrong type")
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):  # a hint is a class, never an instance
         return value if isinstance(value, hint) else build_dataclass(hint, value or {}, key)
     if origin is list:
         if not isinstance(value, list):
@@ -123,7 +137,7 @@ def build_dataclass(cls: type[T], data: Any, prefix: str = "") -> T:
     return cls(**kwargs)
 
 
-def from_settings(cls: type[T], data: Any, section: str) -> T:
+def from_settings(cls: type[S], data: Any, section: str) -> S:
     """``build_dataclass`` then the class's ``validate(section)``."""
     config = build_dataclass(cls, data, section)
     config.validate(section)

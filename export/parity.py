@@ -71,8 +71,9 @@ def local_dataset(experiment: dict) -> Dataset:
     """The checkpoint's dataset (``experiment['data']``) when it loads from files and the cache alone;
     FileNotFoundError when it would need a download or a build, DataError when it cannot be read."""
     config = DataConfig(**experiment["data"])
-    if config.dataset not in BUILTIN and not Path(config.dataset).is_file():
-        raise FileNotFoundError(f"{config.dataset} is not available locally")
+    for name in config.dataset if isinstance(config.dataset, list) else [config.dataset]:  # a list: joined text
+        if name not in BUILTIN and not Path(name).is_file():
+            raise FileNotFoundError(f"{name} is not available locally")
     try:
         with cached_only():
             return load_dataset(config)

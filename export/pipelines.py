@@ -151,7 +151,10 @@ def run_timed(pipeline: Pipeline, texts: list[str], batch_size: int) -> dict:
     """All texts in batches (after one warm-up batch, ``time_calls``): outputs, words, D̂, parses and the
     seconds spent in the timed calls."""
     timed = time_calls(pipeline, batches(texts, batch_size), keep_results=True)
-    outputs, words, dists, parses = [], [], [], []
+    outputs: list[np.ndarray] = []
+    words: list[list[str]] = []
+    dists: list[np.ndarray] = []
+    parses: list[Parse] = []
     for out, w, d, h in timed["results"]:
         outputs.append(out)
         words += w

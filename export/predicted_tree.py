@@ -31,7 +31,7 @@ SENTENCE_GAP = CROSS_TREE_DISTANCE / 2  # D̂ at or above this: the two words ar
 
 
 def _mst(weights: np.ndarray) -> list[tuple[int, int]]:
-    return sorted(tuple(sorted(edge)) for edge in mst_edges(weights))
+    return sorted((min(edge), max(edge)) for edge in mst_edges(weights))  # each edge: frozenset({i, j})
 
 
 def unspanned(n: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -155,7 +155,7 @@ def heads_from_distances(distances: np.ndarray) -> np.ndarray:
     degree = np.bincount(np.asarray(edges, dtype=np.int64).reshape(-1), minlength=n)
     first = np.flatnonzero(np.diff(sentence, prepend=-1))  # first word of each sentence
     for start, end in zip(first, [*first[1:], n]):
-        root = start + int(np.argmax(degree[start:end]))
+        root = int(start) + int(np.argmax(degree[start:end]))
         heads[root] = root
         queue = deque([root])
         while queue:

@@ -217,7 +217,9 @@ class ParserFreeModel:
             outputs = self.run_outputs(batch)
             for b, i in enumerate(rows):
                 n = len(batch[b])
-                tree = {name: outputs[name][b, :n] for name in ("heads", "dep_labels") if name in outputs}
+                tree: dict[str, np.ndarray] = {
+                    name: outputs[name][b, :n] for name in ("heads", "dep_labels") if name in outputs
+                }
                 d = outputs["distances"][b, :n, :n] if "distances" in outputs else None
                 results[i] = self._result(
                     batch[b],
@@ -266,7 +268,7 @@ class ParserFreeModel:
             from parserfree.export.predicted_tree import heads_from_distances
 
             return {"heads": heads_from_distances(distances).tolist()}
-        out = {"heads": [int(h) for h in tree["heads"]]}
+        out: dict[str, list[int] | list[str]] = {"heads": [int(h) for h in tree["heads"]]}
         if "dep_labels" in tree:
             out["labels"] = self.dep_label_names(tree["dep_labels"])
         return out

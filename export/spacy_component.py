@@ -94,7 +94,7 @@ def doc_words(doc: Doc) -> tuple[np.ndarray, list[str]]:
 
 
 def set_tree(
-    doc: Doc, word_index: np.ndarray, word_heads: np.ndarray, word_labels: Sequence[str] | None = None
+    doc: Doc, word_index: np.ndarray, word_heads: np.ndarray, word_labels: Sequence[str] | np.ndarray | None = None
 ) -> None:
     """Write heads of the words (word positions, root = self) and their labels (None: ``"ROOT"`` on roots,
     ``"dep"`` elsewhere) to ``doc`` as token heads, labels and sentence starts; other tokens hang on the
@@ -120,11 +120,11 @@ def set_tree(
     array = np.zeros((n, 2), dtype=np.uint64)
     array[:, 0] = (heads - np.arange(n)).view(np.uint64)  # HEAD is relative, as a two's-complement uint64
     array[:, 1] = labels
-    doc.from_array([HEAD, DEP], array)
+    doc.from_array([HEAD, DEP], array)  # type: ignore[arg-type]  # spaCy's Ints2d stub rejects a numpy uint64 array
     # spaCy derives sentence starts from left edges, which it only approximates on deep non-projective
     # trees; the spans of our trees are known, so write them.
     starts = np.where(sentence_starts(heads), 1, -1).astype(np.int64).view(np.uint64)
-    doc.from_array([SENT_START], starts.reshape(n, 1))
+    doc.from_array([SENT_START], starts.reshape(n, 1))  # type: ignore[arg-type]  # as above (Ints2d)
 
 
 def tree_doc(
@@ -173,7 +173,7 @@ class ParserFreeComponent(Pipe):
         self.tree = tree
         self._model: ParserFreeModel | None = None
         self._rules: dict | None = None
-        self._checked_tokenizer = None
+        self._checked_tokenizer: tuple | None = None  # (tokenizer, tokenizer_state) last checked
 
     # ------------------------------------------------------------------ the bundle
     @property

@@ -55,7 +55,8 @@ def load_tokenizer(path: str | Path, lang: str):
     import spacy
 
     nlp = spacy.blank(lang)
-    nlp.tokenizer.from_disk(Path(path))
+    # spaCy types nlp.tokenizer as any callable; a blank pipeline's is a spacy.tokenizer.Tokenizer
+    nlp.tokenizer.from_disk(Path(path))  # type: ignore[union-attr]
     return nlp.tokenizer
 
 
@@ -93,7 +94,7 @@ def boundary_pairs(tokenizer) -> frozenset[str]:
         token_match=tokenizer.token_match,
         url_match=tokenizer.url_match,
     )
-    pairs = set()
+    pairs: set[str] = set()
     for key in tokenizer.rules or {}:
         if not key.strip() or not (
             not tokenizer.faster_heuristics

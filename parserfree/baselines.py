@@ -46,13 +46,18 @@ def carries(examples: Sequence[Example], columns: Sequence[str]) -> bool:
     )
 
 
+def _class_ids(examples: Sequence[Example]) -> list[int]:
+    """The labels of classification examples: class ids (``Example.label`` is typed for every task)."""
+    return [int(e.label) for e in examples]
+
+
 def _counts(labels: Sequence[int], n_classes: int) -> np.ndarray:
     return np.bincount(np.asarray(labels, dtype=np.int64), minlength=n_classes).astype(float)
 
 
 def majority(train: Sequence[Example], n_classes: int) -> Baseline:
     """The most frequent training label for every item; probabilities are the training prior."""
-    prior = _counts([e.label for e in train], n_classes)
+    prior = _counts(_class_ids(train), n_classes)
     prior /= prior.sum()
     label = int(np.argmax(prior))
 
@@ -66,10 +71,11 @@ def verb_form(train: Sequence[Example], n_classes: int) -> Baseline:
     """The shown verb form (lower-cased) → its majority training label (ties and unseen forms → the
     training majority); probabilities are the form's training label shares."""
     fallback = majority(train, n_classes)
-    prior = _counts([e.label for e in train], n_classes)
+    labels = _class_ids(train)
+    prior = _counts(labels, n_classes)
     by_form: dict[str, np.ndarray] = {}
-    for e in train:
-        by_form.setdefault(str(e.columns[VERB]).lower(), np.zeros(n_classes))[e.label] += 1
+    for e, label in zip(train, labels):
+        by_form.setdefault(str(e.columns[VERB]).lower(), np.zeros(n_classes))[label] += 1
     top = int(np.argmax(prior))
 
     def predict(examples):
@@ -109,7 +115,7 @@ def prev_word(label_names: Sequence[str]) -> Baseline | None:
 def bag_of_words(train: Sequence[Example], dev: Sequence[Example], n_classes: int) -> Baseline:
     """Multinomial logistic regression over lower-cased 1–2-grams, λ chosen on dev."""
     model = fit_bag_of_words(
-        [e.text for e in train], [e.label for e in train], [e.text for e in dev], [e.label for e in dev], n_classes
+        [e.text for e in train], _class_ids(train), [e.text for e in dev], _class_ids(dev), n_classes
     )
 
     def predict(examples):

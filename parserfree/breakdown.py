@@ -128,7 +128,7 @@ def pair_accuracy(correct: np.ndarray, pair_ids: Sequence | None, mask: np.ndarr
     if pair_ids is None:
         return None, 0
     members: dict = {}
-    for i in np.flatnonzero(mask):
+    for i in np.flatnonzero(mask).tolist():  # Python ints: they index the pair_ids sequence
         if pair_ids[i] is not None:
             members.setdefault(pair_ids[i], []).append(i)
     pairs = [idx for idx in members.values() if len(idx) >= 2]

@@ -63,7 +63,16 @@ from parserfree.report import (
     plot_tree_comparison,
     write_markdown,
 )
-from parserfree.report_types import BASELINE, MODEL, DomainResult, ModelRow, Report, Speed, StatisticsNote
+from parserfree.report_types import (
+    BASELINE,
+    MODEL,
+    Contrast,
+    DomainResult,
+    ModelRow,
+    Report,
+    Speed,
+    StatisticsNote,
+)
 from parserfree.scoring import DomainScores, row_score, score_domain
 
 ROLE_NAMES = tuple(f.name for f in dataclasses.fields(ComparisonRoles))  # parser_free, reference, baseline, extra
@@ -213,7 +222,9 @@ def compare(
     )
     baselines = _fit_baselines(experiment, options) if options.baselines else []
 
-    domains, contrasts, table = {}, [], {}
+    domains: dict[str, DomainResult] = {}
+    contrasts: list[Contrast] = []
+    table: dict[str, ModelRow] = {}
     bar = tqdm(
         total=len(datasets) * sum(len(r.sources) for r in rows.values()), desc="comparing", disable=not options.progress
     )
@@ -337,7 +348,7 @@ def run_domain(pipelines: dict[str, list[Pipeline]], texts: list[str], batch_siz
     """Every pipeline on the same length-sorted batches of ``texts``."""
     order = np.argsort([len(t) for t in texts], kind="stable")  # every model sees the same length-sorted batches
     ordered = [texts[i] for i in order]
-    runs = {}
+    runs: dict[str, list[dict]] = {}  # as DomainRun.runs
     for name, seeds in pipelines.items():
         runs[name] = []
         for pipe in seeds:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from parserfree.distill.recipes import Recipe
 
@@ -31,7 +32,7 @@ class Pairing:
 
 def flat_settings(settings: dict, prefix: str = "") -> dict:
     """A nested settings dict as {"section.key": value}."""
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in settings.items():
         name = f"{prefix}{key}"
         out.update(flat_settings(value, f"{name}.") if isinstance(value, dict) else {name: value})

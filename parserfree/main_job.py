@@ -272,7 +272,8 @@ def train_recipes(
     """Train each recipe into ``out/<recipe>`` — once per training rule: a recipe that would train exactly
     as one already trained (``parser_free`` with ``teacher_forcing_end`` = 1 and its twin) is served from
     that run instead (``serve_stage``). Returns each recipe's metrics."""
-    results, trained = {}, {}  # trained: training rule → the recipe trained with it
+    results: dict[str, dict] = {}
+    trained: dict[tuple, str] = {}  # training rule → the recipe trained with it
     for recipe in recipes:
         cfg = recipe_config(config, recipe, pretrained)
         rule = training_rule(cfg.recipe_row, cfg.training.teacher_forcing_end)
@@ -322,7 +323,8 @@ def _export_stage(config: ExperimentConfig, checkpoint: Path, bundle: Path, full
     bundle on disk is intact and was built from the same checkpoint and settings."""
     from parserfree.export.builder import export_bundle
 
-    variants = {"optimize": full, "quantize": "int8" if full else None}
+    optimize, quantize = full, "int8" if full else None
+    variants = {"optimize": optimize, "quantize": quantize}
     record = StageRecord(bundle, export_fingerprint(config, checkpoint, variants))
     action, why = record.plan(intact=_bundle_intact(bundle))
     if action == "skip":
@@ -330,7 +332,7 @@ def _export_stage(config: ExperimentConfig, checkpoint: Path, bundle: Path, full
         return
     _log(f"export: {why} — exporting again" if why else f"export: {checkpoint} → {bundle}")
     record.start(fresh=True)
-    export_bundle(checkpoint, bundle, optimize=variants["optimize"], quantize=variants["quantize"], overwrite=True)
+    export_bundle(checkpoint, bundle, optimize=optimize, quantize=quantize, overwrite=True)
     _log(f"export: {bundle.name} in {record.finish():.0f}s")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 import matplotlib
@@ -192,6 +193,7 @@ def plot_training_curves(runs: dict[str, Path], path: Path) -> None:
                 continue
             points = read_curves(f).get(key, [])
             if points:
+                values: tuple[float, ...] | np.ndarray  # smoothed below for the noisy per-step losses
                 steps, values = zip(*points)
                 if key.startswith("train/") and len(values) > 20:  # smooth the noisy per-step losses
                     k = max(1, len(values) // 20)
@@ -489,7 +491,7 @@ def summary_lines(report: Report | dict) -> list[str]:
 
 
 def write_index(
-    reports: dict[str, Report | dict], out: Path, seconds: float, stages: dict[str, float | None] | None = None
+    reports: Mapping[str, Report | dict], out: Path, seconds: float, stages: dict[str, float | None] | None = None
 ) -> None:
     """index.md and index.json of the main job: each task's headline rows, its like-for-like verdicts and
     the power behind them, a link to its report, and the wall time of every stage's last build."""

@@ -16,6 +16,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any
 
+from parserfree.distill.task_metrics import TaskScores
 from parserfree.encoder.errors import UsageError
 from parserfree.paired import PairedResult
 
@@ -68,7 +69,7 @@ class Score:
     metric_name: str
     metric: float
     metric_sd: float | None
-    per_seed: list[dict]
+    per_seed: list[TaskScores]
     pair_accuracy: float | None = None
     n_pairs: int = 0
     over_best_baseline: Margin | None = None
@@ -171,7 +172,7 @@ def _build(hint: Any, value: Any) -> Any:
     if origin in (typing.Union, types.UnionType):
         options = [o for o in typing.get_args(hint) if o is not type(None)]
         return _build(options[0], value) if len(options) == 1 else value
-    if dataclasses.is_dataclass(hint):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):  # a hint is a class, never an instance
         hints = typing.get_type_hints(hint)
         return hint(
             **{f.name: _build(hints[f.name], value[f.name]) for f in dataclasses.fields(hint) if f.name in value}

@@ -48,6 +48,8 @@ def root_label(inventory: Sequence[str]) -> int | None:
 class LabelScorer(nn.Module):
     """Biaffine label scores of (dependent, head) pairs over ``n_labels`` labels."""
 
+    not_root: Tensor  # L, a buffer (registered in __init__)
+
     def __init__(self, d_model: int, label_dim: int, n_labels: int, root: int | None = None) -> None:
         super().__init__()
         self.n_labels = n_labels

@@ -15,6 +15,22 @@ def test_unreadable_data_falls_back_to_built_in_sentences(tmp_path):
     assert not (tmp_path / "vader").exists()  # nothing was fetched
 
 
+def test_a_list_dataset_is_local_data_not_an_unhashable_list_error(tmp_path):
+    """data.dataset may be a list of files joined as unlabeled text (predictor pre-training): its held-out
+    sentences are the parity texts, and a missing member is named, not a TypeError."""
+    files = []
+    for k in range(2):
+        f = tmp_path / f"part{k}.txt"
+        f.write_text("".join(f"Sentence number {i} of part {k} is here.\n" for i in range(30)))
+        files.append(str(f))
+    texts, source = parity_texts({"data": {"dataset": files, "task": "none"}})
+    assert source.split(" split of ")[0] in ("dev", "test") and texts
+    assert all(t.startswith("Sentence number") for t in texts)
+    missing = str(tmp_path / "gone.txt")
+    texts, source = parity_texts({"data": {"dataset": [files[0], missing], "task": "none"}})
+    assert texts == list(FALLBACK_TEXTS) and f"{missing} is not available locally" in source
+
+
 def test_fallback_sentences_make_batches_unlike_the_trace(smoke_bundle, smoke_checkpoint):
     model = ParserFreeModel.load(smoke_bundle[0])
     vocab = load_trained(smoke_checkpoint).vocab
