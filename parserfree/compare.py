@@ -53,6 +53,7 @@ from parserfree.export.timing import describe_machine, machine
 from parserfree.export.tree_quality import tree_quality
 from parserfree.like_for_like import Pairing, like_for_like
 from parserfree.paired import ALPHA, POWER, RESAMPLES
+from parserfree.parse_leak import pair_tree_differences
 from parserfree.predictor import DistanceMetrics, chain_baseline
 from parserfree.predictor.metrics import RelationMetrics
 from parserfree.report import (
@@ -438,6 +439,7 @@ def _score_run(
         distance[0],
         scored.breakdown,
         distance if len(distance) > 1 else None,
+        pair_tree_differences(examples, parses),
     )
     return domain, scored.contrasts
 

@@ -416,6 +416,13 @@ def write_markdown(report: Report | dict, path: Path) -> None:
             f"- The predictor's raw argmax heads hold a cycle in {_fmt(d['argmax_cycle_rate'], 1)}% of examples; the graph"
             " breaks every cycle, so its distances are those of a forest"
         )
+    leak = head.parse_leak
+    if leak:
+        parts.append(
+            f"- Parse leak: spaCy's trees of the two versions of a pair differ in {_fmt(leak['trees_differ'], 1)}% of"
+            f" the {leak['pairs']:,} pairs (labels in {_fmt(leak['labels_differ'], 1)}%, the subject arcs in"
+            f" {_fmt(leak['subject_arcs_differ'], 1)}%); `twin_grammatical_tree` reads the grammatical version's tree for both"
+        )
     extra = report.parser_free_with_parser_distances
     if extra:
         parts.append(

@@ -103,6 +103,7 @@ class DomainResult:
     distance: dict | None
     breakdown: dict | None = None
     distance_by_seed: list[dict] | None = None
+    parse_leak: dict | None = None  # how often the parser's trees of a minimal pair's versions differ (parse_leak.py)
 
 
 @dataclass

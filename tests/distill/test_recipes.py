@@ -132,3 +132,10 @@ def test_train_help_lists_every_recipe(capsys):
     text = " ".join(capsys.readouterr().out.split())
     listed = text[text.index("train one recipe (") + len("train one recipe (") :].split(";")[0]
     assert listed.split(", ") == list(RECIPES)
+
+
+def test_the_recipe_table_in_the_usage_docs_is_the_generated_one():
+    from pathlib import Path
+
+    usage = (Path(__file__).parents[2] / "docs" / "usage.md").read_text(encoding="utf-8")
+    assert recipes_markdown().rstrip("\n") in usage, "docs/usage.md's recipe table is stale: paste recipes_markdown()"
