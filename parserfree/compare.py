@@ -439,7 +439,7 @@ def _score_run(
         distance[0],
         scored.breakdown,
         distance if len(distance) > 1 else None,
-        pair_tree_differences(examples, parses),
+        pair_tree_differences([examples[i] for i in run.order], parses),  # the parses are in run order
     )
     return domain, scored.contrasts
 
