@@ -13,7 +13,10 @@ def _parse(heads, deps):
 
 def _pair(pair_id, a, b):
     cols = {"pair_id": pair_id}
-    return [Example(f"{pair_id} kept", 1, "s", columns=cols), Example(f"{pair_id} flipped", 0, "s", columns=cols)], [a, b]
+    return [Example(f"{pair_id} kept", 1, "s", columns=cols), Example(f"{pair_id} flipped", 0, "s", columns=cols)], [
+        a,
+        b,
+    ]
 
 
 def test_pairs_whose_versions_get_other_heads_labels_or_subject_arcs_are_counted_apart():
