@@ -31,7 +31,7 @@ from parserfree.distill.agreement import (
     attractor_bucket,
     distance_bucket,
 )
-from parserfree.paired import Resampler, clusters_of
+from parserfree.paired import Resampler, clusters_of, pairs_of
 
 ALL = "all"  # the slice of every item
 
@@ -127,11 +127,7 @@ def pair_accuracy(correct: np.ndarray, pair_ids: Sequence | None, mask: np.ndarr
     at least two items in ``mask``; (None, 0) without pair ids or pairs."""
     if pair_ids is None:
         return None, 0
-    members: dict = {}
-    for i in np.flatnonzero(mask).tolist():  # Python ints: they index the pair_ids sequence
-        if pair_ids[i] is not None:
-            members.setdefault(pair_ids[i], []).append(i)
-    pairs = [idx for idx in members.values() if len(idx) >= 2]
+    pairs = pairs_of(pair_ids, np.flatnonzero(mask).tolist())  # Python ints: they index the pair_ids sequence
     if not pairs:
         return None, 0
     right = np.array([[c[idx].all() for idx in pairs] for c in np.asarray(correct, dtype=bool)])  # S×P

@@ -47,6 +47,16 @@ def clusters_of(pair_ids: Sequence[str | None] | None, n: int) -> np.ndarray:
     return out
 
 
+def pairs_of(pair_ids: Sequence[str | None], indices: Sequence[int] | None = None) -> list[list[int]]:
+    """The items of each minimal pair (index lists, in first-seen order) among ``indices`` (default: all),
+    keeping only pairs with at least two of them there; items without a pair id belong to none."""
+    members: dict[object, list[int]] = {}
+    for i in range(len(pair_ids)) if indices is None else indices:
+        if pair_ids[i] is not None:
+            members.setdefault(pair_ids[i], []).append(i)
+    return [idx for idx in members.values() if len(idx) >= 2]
+
+
 def _dense(clusters: np.ndarray) -> tuple[np.ndarray, int]:
     """Cluster ids renumbered 0..K−1 (for a slice of the items) and K."""
     uniq, dense = np.unique(clusters, return_inverse=True)

@@ -17,6 +17,7 @@ import numpy as np
 
 from parserfree.distill.datasets import Example
 from parserfree.distill.teacher import Parse
+from parserfree.paired import pairs_of
 
 SUBJECT_LABELS = ("nsubj", "nsubjpass")
 
@@ -32,12 +33,7 @@ def pair_tree_differences(examples: Sequence[Example], parses: Sequence[Parse]) 
     """{pairs, trees_differ, labels_differ, subject_arcs_differ} (shares in %) over the minimal pairs of
     ``examples`` (parallel to ``parses``); None without pairs. Two versions of different lengths count as
     differing trees."""
-    by_pair: dict[str, list[int]] = {}
-    for i, e in enumerate(examples):
-        pair = (e.columns or {}).get("pair_id")
-        if pair is not None:
-            by_pair.setdefault(str(pair), []).append(i)
-    pairs = [ids for ids in by_pair.values() if len(ids) == 2]
+    pairs = [ids for ids in pairs_of([(e.columns or {}).get("pair_id") for e in examples]) if len(ids) == 2]
     if not pairs:
         return None
     trees = labels = subjects = 0
