@@ -21,8 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from parserfree.distill.agreement import ATTRACTOR_BUCKETS, DISTANCE_BUCKETS, attractor_bucket, distance_bucket
+from parserfree.distill.agreement import (
+    ATTRACTOR_BUCKETS,
+    DISTANCE_BUCKETS,
+    TRAIN_BALANCES,
+    attractor_bucket,
+    distance_bucket,
+)
 from parserfree.distill.builtin import BUILTIN, load_raw
+from parserfree.distill.builtin_text import english
 from parserfree.distill.readers import DataError, RawExample, read_file
 from parserfree.encoder.schema import ConfigError
 
@@ -72,16 +79,17 @@ class DataConfig:
             raise ConfigError(f"data.split={self.split} must be three non-negative fractions summing to 1")
         if self.max_examples is not None and self.max_examples < 1:
             raise ConfigError(f"data.max_examples={self.max_examples} must be ≥ 1")
-        if self.agreement_train_balance not in ("cue", "number", "none"):
+        if self.agreement_train_balance not in TRAIN_BALANCES:
             raise ConfigError(
-                f"data.agreement_train_balance='{self.agreement_train_balance}' must be 'cue', 'number' or 'none'"
+                f"data.agreement_train_balance='{self.agreement_train_balance}' must be one of {list(TRAIN_BALANCES)}"
             )
         if self.builtin_corpora is not None:
-            from parserfree.distill.builtin_text import CORPORA
-
-            unknown = [c for c in self.builtin_corpora if c not in CORPORA]
-            if unknown or not self.builtin_corpora:
-                raise ConfigError(f"data.builtin_corpora={self.builtin_corpora} must name some of {list(CORPORA)}")
+            if not self.builtin_corpora:
+                raise ConfigError("data.builtin_corpora=[] must name some of the English corpora (null: all)")
+            try:
+                english(self.builtin_corpora)
+            except ValueError as error:
+                raise ConfigError(f"data.builtin_corpora: {error}") from None
         if not 0 < self.train_fraction <= 1:
             raise ConfigError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
 

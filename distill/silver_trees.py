@@ -122,14 +122,7 @@ def digest(
 ) -> dict:
     """What the silver trees are made from and how: for English the agreement items' digest (its text and
     versions, which decide the held-out sentences), else the text's digest; the filter version and split."""
+    how = {"filter_version": FILTER_VERSION, "split": list(SPLIT)}
     if "agreement" in text.tasks:
-        return {
-            "agreement": agreement.digest(cache_dir, archive, model, text),
-            "filter_version": FILTER_VERSION,
-            "split": list(SPLIT),
-        }
-    return {
-        "text": builtin_text.digest(builtin_text.source_texts(cache_dir, archive, text), text.model),
-        "filter_version": FILTER_VERSION,
-        "split": list(SPLIT),
-    }
+        return {"agreement": agreement.digest(cache_dir, archive, model, text), **how}
+    return {"text": builtin_text.digest(builtin_text.source_texts(cache_dir, archive, text), text.model), **how}
