@@ -24,24 +24,23 @@ def test_smaller_shares_are_subsets_of_larger_ones_and_seeds_pick_different_shar
 @pytest.mark.slow
 def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, tmp_path, capsys):
     out = tmp_path / "curve"
-    code = main(
-        [
-            "curve",
-            "--config",
-            "configs/smoke.yaml",
-            "--quick",
-            "--fractions",
-            "0.5,1",
-            "--seeds",
-            "2",
-            "--recipes",
-            "no_syntax,parser_fed_twin",
-            "--out",
-            str(out),
-            "--quiet",
-            *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)],
-        ]
-    )
+    args = [
+        "curve",
+        "--config",
+        "configs/smoke.yaml",
+        "--quick",
+        "--fractions",
+        "0.5,1",
+        "--seeds",
+        "2",
+        "--recipes",
+        "no_syntax,parser_fed_twin",
+        "--out",
+        str(out),
+        "--quiet",
+        *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)],
+    ]
+    code = main(args)
     assert code == 0
     curve = json.loads((out / "curve.json").read_text())
     assert len(curve["runs"]) == 2 * 2 * 2 and curve["baseline"] == "no_syntax"
@@ -71,27 +70,7 @@ def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, 
     with Image.open(out / "curve.png") as im:
         assert im.size[0] > 300
     # a second call reuses every finished run
-    assert (
-        main(
-            [
-                "curve",
-                "--config",
-                "configs/smoke.yaml",
-                "--quick",
-                "--fractions",
-                "0.5,1",
-                "--seeds",
-                "2",
-                "--recipes",
-                "no_syntax,parser_fed_twin",
-                "--out",
-                str(out),
-                "--quiet",
-                *[a for o in [*smoke_overrides, "training.max_steps=4"] for a in ("--set", o)],
-            ]
-        )
-        == 0
-    )
+    assert main(args) == 0
     assert "training" not in capsys.readouterr().out
 
 
