@@ -8,7 +8,10 @@ B×H×T×T (per head). Distances are clamped to 0..max_distance, so cross-senten
 last bucket. Every distance, integer or float, interpolates linearly between the two buckets around
 its position, so the parser's D and a predicted tree's D̂ get the same bias for the same distance
 (teacher-forced and parser-free batches train the same table entries), the bias stays differentiable in
-D̂, and it exports to ONNX as Floor/Gather/Mul. Padding keys are never biased: they get `MASK_VALUE`, a
+D̂, and it exports to ONNX as Floor/Gather/Mul. Integer distances with one bucket per distance (no log
+buckets) sit exactly on a bucket, so they read their entry with one lookup instead (a table with a zero
+row in front for the pairs that touch padding): the same value, at half the cost in the exported graph —
+which is why the parser-free model hands its predicted tree's D̂ over as integers (syntax_model.py). Padding keys are never biased: they get `MASK_VALUE`, a
 large negative but finite number, so even a row that is all padding stays finite after the softmax.
 """
 
@@ -109,6 +112,16 @@ class SyntaxBias(nn.Module):
         above = F.embedding(low.long() + 1, table)
         return below + (above - below) * frac
 
+    def _entries(self, distances: Tensor) -> Tensor:
+        """Integer B×T×T → B×T×T×C table entries by one lookup: d clamped to max_distance reads bucket d,
+        a pair touching padding (d < 0) reads a zero row put in front of the table."""
+        table = F.pad(self._scaled_table(), (0, 0, 1, 0))  # (1 + n_buckets)×C, row 0 = 0
+        return F.embedding(distances.clamp(-1, self.max_distance) + 1, table)
+
+    def _columns_first(self, values: Tensor) -> Tensor:
+        """B×T×T×C → B×C×T×T (with one column a reshape, not a transpose of the B×T×T values)."""
+        return values.squeeze(-1).unsqueeze(1) if self.n_columns == 1 else values.permute(0, 3, 1, 2)
+
     def _dtype(self, distances: Tensor) -> torch.dtype:
         if self.table is not None:
             return self.table.weight.dtype
@@ -128,8 +141,10 @@ class SyntaxBias(nn.Module):
         padding = key_padding_bias(mask, self._dtype(distances))  # B×1×1×T
         if self.mode == "none":
             return padding
+        if self.mode == "learned" and self.log_from is None and not distances.is_floating_point():
+            return self._columns_first(self._entries(distances)) + padding
         if self.mode == "learned":
-            bias = self._learned(distances).permute(0, 3, 1, 2)  # B×C×T×T
+            bias = self._columns_first(self._learned(distances))  # B×C×T×T
         elif self.mode == "fixed_decay":
             d = distances.clamp(0, self.max_distance).to(self._dtype(distances))
             bias = (-self.alpha * d).unsqueeze(1)  # B×1×T×T

@@ -62,6 +62,8 @@ class PredictorOutput:
         predictor has a label scorer; else None.
     label_features: the label scorer's (dependent, head) views, B×T×a each, from which the loss scores
         the gold heads; None without a label scorer.
+    whole: the distances are the path lengths of the predicted tree and carry no gradient (the `heads`
+        form outside a straight-through step), so the biased layers may read them as integers.
     """
 
     distances: Tensor
@@ -70,6 +72,7 @@ class PredictorOutput:
     argmax_heads: Tensor | None = None
     labels: Tensor | None = None
     label_features: tuple[Tensor, Tensor] | None = None
+    whole: bool = False
 
 
 class DistancePredictor(nn.Module):
@@ -142,6 +145,7 @@ class DistancePredictor(nn.Module):
             distances = distances_from_parents(parents, mask, self.n_steps)
         else:
             distances = distances_from_heads(heads, mask, self.n_steps)
+        whole = not self.config.soft and not differentiable
         features, labels = None, None
         if self.label_scorer is not None:
             features = self.label_scorer.features(h)
@@ -154,6 +158,7 @@ class DistancePredictor(nn.Module):
             argmax_heads=argmax_heads,
             labels=labels,
             label_features=features,
+            whole=whole,
         )
 
     def losses(

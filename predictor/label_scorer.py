@@ -73,8 +73,10 @@ class LabelScorer(nn.Module):
         index = heads.clamp(min=0).unsqueeze(-1).expand_as(head)  # B×T×a
         head_of = torch.gather(head, 1, index)  # B×T×a, the head view of each word's head
         a = dep.shape[-1]
-        bilinear = torch.matmul(dep, self.bilinear).unflatten(-1, (self.n_labels, a))  # B×T×L×a
-        scores = (bilinear * head_of.unsqueeze(2)).sum(-1)  # B×T×L, dep_iᵀ U_l head_j
+        bilinear = torch.matmul(dep, self.bilinear).unflatten(-1, (self.n_labels, a))  # B×T×L×a: dep_iᵀ U_l
+        # dep_iᵀ U_l head_j as one batched product (B·T of L×a · a×1), not a broadcast multiply and a sum
+        # over a: in the exported graph that was a B×T×L×a tensor and a ReduceSum (bench/README.md)
+        scores = torch.matmul(bilinear, head_of.unsqueeze(-1)).squeeze(-1)  # B×T×L
         return scores + self.linear(torch.cat([dep, head_of], dim=-1))
 
     def labels(self, scores: Tensor, heads: Tensor, mask: Tensor) -> Tensor:

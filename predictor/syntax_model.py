@@ -107,6 +107,8 @@ class SyntaxModel(nn.Module):
             if predicted is None:
                 raise ValueError("source='predicted' needs a model with a distance predictor")
             bias_distances = predicted.distances if self.task_grad_to_predictor else predicted.distances.detach()
+            if predicted.whole:  # a predicted tree's path lengths: one table lookup each (distance_bias.py)
+                bias_distances = bias_distances.long()
         elif source == DistanceSource.SEQUENTIAL:
             bias_distances = sequential_distances(mask)
         elif source == DistanceSource.NONE:

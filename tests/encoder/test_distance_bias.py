@@ -92,13 +92,18 @@ def test_integer_distances_between_log_buckets_get_the_bias_of_the_same_float_di
         torch.testing.assert_close(bias(given, mask)[0], expected, rtol=0, atol=1e-6)
 
 
-def test_padding_keys_masked_and_pad_pairs_unbiased():
-    bias = filled(BiasConfig())
+@pytest.mark.parametrize("per_head", [False, True])
+@pytest.mark.parametrize("as_float", [False, True])
+def test_padding_keys_masked_and_pad_pairs_unbiased(per_head, as_float):
+    """Integer distances take one lookup with a zero row for pad pairs, floats interpolate: both leave pad
+    pairs unbiased and pad keys exactly masked, for one table column and for one per head."""
+    bias = filled(BiasConfig(per_head=per_head))
     mask = torch.tensor([[True, True, False]])
     d = torch.tensor([[[0, 1, -1], [1, 0, -1], [-1, -1, -1]]])
-    out = bias(d, mask)[0, 0]
-    assert (out[:, 2] == MASK_VALUE).all()  # pad key: exactly the mask, no bias on top
-    assert (out[2, :2] == 0).all()  # pad query, real keys: no bias
+    out = bias(d.float() if as_float else d, mask)[0]  # C×3×3
+    assert (out[:, :, 2] == MASK_VALUE).all()  # pad key: exactly the mask, no bias on top
+    assert (out[:, 2, :2] == 0).all()  # pad query, real keys: no bias
+    assert (out[:, 0, 1] != 0).all()  # a real pair is biased
     assert torch.isfinite(out).all()
 
 

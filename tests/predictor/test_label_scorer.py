@@ -89,3 +89,25 @@ def test_label_ids_map_through_the_inventory_and_mark_the_unknown():
     assert label_ids(("det",), inventory, 3).tolist() == [1, NO_LABEL, NO_LABEL]
     assert label_ids(None, inventory, 2).tolist() == [NO_LABEL, NO_LABEL]
     assert root_label(("acl", "root")) == 1 and root_label(("acl",)) is None
+
+
+def test_label_scores_are_the_biaffine_form_for_every_label_and_word():
+    """score_l(i, h(i)) = dep_iᵀ U_l head_h(i) + V_l · [dep_i; head_h(i)] + b_l, written out label by label:
+    a reshape of U that mixes the label and feature axes, or a head view read at the wrong word, breaks it."""
+    torch.manual_seed(0)
+    scorer = LabelScorer(D_MODEL, 3, len(INVENTORY), root_label(INVENTORY))
+    torch.nn.init.normal_(scorer.bilinear)
+    h = torch.randn(2, 5, D_MODEL)
+    heads = torch.tensor([[1, 1, 1, 2, 3], [4, 0, 0, 2, 4]])
+    dep, head = scorer.features(h)
+    got = scorer.scores((dep, head), heads)
+    u = scorer.bilinear.view(3, len(INVENTORY), 3)  # a × L × a: U_l = u[:, l, :]
+    for b in range(2):
+        for i in range(5):
+            j = int(heads[b, i])
+            for label in range(len(INVENTORY)):
+                want = dep[b, i] @ u[:, label, :] @ head[b, j]
+                want = (
+                    want + scorer.linear.weight[label] @ torch.cat([dep[b, i], head[b, j]]) + scorer.linear.bias[label]
+                )
+                assert torch.allclose(got[b, i, label], want, atol=1e-5), (b, i, label)

@@ -77,3 +77,19 @@ def test_straight_through_distances_are_the_predicted_trees_distances():
     torch.testing.assert_close(out.distances.detach(), exact, atol=0, rtol=0)
     with torch.no_grad():  # inference builds no gradient path and gives the same values
         torch.testing.assert_close(model.eval()(word_ids, feature_ids, mask).predicted.distances, exact, atol=0, rtol=0)
+
+
+def test_inference_reads_the_predicted_tree_by_lookup_and_gets_the_interpolated_bias():
+    """Outside training the biased layers read the predicted tree's D̂ as integers (one table lookup each);
+    the task output must be the one the interpolating float path gives for the same D̂ — a lookup off by
+    one bucket, or pad pairs biased, changes it."""
+    model = _model(True).eval()
+    word_ids, feature_ids, mask, _ = _batch()
+    assert not model.train()(word_ids, feature_ids, mask).predicted.whole  # straight through: floats with a gradient
+    model.eval()
+    with torch.no_grad():
+        out = model(word_ids, feature_ids, mask, source="predicted")
+        assert out.predicted.whole
+        as_floats = model(word_ids, feature_ids, mask, distances=out.predicted.distances, source="parser")
+    assert out.predicted.distances.dtype == torch.float32 and (out.predicted.distances < 0).any()  # pads too
+    torch.testing.assert_close(out.task, as_floats.task, atol=1e-6, rtol=0)
