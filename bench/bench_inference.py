@@ -15,10 +15,14 @@ Reported per row and batch size: sentences/s, words/s, latency p50/p95 per call 
 fastest parser-fed pipeline at the same batch size (per-call rows, PyTorch or onnxruntime; at batch 32
 also spaCy streamed with its best ``n_process`` × ``batch_size``, spacy_tuning.py); then the graph alone
 against the machine's limit (attainable.py: the large-GEMM rate measured in the same run; bench/flops.py:
-FLOPs per word) and the levers tried on it (graph_levers.py); then the goals (parser-free ORT ≥10×
-parser-fed end to end, int8 counting only when it loses ≤ 0.3 test points; ORT ≥1.5× PyTorch on the same
-model; the fp32 graph at ≥ 50 % of the attainable rate). With ``--repeats`` > 1 each row keeps its fastest pass.
-Models default to the main job's sentiment task (``parserfree run``: runs/main/sentiment/...).
+FLOPs per word) and the levers tried on it (graph_levers.py), next to the ``no_syntax`` graph of the same
+size and run; then the goals (parser-free ORT ≥10× parser-fed end to end at batch 32 and at batch 1, int8
+counting only when it loses ≤ 0.3 test points; the parser-free graph ≥ 0.85× the sentences/s of the
+no_syntax graph; the fp32 graph at ≥ 35 % of the attainable rate at batch 32; fp32 parity ≤ 1e-4 from the
+bundle's export check; ORT ≥1.5× PyTorch on the same model). With ``--repeats`` > 1 each row keeps its
+fastest pass. Every result records the CPU's vector flags and machine type (AVX2 / AVX-512 / VNNI), the
+threads and the runtime's session settings. Models default to the main job's sentiment task
+(``parserfree run``: runs/main/sentiment/...).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from parserfree.export.pipelines import (
     tokenizer_pipeline,
     torch_outputs,
 )
-from parserfree.export.runtime import ParserFreeModel
+from parserfree.export.runtime import SINGLE_TEXT_THREADS, SPINNING, ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
 
 from attainable import attainable_rates
@@ -52,7 +56,8 @@ from timing import format_table, write_result
 
 DEFAULT_RUN = Path("runs/main/sentiment")
 REFERENCE = "parser-fed end-to-end"
-GOAL_END_TO_END, GOAL_ORT_OVER_TORCH, GOAL_PEAK_SHARE = 10.0, 1.5, 0.5
+GOAL_END_TO_END, GOAL_ORT_OVER_TORCH, GOAL_PEAK_SHARE, GOAL_VS_NO_SYNTAX = 10.0, 1.5, 0.35, 0.85
+PARITY_TOLERANCE = 1e-4  # fp32 task outputs, graph against PyTorch (the export's parity check)
 MAX_INT8_LOSS = 0.3  # test-split points an int8 graph may lose and still be the default
 
 
@@ -71,6 +76,20 @@ def parser_free_torch(trained: TrainedModel, tokenize: Callable[[Sequence[str]],
         return torch_outputs(trained, words, None, "predicted"), words, None, None
 
     return run
+
+
+def no_syntax_model(args: argparse.Namespace) -> ParserFreeModel | None:
+    """The no_syntax bundle of the same run (``--no-syntax``, default runs/main/sentiment/bundle_no_syntax),
+    or None when there is none (the goal against it is then not measured)."""
+    path = Path(args.no_syntax) if args.no_syntax else DEFAULT_RUN / "bundle_no_syntax"
+    if not path.exists():
+        if args.no_syntax:
+            sys.exit(f"bench_inference: no no_syntax bundle at {path}")
+        return None
+    model = ParserFreeModel.load(path, threads=args.threads)
+    if model.kind != "no_syntax":
+        sys.exit(f"bench_inference: {path} is a {model.kind} bundle, not no_syntax")
+    return model
 
 
 def find_models(args: argparse.Namespace) -> tuple[Path, Path]:
@@ -245,6 +264,8 @@ def goals(rows: list[dict], levers: dict | None = None, accuracy: dict | None = 
         if "default" in graph:
             entry["peak_share"] = graph["default"]["peak_share"]
             entry["achieved_gflops"] = graph["default"]["useful_gflops"]
+            if "vs_no_syntax" in graph["default"]:
+                entry["vs_no_syntax"] = {k: v["vs_no_syntax"] for k, v in graph.items() if "vs_no_syntax" in v}
         if "int8" in graph:
             entry["int8_peak_share"] = graph["int8"]["peak_share"]
         out[f"batch_{size}"] = entry
@@ -267,6 +288,13 @@ def summary(goal: dict) -> list[str]:
                 f"  ORT over PyTorch on the same model: {parts} (goal fp32 ≥{GOAL_ORT_OVER_TORCH}×: "
                 f"{'reached' if fp32 >= GOAL_ORT_OVER_TORCH else 'NOT reached'})"
             )
+        if "vs_no_syntax" in g:
+            fp32 = g["vs_no_syntax"]["default"]
+            lines.append(
+                f"  parser-free graph vs the no_syntax graph of the same size: fp32 {fp32:.2f}×"
+                + (f", int8 {g['vs_no_syntax']['int8']:.2f}×" if "int8" in g["vs_no_syntax"] else "")
+                + f" (goal ≥{GOAL_VS_NO_SYNTAX}×: {'reached' if fp32 >= GOAL_VS_NO_SYNTAX else 'NOT reached'})"
+            )
         if "peak_share" in g:
             lines.append(
                 f"  fp32 graph: {g['achieved_gflops']:.1f} GFLOP/s = {100 * g['peak_share']:.1f}% of the attainable "
@@ -287,6 +315,9 @@ def main(argv: list[str] | None = None) -> dict:
     )
     parser.add_argument(
         "--checkpoint", help="parser-free checkpoint for the PyTorch row (default: from the bundle's manifest)"
+    )
+    parser.add_argument(
+        "--no-syntax", help="no_syntax bundle of the same size (default runs/main/sentiment/bundle_no_syntax)"
     )
     parser.add_argument("--dataset", default="vader-movies")
     parser.add_argument("--n", type=int, help="number of texts (default 1000, --quick 300)")
@@ -313,7 +344,9 @@ def main(argv: list[str] | None = None) -> dict:
     measured = measure(rows, {32: texts, 1: single}, words, repeats)
     free, fed = models["free"], models["fed"]
     shape = bundle_shape(free.folder)
-    levers = graph_levers(free, tokenized, shape, attainable, args.threads, max(repeats, 2), every)
+    levers = graph_levers(
+        free, tokenized, shape, attainable, args.threads, max(repeats, 2), every, no_syntax_model(args)
+    )
     # the machine's best during the run: measured again after the graph, the higher rate kept (a burst of load
     # elsewhere during one measurement must not inflate the share), and the shares recomputed against it
     attainable = best_of(attainable, attainable_rates(args.threads, min_time=0.5 if args.quick else 1.0))
@@ -353,6 +386,8 @@ def main(argv: list[str] | None = None) -> dict:
         "parser_fed_tuning": tuned,
         "reference": references,
         "accuracy": accuracy,
+        "parity": parity_goal(free.manifest),
+        "session": {"threads": args.threads, "spinning": SPINNING, "single_text_threads": SINGLE_TEXT_THREADS},
         "goals": goals(measured, levers, accuracy),
     }
 
@@ -398,8 +433,27 @@ def main(argv: list[str] | None = None) -> dict:
         )
     for line in summary(result["goals"]):
         print(line)
+    p = result["parity"]
+    print(
+        f"parity (the export's check, {p['source']}): fp32 task outputs within {p['fp32_max_diff']:.1e} "
+        f"(goal ≤ {PARITY_TOLERANCE:.0e}: {'reached' if p['fp32_within'] else 'NOT reached'}); int8 "
+        + (f"{p['int8_delta_points']:+.1f} test points" if p.get("int8_delta_points") is not None else "not exported")
+    )
     print(f"results: {write_result('inference', result, args.out)}")
     return result
+
+
+def parity_goal(manifest: dict) -> dict:
+    """The outputs-unchanged goal from the bundle's own checks: fp32 graph vs PyTorch (the export's parity
+    run) and int8's test-split difference in points (its evaluation)."""
+    parity = manifest.get("parity", {}).get("default", {})
+    diff = parity.get("task_output_max_diff")
+    return {
+        "source": parity.get("source"),
+        "fp32_max_diff": diff,
+        "fp32_within": diff is not None and diff <= PARITY_TOLERANCE,
+        "int8_delta_points": variant_accuracy(manifest).get("int8_delta_points"),
+    }
 
 
 def best_of(a: dict, b: dict) -> dict:
@@ -429,7 +483,7 @@ def describe_graph(result: dict) -> str:
         f"(torch.mm {max(a['fp32']['torch.mm'].values()):.1f}, onnxruntime MatMul "
         f"{max(a['fp32']['onnxruntime MatMul'].values()):.1f}); int8 onnxruntime MatMulInteger {a['int8']['best']:.1f} GOP/s",
         f"FLOPs per word at the mean length {f['mean_length']:.1f}: {f['total'] / 1e6:.3f} M (dense {f['dense'] / 1e6:.3f}, "
-        f"attention {f['attention'] / 1e6:.3f}, predictor {f['predictor'] / 1e6:.3f})",
+        f"attention {f['attention'] / 1e6:.3f}, predictor {f['predictor'] / 1e6:.3f}, labels {f.get('labels', 0.0) / 1e6:.3f})",
     ]
     for size, b in result["graph"]["batches"].items():
         rows = [{"variant": k, **v} for k, v in b["variants"].items()]
@@ -445,14 +499,18 @@ def describe_graph(result: dict) -> str:
                     ("padding_overhead", "padding", ".1%"),
                     ("peak_share", "share of attainable", ".1%"),
                     ("attainable", "of", ""),
+                    ("vs_no_syntax", "× no_syntax", ".2f"),
                 ],
             ),
         ]
+        if b.get("no_syntax_sentences_per_s"):
+            lines.append(f"no_syntax graph of the same size: {b['no_syntax_sentences_per_s']:,.0f} sentences/s")
         lines.append(
             "session settings (fp32, sentences/s): "
             + "; ".join(f"{k} {v:,.0f}" for k, v in b["session_settings"].items())
         )
     lines.append(f"transformer optimiser (fused): {result['graph'].get('fused', {})}")
+    lines.append(f"onnxslim (slimmed): {result['graph'].get('slimmed', {})}")
     lines.append(f"attention fusion (attention_fused): {result['graph'].get('attention_fused', {})}")
     lines.append(
         "dense products alone (GFLOP/s): "

@@ -15,7 +15,13 @@ length-sorted batches, each configuration keeping its fastest of ``repeats`` int
 - the attention-fused graph (bench/attention_fusion.py: every biased attention block as one
   MultiHeadAttention node with the syntax bias as its attention_bias), with its parity;
 - ``product_shapes``: the model's own dense products (B·T × d × 3d, d × d, d × f, f × d at the benchmark's
-  mean batch) timed alone — what a perfect graph of this size could reach.
+  mean batch) timed alone — what a perfect graph of this size could reach;
+- with ``no_syntax`` (the ``no_syntax`` bundle of the same size and run), that graph on the same texts
+  (its own vocabulary's inputs) in the same interleaved passes: every variant's ``vs_no_syntax`` is what
+  the predictor and the syntax bias cost;
+- ``slimmed``: ``onnxslim`` applied to ``model.onnx`` (constant folding, shape and dead-node elimination,
+  fewer nodes), with its parity — only where onnxslim is installed (``pip install onnxslim``; it is not a
+  dependency of the project).
 """
 
 from __future__ import annotations
@@ -48,15 +54,19 @@ def prepared(
     return [graph_inputs(model.vocab, g, model.max_len, None) for g in groups], [[len(w) for w in g] for g in groups]
 
 
-def time_sessions(sessions: dict[str, object], feeds: list[dict], repeats: int) -> dict[str, float]:
-    """Fastest seconds per session over ``repeats`` interleaved passes of all ``feeds`` (one warm-up run each)."""
+def time_sessions(
+    sessions: dict[str, object], feeds: list[dict], repeats: int, own_feeds: dict[str, list[dict]] | None = None
+) -> dict[str, float]:
+    """Fastest seconds per session over ``repeats`` interleaved passes of all ``feeds`` (one warm-up run each);
+    a session named in ``own_feeds`` runs those instead (another model's inputs for the same texts)."""
+    feeds_of = {name: (own_feeds or {}).get(name, feeds) for name in sessions}
     best: dict[str, float] = {}
-    for session in sessions.values():
-        session.run(None, feeds[0])
+    for name, session in sessions.items():
+        session.run(None, feeds_of[name][0])
     for _ in range(repeats):
         for name, session in sessions.items():
             start = time.perf_counter()
-            for f in feeds:
+            for f in feeds_of[name]:
                 session.run(None, f)
             best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
     return best
@@ -103,6 +113,17 @@ def fused_variant(source: Path, target: Path, shape: ModelShape, n_heads: int) -
     return {k: v for k, v in optimised.get_fused_operator_statistics().items() if v}
 
 
+def slimmed_variant(source: Path, target: Path) -> dict[str, int]:
+    """Write ``onnxslim``'s copy of ``source`` to ``target``; returns the node counts before and after."""
+    import onnx
+    import onnxslim
+
+    model = onnx.load(str(source))
+    slim = onnxslim.slim(model)
+    onnx.save(slim, str(target))
+    return {"nodes_before": len(model.graph.node), "nodes_after": len(slim.graph.node)}
+
+
 def max_difference(a, b, feeds: list[dict]) -> float:
     """Largest absolute difference of the task outputs of two sessions on ``feeds``."""
     return max(float(np.abs(a.run(None, f)[0] - b.run(None, f)[0]).max()) for f in feeds)
@@ -116,14 +137,28 @@ def product_shapes(shape: ModelShape, lengths: list[list[int]], threads: int) ->
 
 
 def graph_levers(
-    model, words: list[list[str]], shape: ModelShape, attainable: dict, threads: int, repeats: int, single_every: int
+    model,
+    words: list[list[str]],
+    shape: ModelShape,
+    attainable: dict,
+    threads: int,
+    repeats: int,
+    single_every: int,
+    no_syntax=None,
 ) -> dict:
     """The graph-alone half of the benchmark: rates and peak share per variant at batch 32 and 1, the
-    session sweep, the fused variant and the products alone."""
+    session sweep, the fused and slimmed variants, the products alone and, with ``no_syntax`` (a
+    ParserFreeModel of the no_syntax bundle), each variant's rate against that graph's."""
     folder = model.folder
     variants = {name: folder / file for name, file in model.manifest["models"].items()}
     out: dict = {"batches": {}}
     with tempfile.TemporaryDirectory() as tmp:
+        slimmed = Path(tmp) / "model.slim.onnx"
+        try:
+            out["slimmed"] = slimmed_variant(variants["default"], slimmed)
+            variants["slimmed"] = slimmed
+        except ImportError:
+            out["slimmed"] = {"error": "onnxslim is not installed (pip install onnxslim)"}
         fused = Path(tmp) / "model.fused.onnx"
         try:
             out["fused"] = {"fused_operators": fused_variant(variants["default"], fused, shape, n_heads=_heads(model))}
@@ -137,7 +172,14 @@ def graph_levers(
             chosen = words if size > 1 else words[::single_every]
             feeds, lengths = prepared(model, chosen, size)
             sessions = {name: make_session(path, threads, spinning=SPINNING) for name, path in variants.items()}
-            seconds = time_sessions(sessions, feeds, repeats)
+            own = {}
+            if no_syntax is not None:
+                sessions["no_syntax"] = make_session(
+                    no_syntax.folder / no_syntax.manifest["models"]["default"], threads, spinning=SPINNING
+                )
+                own["no_syntax"] = prepared(no_syntax, chosen, size)[0]
+            seconds = time_sessions(sessions, feeds, repeats, own)
+            baseline = seconds.pop("no_syntax", None)
             rows = {}
             for name, s in seconds.items():
                 kind = "int8" if name == "int8" else "fp32"
@@ -146,11 +188,14 @@ def graph_levers(
                     "sentences_per_s": len(chosen) / s,
                     "attainable": kind,
                 }
-            for name in ("fused", "attention_fused"):
+                if baseline is not None:
+                    rows[name]["vs_no_syntax"] = baseline / s
+            for name in ("fused", "attention_fused", "slimmed"):
                 if name in sessions:
                     out[name][f"max_diff_batch_{size}"] = max_difference(sessions["default"], sessions[name], feeds[:8])
             out["batches"][size] = {
                 "variants": rows,
+                "no_syntax_sentences_per_s": len(chosen) / baseline if baseline is not None else None,
                 "session_settings": {
                     k: len(chosen) / v for k, v in session_sweep(variants["default"], feeds, threads, repeats).items()
                 },

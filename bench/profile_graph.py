@@ -1,4 +1,10 @@
-"""Where the parser-free graph spends its time: onnxruntime's profiler, summed by part of the model.
+"""Where a parser-free request spends its time: by stage, and inside the graph by part of the model.
+
+Stages (wall-clock per sentence, each timed alone over the same length-sorted batches, fastest of
+``--passes``): the tokenizer (``ParserFreeModel.tokenize``), featurisation (``graph_inputs``: words →
+ids, feature ids and mask), the graph (``session.run``, on the session ``predict`` uses for that batch
+size), decoding and output (``ParserFreeModel.decode``: softmax, labels, the result dicts) and the rest
+of ``predict`` (checks, sorting by length, restoring the order: its own time minus the four).
 
 Runs a bundle's graph (fp32 ``model.onnx`` or another variant) on the benchmark texts in length-sorted
 batches (32 and 1 by default), with onnxruntime's per-node profiler on, and sums the kernel time of the
@@ -23,7 +29,7 @@ import time
 from pathlib import Path
 
 from parserfree.export.graph_inputs import graph_inputs
-from parserfree.export.runtime import SPINNING, ParserFreeModel
+from parserfree.export.runtime import SINGLE_TEXT_THREADS, SPINNING, ParserFreeModel
 from parserfree.export.session import make_session
 from parserfree.export.timing import batches
 
@@ -32,7 +38,8 @@ from timing import format_table, write_result
 
 # (part, pattern on the node name or, for nodes the optimiser renamed, "op:<type>"), first match wins
 PARTS = [
-    ("tree ops", r"/predictor/(?!arc_scorer|norm)"),
+    ("label projections", r"/predictor/(dep|head|linear)/"),
+    ("tree ops + label products", r"/predictor/(?!arc_scorer|norm)"),  # unscoped label-scorer ops land here
     ("arc scorer", r"/predictor/"),
     ("syntax bias", r"/bias/"),
     ("dense layers", r"/(qkv|out|feed_forward)/|op:BiasGelu|op:Gelu|op:FastGelu"),
@@ -79,6 +86,33 @@ def profile(model_path: Path, feeds: list[dict], threads: int, passes: int) -> d
     return {"wall_ms": 1e3 * wall, "kernel_ms": sum(parts.values()), "parts_ms": dict(parts), "ops_ms": dict(ops)}
 
 
+def stages(model: ParserFreeModel, texts: list[str], size: int, passes: int) -> dict[str, float]:
+    """Microseconds per sentence of each stage of ``predict`` at batch ``size`` (see the module docstring)."""
+    words = model.tokenize(texts)
+    order = sorted(range(len(texts)), key=lambda i: len(words[i]))
+    groups = [[texts[i] for i in order[k : k + size]] for k in range(0, len(order), size)]
+    word_groups = [model.tokenize(g) for g in groups]
+    feeds = [graph_inputs(model.vocab, w, model.max_len, None) for w in word_groups]
+    steps = {
+        "tokenizer": lambda: [model.tokenize(g) for g in groups],
+        "featurisation": lambda: [graph_inputs(model.vocab, w, model.max_len, None) for w in word_groups],
+        "graph": lambda: [model.session_for(len(f["mask"])).run(None, f) for f in feeds],
+        "decoding and output": lambda: [model.decode(w, o, [False] * len(w)) for w, o in zip(word_groups, outputs)],
+        "predict": lambda: [model.predict(g, batch_size=size) for g in groups],
+    }
+    outputs = [model.run_outputs(w) for w in word_groups]
+    best = {name: float("inf") for name in steps}
+    for _ in range(passes + 1):  # the first pass warms caches and the single-text session
+        for name, step in steps.items():
+            start = time.perf_counter()
+            step()
+            best[name] = min(best[name], time.perf_counter() - start)
+    per = {name: 1e6 * t / len(texts) for name, t in best.items()}
+    parts = ("tokenizer", "featurisation", "graph", "decoding and output")
+    per["rest of predict"] = per["predict"] - sum(per[k] for k in parts)  # may come out below 0: timing noise
+    return per
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bundle", default=str(DEFAULT_RUN / "bundle"))
@@ -101,10 +135,25 @@ def main(argv: list[str] | None = None) -> dict:
         "threads": args.threads,
         "batches": {},
     }
+    result["stages_us_per_sentence"] = {}
+    for size in args.batches:
+        chosen_texts = texts if size > 1 else texts[:: max(1, len(texts) // 100)]
+        per = result["stages_us_per_sentence"][size] = stages(model, chosen_texts, size, args.passes)
+        rows = [
+            {"stage": k, "us": per[k], "share": 100 * per[k] / per["predict"]}
+            for k in ("tokenizer", "featurisation", "graph", "decoding and output", "rest of predict")
+        ]
+        print(
+            f"\nbatch {size}: stages of predict, µs per sentence ({per['predict']:.0f} in all, {len(chosen_texts)} texts)"
+        )
+        print(
+            format_table(rows, [("stage", "stage", ""), ("us", "µs/sentence", ".1f"), ("share", "% of predict", ".1f")])
+        )
     for size in args.batches:
         chosen = words if size > 1 else words[:: max(1, len(words) // 100)]
         feeds = [graph_inputs(model.vocab, w, model.max_len, None) for w in batches(chosen, size)]
-        got = profile(model.folder / model.manifest["models"][args.variant], feeds, args.threads, args.passes)
+        threads = SINGLE_TEXT_THREADS if size == 1 else args.threads  # the session predict runs the batch on
+        got = profile(model.folder / model.manifest["models"][args.variant], feeds, threads, args.passes)
         result["batches"][size] = got
         rows = [
             {"part": k, "ms": v, "share": 100 * v / got["kernel_ms"]}
@@ -112,7 +161,7 @@ def main(argv: list[str] | None = None) -> dict:
         ]
         print(
             f"\nbatch {size}: {len(chosen)} texts × {args.passes} passes, kernels {got['kernel_ms']:.0f} ms of "
-            f"{got['wall_ms']:.0f} ms wall-clock ({args.threads} threads, {args.variant})"
+            f"{got['wall_ms']:.0f} ms wall-clock ({threads} thread(s), {args.variant})"
         )
         print(format_table(rows, [("part", "part", ""), ("ms", "kernel ms", ".1f"), ("share", "% of kernels", ".1f")]))
         top = sorted(got["ops_ms"].items(), key=lambda kv: -kv[1])[:8]

@@ -12,6 +12,7 @@ cache), so batches cost a dictionary look-up per word. The vocabulary is saved a
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import warnings
@@ -150,9 +151,11 @@ class Vocabulary:
         kept = np.minimum(lengths, max_len) if lengths else np.zeros(0, dtype=np.int64)
         mask = np.arange(width) < np.asarray(kept).reshape(-1, 1)  # B×T
         entries = [self.ids(w) for words in batch for w in list(words)[:max_len]]
-        ids = np.zeros((len(batch), width, 1 + self.n_features), dtype=np.int64)  # B×T×(1+F)
-        if entries:
-            ids[mask] = entries  # row-major order of the mask = the words in order
+        columns = 1 + self.n_features
+        ids = np.zeros((len(batch), width, columns), dtype=np.int64)  # B×T×(1+F)
+        if entries:  # row-major order of the mask = the words in order; one flat read, not one tuple at a time
+            flat = np.fromiter(itertools.chain.from_iterable(entries), dtype=np.int64, count=len(entries) * columns)
+            ids[mask] = flat.reshape(-1, columns)
         return np.ascontiguousarray(ids[..., 0]), np.ascontiguousarray(ids[..., 1:]), mask
 
     def to_dict(self) -> dict:

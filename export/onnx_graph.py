@@ -25,6 +25,10 @@ from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import SyntaxModel
 
 OPSET = 17
+# What the exported graph computes from a checkpoint, as a version: bumped whenever the export builds other
+# nodes for the same weights (2: label scores as one batched product, the predicted tree's D̂ read by table
+# lookup), so that a bundle exported by older code is exported again instead of being reused (stages.py).
+GRAPH_VERSION = 2
 AXES = {
     "word_ids": {0: "batch", 1: "length"},
     "feature_ids": {0: "batch", 1: "length"},

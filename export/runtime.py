@@ -46,6 +46,10 @@ EMPTY = {"error": "empty text"}
 # Idle onnxruntime threads sleep instead of busy-waiting: on a CPU shared with other work, spinning threads
 # take cores from it (bench/README.md: measured in every run of bench/bench_inference.py, session settings).
 SPINNING = False
+# A batch of one text runs on a session of its own with one intra-op thread: at this size the graph's nodes
+# are too small to share, and waking a second thread for each of ~800 of them costs more than it gives
+# (bench/README.md: 1.17–1.33× the single-text rate of two threads, idle and under load).
+SINGLE_TEXT_THREADS = 1
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -94,6 +98,8 @@ class ParserFreeModel:
         self.output_names: tuple[str, ...] = manifest_outputs(manifest)
         self.dependency_labels: tuple[str, ...] = tuple(manifest.get("dependency_labels") or ())
         self.digest: str | None = None  # the bundle digest (its seal), set by ``load``
+        self._single_text_session = None  # opened on the first batch of one (``session_for``)
+        self._session_settings: dict = {}  # how ``load`` opened the session: path, threads, spinning
 
     @classmethod
     def load(
@@ -138,7 +144,20 @@ class ParserFreeModel:
             tokenizer = load_tokenizer(folder / tok["path"], tok["lang"])
         model = cls(folder, manifest, session, vocab, tokenizer, labels, variant)
         model.digest = bundle_digest(folder)
+        model._session_settings = {"path": folder / models[variant], "threads": threads, "spinning": spinning}
         return model
+
+    def session_for(self, batch_size: int):
+        """The session a batch of ``batch_size`` texts runs on: ``session``, except that a batch of one runs
+        on a one-thread session of the same graph (``SINGLE_TEXT_THREADS``) when ``session`` may use more."""
+        settings = self._session_settings
+        if batch_size > 1 or not settings or settings["threads"] == SINGLE_TEXT_THREADS:
+            return self.session
+        if self._single_text_session is None:
+            self._single_text_session = make_session(
+                settings["path"], SINGLE_TEXT_THREADS, spinning=settings["spinning"]
+            )
+        return self._single_text_session
 
     def __repr__(self) -> str:
         return (
@@ -167,7 +186,7 @@ class ParserFreeModel:
         if not takes and distances is not None:
             raise UsageError(f"a {self.kind} bundle takes no distances input")
         feeds = graph_inputs(self.vocab, words, self.max_len, distances)
-        return dict(zip(self.output_names, self.session.run(None, feeds)))
+        return dict(zip(self.output_names, self.session_for(len(words)).run(None, feeds)))
 
     def run_words(
         self, words: Sequence[Sequence[str]], distances: np.ndarray | Sequence[np.ndarray] | None = None
@@ -214,23 +233,35 @@ class ParserFreeModel:
         for start in range(0, len(live), batch_size):
             rows = live[start : start + batch_size]
             batch = [words[i][: self.max_len] for i in rows]
-            outputs = self.run_outputs(batch)
-            for b, i in enumerate(rows):
-                n = len(batch[b])
-                tree: dict[str, np.ndarray] = {
-                    name: outputs[name][b, :n] for name in ("heads", "dep_labels") if name in outputs
-                }
-                d = outputs["distances"][b, :n, :n] if "distances" in outputs else None
-                results[i] = self._result(
-                    batch[b],
-                    outputs["task_output"][b],
-                    d,
-                    len(words[i]) > self.max_len,
-                    with_distances,
-                    with_tree,
-                    tree,
-                )
+            truncated = [len(words[i]) > self.max_len for i in rows]
+            decoded = self.decode(batch, self.run_outputs(batch), truncated, with_distances, with_tree)
+            for i, item in zip(rows, decoded):
+                results[i] = item
         return results
+
+    def decode(
+        self,
+        batch: Sequence[Sequence[str]],
+        outputs: dict[str, np.ndarray],
+        truncated: Sequence[bool],
+        with_distances: bool = False,
+        with_tree: bool = False,
+    ) -> list[dict]:
+        """One graph run's outputs (``run_outputs`` on ``batch``, already cut to ``max_len``) → one result
+        dict per sentence (see the module docstring). The class probabilities of the whole batch are one
+        softmax."""
+        task = outputs["task_output"]
+        probabilities = softmax(task) if self.task != "regression" else None
+        out = []
+        for b, words in enumerate(batch):
+            n = len(words)
+            tree: dict[str, np.ndarray] = {
+                name: outputs[name][b, :n] for name in ("heads", "dep_labels") if name in outputs
+            }
+            d = outputs["distances"][b, :n, :n] if "distances" in outputs else None
+            p = probabilities[b] if probabilities is not None else None
+            out.append(self._result(list(words), task[b], d, truncated[b], with_distances, with_tree, tree, p))
+        return out
 
     def _result(
         self,
@@ -241,16 +272,18 @@ class ParserFreeModel:
         with_distances: bool,
         with_tree: bool,
         tree: dict[str, np.ndarray] | None = None,
+        probabilities: np.ndarray | None = None,
     ) -> dict:
-        """Decode one row of graph output (``tree``: that row's heads and dep_labels, when the graph gives them)."""
+        """Decode one row of graph output (logits, or a score for regression); ``tree``: that row's heads and
+        dep_labels, when the graph gives them; ``probabilities``: the row's softmax, when already computed."""
         item: dict = {}
         if self.task == "regression":
             item["score"] = float(output)
         else:
-            p = softmax(output)
+            p = probabilities if probabilities is not None else softmax(output)
             names = self.label_names if len(self.label_names) == len(p) else [f"class_{k}" for k in range(len(p))]
             item["label"] = names[int(p.argmax())]
-            item["probabilities"] = {name: float(v) for name, v in zip(names, p)}
+            item["probabilities"] = {name: float(v) for name, v in zip(names, p.tolist())}
         item["words"] = list(words)
         if truncated:
             item["truncated"] = True

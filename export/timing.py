@@ -78,6 +78,32 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+VECTOR_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_tile")  # what decides a kernel's speed here
+
+
+def cpu_flags(cpuinfo: str | None = None) -> dict[str, bool]:
+    """Which of ``VECTOR_FLAGS`` the CPU has (from the ``flags`` line of /proc/cpuinfo, or of ``cpuinfo``);
+    all False where that cannot be read."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
+    flags: set[str] = set()
+    for line in cpuinfo.splitlines():
+        if line.startswith("flags"):
+            flags = set(line.split(":", 1)[1].split())
+            break
+    return {flag: flag in flags for flag in VECTOR_FLAGS}
+
+
+def machine_type(flags: dict[str, bool]) -> str:
+    """The machine type a benchmark table is kept under: "AVX-512" (with or without VNNI) or "AVX2, no AVX-512"."""
+    if flags.get("avx512f"):
+        return "AVX-512" + (" + VNNI" if flags.get("avx512_vnni") else "")
+    return "AVX2, no AVX-512" if flags.get("avx2") else "no AVX2"
+
+
 def machine() -> dict[str, Any]:
     """What the numbers were measured on: CPU, cores, OS, Python and the versions of the libraries."""
     from importlib.metadata import PackageNotFoundError, version
@@ -88,8 +114,11 @@ def machine() -> dict[str, Any]:
             versions[package] = version(package)
         except PackageNotFoundError:
             pass
+    flags = cpu_flags()
     return {
         "cpu": cpu_model(),
+        "cpu_flags": flags,
+        "machine_type": machine_type(flags),
         "cores": os.cpu_count(),
         "os": platform.platform(terse=True),
         "python": platform.python_version(),
@@ -100,4 +129,5 @@ def machine() -> dict[str, Any]:
 def describe_machine(info: dict[str, Any]) -> str:
     """One line for the top of a table or report."""
     libs = ", ".join(f"{k} {info[k]}" for k in ("torch", "onnxruntime", "spacy") if k in info)
-    return f"{info['cpu']}, {info['cores']} cores, Python {info['python']}, {libs}"
+    kind = f" ({info['machine_type']})" if "machine_type" in info else ""
+    return f"{info['cpu']}{kind}, {info['cores']} cores, Python {info['python']}, {libs}"

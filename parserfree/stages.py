@@ -40,8 +40,14 @@ def training_fingerprint(config: ExperimentConfig) -> dict:
 
 
 def export_fingerprint(config: ExperimentConfig, checkpoint: Path, variants: dict) -> dict:
-    """An export depends on its checkpoint, the variants it writes and the data it checks and evaluates on."""
-    return {"settings": variants, "inputs": {"checkpoint": file_digest(checkpoint), "data": data_digest(config.data)}}
+    """An export depends on its checkpoint, the variants it writes, the code that builds its graph
+    (``GRAPH_VERSION``) and the data it checks and evaluates on."""
+    from parserfree.export.onnx_graph import GRAPH_VERSION
+
+    return {
+        "settings": {**variants, "graph_version": GRAPH_VERSION},
+        "inputs": {"checkpoint": file_digest(checkpoint), "data": data_digest(config.data)},
+    }
 
 
 def compare_fingerprint(settings: dict, bundles: dict[str, Path], data: list[DataConfig]) -> dict:
