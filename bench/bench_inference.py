@@ -86,7 +86,7 @@ def no_syntax_model(args: argparse.Namespace) -> ParserFreeModel | None:
         if args.no_syntax:
             sys.exit(f"bench_inference: no no_syntax bundle at {path}")
         return None
-    model = ParserFreeModel.load(path, threads=args.threads)
+    model = ParserFreeModel.load(path, threads=args.threads, spinning=args.spinning)
     if model.kind != "no_syntax":
         sys.exit(f"bench_inference: {path} is a {model.kind} bundle, not no_syntax")
     return model
@@ -116,8 +116,8 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     """name → (runtime, pipeline) for every row this machine can run, where each model came from, and the
     models themselves (``free``: the fp32 ParserFreeModel, ``fed``: the parser-fed ModelSource, ``spacy``)."""
     bundle_path, fed_path = find_models(args)
-    free = resolve_model(bundle_path, args.threads)
-    fed = resolve_model(fed_path, args.threads)
+    free = resolve_model(bundle_path, args.threads, args.spinning)
+    fed = resolve_model(fed_path, args.threads, args.spinning)
     if free.kind != "parser_free" or free.bundle is None:
         sys.exit(f"bench_inference: {bundle_path} is not a parser-free bundle (it is {free.kind})")
     if not fed.row.needs_parser_at_inference:
@@ -154,7 +154,9 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     loaded = {}
     for variant, name in names.items():
         if variant in free.bundle.manifest.get("models", {}):
-            loaded[variant] = ParserFreeModel.load(bundle_path, threads=args.threads, variant=variant)
+            loaded[variant] = ParserFreeModel.load(
+                bundle_path, threads=args.threads, variant=variant, spinning=args.spinning
+            )
             rows[name] = ("onnxruntime", tokenizer_pipeline(ModelSource(loaded[variant], None, None), tokenize))
     sources = {
         "parser_free_bundle": str(bundle_path),
@@ -322,6 +324,13 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--dataset", default="vader-movies")
     parser.add_argument("--n", type=int, help="number of texts (default 1000, --quick 300)")
     parser.add_argument("--threads", type=int, default=2, help="intra-op threads of PyTorch and onnxruntime")
+    parser.add_argument(
+        "--spinning",
+        action="store_true",
+        default=SPINNING,
+        help="idle onnxruntime threads spin, for every onnxruntime row and graph (the runtime's default: they "
+        "sleep; spinning is the faster choice on a machine with nothing else to do)",
+    )
     parser.add_argument("--repeats", type=int, help="passes per row, fastest kept (default 2, --quick 1)")
     parser.add_argument("--cache-dir", help="data cache (default $PARSERFREE_CACHE or ~/.cache/parserfree)")
     parser.add_argument("--quick", action="store_true", help="300 texts, one pass (well under 3 minutes)")
@@ -345,7 +354,7 @@ def main(argv: list[str] | None = None) -> dict:
     free, fed = models["free"], models["fed"]
     shape = bundle_shape(free.folder)
     levers = graph_levers(
-        free, tokenized, shape, attainable, args.threads, max(repeats, 2), every, no_syntax_model(args)
+        free, tokenized, shape, attainable, args.threads, max(repeats, 2), every, no_syntax_model(args), args.spinning
     )
     # the machine's best during the run: measured again after the graph, the higher rate kept (a burst of load
     # elsewhere during one measurement must not inflate the share), and the shares recomputed against it
@@ -387,7 +396,7 @@ def main(argv: list[str] | None = None) -> dict:
         "reference": references,
         "accuracy": accuracy,
         "parity": parity_goal(free.manifest),
-        "session": {"threads": args.threads, "spinning": SPINNING, "single_text_threads": SINGLE_TEXT_THREADS},
+        "session": {"threads": args.threads, "spinning": args.spinning, "single_text_threads": SINGLE_TEXT_THREADS},
         "goals": goals(measured, levers, accuracy),
     }
 

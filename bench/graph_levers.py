@@ -145,6 +145,7 @@ def graph_levers(
     repeats: int,
     single_every: int,
     no_syntax=None,
+    spinning: bool = SPINNING,
 ) -> dict:
     """The graph-alone half of the benchmark: rates and peak share per variant at batch 32 and 1, the
     session sweep, the fused and slimmed variants, the products alone and, with ``no_syntax`` (a
@@ -171,11 +172,11 @@ def graph_levers(
         for size in (32, 1):
             chosen = words if size > 1 else words[::single_every]
             feeds, lengths = prepared(model, chosen, size)
-            sessions = {name: make_session(path, threads, spinning=SPINNING) for name, path in variants.items()}
+            sessions = {name: make_session(path, threads, spinning=spinning) for name, path in variants.items()}
             own = {}
             if no_syntax is not None:
                 sessions["no_syntax"] = make_session(
-                    no_syntax.folder / no_syntax.manifest["models"]["default"], threads, spinning=SPINNING
+                    no_syntax.folder / no_syntax.manifest["models"]["default"], threads, spinning=spinning
                 )
                 own["no_syntax"] = prepared(no_syntax, chosen, size)[0]
             seconds = time_sessions(sessions, feeds, repeats, own)

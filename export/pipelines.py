@@ -24,7 +24,7 @@ from parserfree.distill.parsing import tree_of
 from parserfree.distill.recipes import Recipe, get_recipe
 from parserfree.distill.teacher import Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances, truncate_heads
-from parserfree.export.runtime import ParserFreeModel
+from parserfree.export.runtime import SPINNING, ParserFreeModel
 from parserfree.export.timing import batches, time_calls
 from parserfree.export.tokenizer import words_of
 
@@ -51,11 +51,12 @@ class ModelSource:
         return get_recipe(self.kind)
 
 
-def resolve_model(path: str | Path, threads: int) -> ModelSource:
-    """A bundle folder, a run folder (checkpoints/best.ckpt) or a .ckpt file → ModelSource."""
+def resolve_model(path: str | Path, threads: int, spinning: bool | None = SPINNING) -> ModelSource:
+    """A bundle folder, a run folder (checkpoints/best.ckpt) or a .ckpt file → ModelSource (a bundle's
+    session with ``threads`` and ``spinning`` as in ``ParserFreeModel.load``)."""
     p = Path(path)
     if (p / "manifest.json").exists():
-        bundle = ParserFreeModel.load(p, threads=threads)
+        bundle = ParserFreeModel.load(p, threads=threads, spinning=spinning)
         ckpt = Path(bundle.manifest.get("checkpoint", {}).get("path", ""))
         trained = load_trained(ckpt) if ckpt.is_file() else None
         return ModelSource(bundle, trained, ckpt.parent.parent if trained else None)
