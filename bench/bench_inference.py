@@ -321,6 +321,11 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--no-syntax", help="no_syntax bundle of the same size (default runs/main/sentiment/bundle_no_syntax)"
     )
+    parser.add_argument(
+        "--compare-bundle",
+        help="another bundle of the same checkpoint (e.g. exported by an older commit): its graph is timed beside "
+        "model.onnx as the variant 'compared'",
+    )
     parser.add_argument("--dataset", default="vader-movies")
     parser.add_argument("--n", type=int, help="number of texts (default 1000, --quick 300)")
     parser.add_argument("--threads", type=int, default=2, help="intra-op threads of PyTorch and onnxruntime")
@@ -354,7 +359,16 @@ def main(argv: list[str] | None = None) -> dict:
     free, fed = models["free"], models["fed"]
     shape = bundle_shape(free.folder)
     levers = graph_levers(
-        free, tokenized, shape, attainable, args.threads, max(repeats, 2), every, no_syntax_model(args), args.spinning
+        free,
+        tokenized,
+        shape,
+        attainable,
+        args.threads,
+        max(repeats, 2),
+        every,
+        no_syntax_model(args),
+        args.spinning,
+        ParserFreeModel.load(args.compare_bundle, threads=args.threads) if args.compare_bundle else None,
     )
     # the machine's best during the run: measured again after the graph, the higher rate kept (a burst of load
     # elsewhere during one measurement must not inflate the share), and the shares recomputed against it

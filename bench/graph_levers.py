@@ -19,6 +19,9 @@ length-sorted batches, each configuration keeping its fastest of ``repeats`` int
 - with ``no_syntax`` (the ``no_syntax`` bundle of the same size and run), that graph on the same texts
   (its own vocabulary's inputs) in the same interleaved passes: every variant's ``vs_no_syntax`` is what
   the predictor and the syntax bias cost;
+- with ``compared`` (another bundle of the same checkpoint, e.g. exported by an older commit), its graph on
+  the same texts in the same passes, as the variant ``compared``: a change to the export measured against
+  the graph it replaces;
 - ``slimmed``: ``onnxslim`` applied to ``model.onnx`` (constant folding, shape and dead-node elimination,
   fewer nodes), with its parity — only where onnxslim is installed (``pip install onnxslim``; it is not a
   dependency of the project).
@@ -146,6 +149,7 @@ def graph_levers(
     single_every: int,
     no_syntax=None,
     spinning: bool = SPINNING,
+    compared=None,
 ) -> dict:
     """The graph-alone half of the benchmark: rates and peak share per variant at batch 32 and 1, the
     session sweep, the fused and slimmed variants, the products alone and, with ``no_syntax`` (a
@@ -179,11 +183,16 @@ def graph_levers(
                     no_syntax.folder / no_syntax.manifest["models"]["default"], threads, spinning=spinning
                 )
                 own["no_syntax"] = prepared(no_syntax, chosen, size)[0]
+            if compared is not None:
+                sessions["compared"] = make_session(
+                    compared.folder / compared.manifest["models"]["default"], threads, spinning=spinning
+                )
+                own["compared"] = prepared(compared, chosen, size)[0]
             seconds = time_sessions(sessions, feeds, repeats, own)
             baseline = seconds.pop("no_syntax", None)
             rows = {}
             for name, s in seconds.items():
-                kind = "int8" if name == "int8" else "fp32"
+                kind = "int8" if name == "int8" else "fp32"  # "compared": the same model, so the same FLOPs
                 rows[name] = {
                     **flop_rates(s, shape, lengths, attainable[kind]["best"]),
                     "sentences_per_s": len(chosen) / s,
