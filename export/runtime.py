@@ -48,7 +48,7 @@ EMPTY = {"error": "empty text"}
 SPINNING = False
 # A batch of one text runs on a session of its own with one intra-op thread: at this size the graph's nodes
 # are too small to share, and waking a second thread for each of ~800 of them costs more than it gives
-# (bench/README.md: 1.17–1.33× the single-text rate of two threads, idle and under load).
+# (bench/README.md, levers: 1.29× [1.28, 1.31] the single-text rate of two sleeping threads, paired passes).
 SINGLE_TEXT_THREADS = 1
 
 
