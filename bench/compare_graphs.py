@@ -19,18 +19,18 @@ first bundle's tokenizer and vocabulary, length-sorted batches.
 from __future__ import annotations
 
 import argparse
-import random
-import time
 from pathlib import Path
 
 import numpy as np
 
+from parserfree.export.bundle import read_manifest
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.runtime import SPINNING, ParserFreeModel
 from parserfree.export.session import make_session
 from parserfree.export.timing import batches, describe_machine, machine
 
 from bench_inference import benchmark_texts
+from graph_levers import paired_passes
 from timing import format_table, write_result
 
 
@@ -40,27 +40,7 @@ def graph_path(spec: str) -> Path:
     path = Path(folder)
     if path.suffix == ".onnx":
         return path
-    import json
-
-    manifest = json.loads((path / "manifest.json").read_text())
-    return path / manifest["models"][variant or "default"]
-
-
-def paired_passes(sessions: dict[str, object], feeds: list[dict], passes: int, seed: int = 0) -> dict[str, list[float]]:
-    """Seconds per pass per session; each pass runs every session over all ``feeds`` in a random order."""
-    rng = random.Random(seed)
-    for s in sessions.values():
-        s.run(None, feeds[0])
-    times: dict[str, list[float]] = {name: [] for name in sessions}
-    for _ in range(passes):
-        order = list(sessions)
-        rng.shuffle(order)
-        for name in order:
-            start = time.perf_counter()
-            for f in feeds:
-                sessions[name].run(None, f)
-            times[name].append(time.perf_counter() - start)
-    return times
+    return path / read_manifest(path)["models"][variant or "default"]
 
 
 def ratio_summary(base: list[float], other: list[float], resamples: int = 2000, seed: int = 0) -> dict[str, float]:
@@ -106,7 +86,7 @@ def main(argv: list[str] | None = None) -> dict:
         threads[name] = int(k)
     names = {spec: f"{spec} ({threads[spec]} thr)" if len(set(threads.values())) > 1 else spec for spec in args.graphs}
     sessions = {names[s]: make_session(graph_path(s), threads[s], spinning=args.spinning) for s in args.graphs}
-    times = paired_passes(sessions, feeds, args.passes)
+    times = paired_passes(sessions, feeds, args.passes, shuffle=True)
     base = names[args.graphs[0]]
     rows = []
     for name, t in times.items():

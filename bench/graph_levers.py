@@ -57,22 +57,39 @@ def prepared(
     return [graph_inputs(model.vocab, g, model.max_len, None) for g in groups], [[len(w) for w in g] for g in groups]
 
 
+def paired_passes(
+    sessions: dict[str, object],
+    feeds: list[dict],
+    passes: int,
+    own_feeds: dict[str, list[dict]] | None = None,
+    shuffle: bool = False,
+    seed: int = 0,
+) -> dict[str, list[float]]:
+    """Seconds of every pass per session: after one warm-up run each, ``passes`` passes in which every session
+    runs all its feeds once (``feeds``, or its entry of ``own_feeds``: another model's inputs for the same
+    texts), in the sessions' order or, with ``shuffle``, a fresh random order per pass."""
+    feeds_of = {name: (own_feeds or {}).get(name, feeds) for name in sessions}
+    for name, session in sessions.items():
+        session.run(None, feeds_of[name][0])
+    rng = random.Random(seed)
+    times: dict[str, list[float]] = {name: [] for name in sessions}
+    for _ in range(passes):
+        order = list(sessions)
+        if shuffle:
+            rng.shuffle(order)
+        for name in order:
+            start = time.perf_counter()
+            for f in feeds_of[name]:
+                sessions[name].run(None, f)
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
 def time_sessions(
     sessions: dict[str, object], feeds: list[dict], repeats: int, own_feeds: dict[str, list[dict]] | None = None
 ) -> dict[str, float]:
-    """Fastest seconds per session over ``repeats`` interleaved passes of all ``feeds`` (one warm-up run each);
-    a session named in ``own_feeds`` runs those instead (another model's inputs for the same texts)."""
-    feeds_of = {name: (own_feeds or {}).get(name, feeds) for name in sessions}
-    best: dict[str, float] = {}
-    for name, session in sessions.items():
-        session.run(None, feeds_of[name][0])
-    for _ in range(repeats):
-        for name, session in sessions.items():
-            start = time.perf_counter()
-            for f in feeds_of[name]:
-                session.run(None, f)
-            best[name] = min(best.get(name, float("inf")), time.perf_counter() - start)
-    return best
+    """Fastest seconds per session over ``repeats`` interleaved passes (``paired_passes``)."""
+    return {name: min(t) for name, t in paired_passes(sessions, feeds, repeats, own_feeds).items()}
 
 
 def flop_rates(seconds: float, shape: ModelShape, lengths: list[list[int]], attainable: float) -> dict:
@@ -177,17 +194,12 @@ def graph_levers(
             chosen = words if size > 1 else words[::single_every]
             feeds, lengths = prepared(model, chosen, size)
             sessions = {name: make_session(path, threads, spinning=spinning) for name, path in variants.items()}
-            own = {}
-            if no_syntax is not None:
-                sessions["no_syntax"] = make_session(
-                    no_syntax.folder / no_syntax.manifest["models"]["default"], threads, spinning=spinning
-                )
-                own["no_syntax"] = prepared(no_syntax, chosen, size)[0]
-            if compared is not None:
-                sessions["compared"] = make_session(
-                    compared.folder / compared.manifest["models"]["default"], threads, spinning=spinning
-                )
-                own["compared"] = prepared(compared, chosen, size)[0]
+            own = {}  # other bundles' graphs, each on its own vocabulary's inputs for the same texts
+            for name, other in (("no_syntax", no_syntax), ("compared", compared)):
+                if other is not None:
+                    path = other.folder / other.manifest["models"]["default"]
+                    sessions[name] = make_session(path, threads, spinning=spinning)
+                    own[name] = prepared(other, chosen, size)[0]
             seconds = time_sessions(sessions, feeds, repeats, own)
             baseline = seconds.pop("no_syntax", None)
             rows = {}

@@ -4,7 +4,8 @@ Stages (wall-clock per sentence, each timed alone over the same length-sorted ba
 ``--passes``): the tokenizer (``ParserFreeModel.tokenize``), featurisation (``graph_inputs``: words →
 ids, feature ids and mask), the graph (``session.run``, on the session ``predict`` uses for that batch
 size), decoding and output (``ParserFreeModel.decode``: softmax, labels, the result dicts) and the rest
-of ``predict`` (checks, sorting by length, restoring the order: its own time minus the four).
+of ``predict``: its own time minus the four — its checks and sorting, and the graph running slower between
+Python steps than back to back (bench/README.md); noise can make it negative.
 
 Runs a bundle's graph (fp32 ``model.onnx`` or another variant) on the benchmark texts in length-sorted
 batches (32 and 1 by default), with onnxruntime's per-node profiler on, and sums the kernel time of the
@@ -90,9 +91,11 @@ def stages(model: ParserFreeModel, texts: list[str], size: int, passes: int) -> 
     """Microseconds per sentence of each stage of ``predict`` at batch ``size`` (see the module docstring)."""
     words = model.tokenize(texts)
     order = sorted(range(len(texts)), key=lambda i: len(words[i]))
-    groups = [[texts[i] for i in order[k : k + size]] for k in range(0, len(order), size)]
-    word_groups = [model.tokenize(g) for g in groups]
+    slices = [order[k : k + size] for k in range(0, len(order), size)]
+    groups = [[texts[i] for i in rows] for rows in slices]
+    word_groups = [[words[i] for i in rows] for rows in slices]
     feeds = [graph_inputs(model.vocab, w, model.max_len, None) for w in word_groups]
+    outputs = [model.run_outputs(w) for w in word_groups]
     steps = {
         "tokenizer": lambda: [model.tokenize(g) for g in groups],
         "featurisation": lambda: [graph_inputs(model.vocab, w, model.max_len, None) for w in word_groups],
@@ -100,7 +103,6 @@ def stages(model: ParserFreeModel, texts: list[str], size: int, passes: int) -> 
         "decoding and output": lambda: [model.decode(w, o, [False] * len(w)) for w, o in zip(word_groups, outputs)],
         "predict": lambda: [model.predict(g, batch_size=size) for g in groups],
     }
-    outputs = [model.run_outputs(w) for w in word_groups]
     best = {name: float("inf") for name in steps}
     for _ in range(passes + 1):  # the first pass warms caches and the single-text session
         for name, step in steps.items():
