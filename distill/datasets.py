@@ -4,7 +4,10 @@ Sits between the readers (built-in VADER corpora or user files) and the parser t
 text normalisation shared by training and inference (``normalise_text``), turns raw labels into the
 task's label view, and splits by a hash of the normalised text so that duplicate sentences never cross
 splits and the split never depends on file order (built-in datasets may split by a group instead — the
-review of a sentence — or fix the split themselves, e.g. a split stratified on a column).
+review of a sentence — or fix the split themselves, e.g. a split stratified on a column). A user's own
+split is fixed the same way (``RawExample.split``): a file per split (``data.dataset: {train: …, dev: …,
+test: …}``; without a dev file, dev is carved from the train file by the hash) or a split column
+(``data.split_column``).
 
 Label views: ``binary`` (numeric scores: > 0 positive, < 0 negative, exactly 0 dropped — a neutral
 sentence has no binary label; string labels: exactly two classes), ``regression`` (the real-valued
@@ -30,7 +33,7 @@ from parserfree.distill.agreement import (
 )
 from parserfree.distill.builtin import BUILTIN, load_raw
 from parserfree.distill.builtin_text import english
-from parserfree.distill.readers import DataError, RawExample, read_file
+from parserfree.distill.readers import SPLIT_NAMES, DataError, RawExample, read_file
 from parserfree.encoder.schema import ConfigError
 
 TASKS = ("binary", "regression", "classification", "none")
@@ -41,9 +44,11 @@ SPLITS = ("train", "dev", "test")
 class DataConfig:
     """Where the examples come from and how they are labelled and split."""
 
-    dataset: str | list[str] = "vader-movies"
+    dataset: str | list[str] | dict[str, str] = "vader-movies"
     """A built-in dataset's name (parserfree data --help lists them) or a file path; a list joins several as
-    unlabeled text (task none: predictor pre-training), each keeping its own split."""
+    unlabeled text (task none: predictor pre-training), each keeping its own split; a mapping {train: path,
+    dev: path, test: path} is a fixed split, a file per split kept as given (dev optional: without it, dev
+    is carved from the train file by the hash, in the ratio of data.split's train and dev shares)."""
     format: str | None = None
     """csv, tsv, jsonl, txt or conllu (null: from the file's extension)."""
     text_column: str = "text"
@@ -53,7 +58,11 @@ class DataConfig:
     task: str = "binary"
     """Label view: binary (scores > 0 / < 0, exactly 0 dropped; or two classes), regression, classification or none."""
     split: list[float] = field(default_factory=lambda: [0.8, 0.1, 0.1])
-    """Train, dev and test shares, split by a hash of the normalised text (built-in datasets may fix their own)."""
+    """Train, dev and test shares, split by a hash of the normalised text (built-in datasets fix their own; a
+    file of your own may too: data.split_column, or a file per split in data.dataset)."""
+    split_column: str | None = None
+    """The column or field of your own file whose values (train, dev, test; validation / valid mean dev) fix
+    each row's split instead of the hash; CoNLL-U: a '# NAME = VALUE' comment (null: split by data.split)."""
     max_examples: int | None = None
     """Keep only the first N examples after labelling (smoke runs; null: all)."""
     train_fraction: float = 1.0
@@ -77,6 +86,7 @@ class DataConfig:
             raise ConfigError(f"data.task='{self.task}' must be one of {TASKS}")
         if len(self.split) != 3 or any(f < 0 for f in self.split) or abs(sum(self.split) - 1.0) > 1e-6:
             raise ConfigError(f"data.split={self.split} must be three non-negative fractions summing to 1")
+        self._validate_own_splits()
         if self.max_examples is not None and self.max_examples < 1:
             raise ConfigError(f"data.max_examples={self.max_examples} must be ≥ 1")
         if self.agreement_train_balance not in TRAIN_BALANCES:
@@ -92,6 +102,76 @@ class DataConfig:
                 raise ConfigError(f"data.builtin_corpora: {error}") from None
         if not 0 < self.train_fraction <= 1:
             raise ConfigError(f"data.train_fraction={self.train_fraction} must be in (0, 1]")
+
+    def _validate_own_splits(self) -> None:
+        """A mapping of split files and ``split_column``: each error names the setting."""
+        if isinstance(self.dataset, dict):
+            split_files(self.dataset)  # raises ConfigError naming the split or file
+            if self.split_column is not None:
+                raise ConfigError(
+                    f"data.split_column='{self.split_column}' fixes the split of each row of one file, but "
+                    "data.dataset already names a file per split: set one of them"
+                )
+        if self.split_column is None:
+            return
+        if not isinstance(self.split_column, str) or not self.split_column.strip():
+            raise ConfigError(f"data.split_column={self.split_column!r} must name a column (null: split by data.split)")
+        if isinstance(self.dataset, str) and self.dataset in BUILTIN:
+            raise ConfigError(
+                f"data.split_column='{self.split_column}' names a column of a file of your own; "
+                f"the built-in dataset '{self.dataset}' has its own splits"
+            )
+
+
+def split_files(files: Mapping[str, Any]) -> dict[str, str]:
+    """The files of a ``data.dataset`` mapping by split (train, dev, test; keys validation / valid mean dev,
+    case-insensitive), or a ConfigError naming the key: train and test are needed, dev is optional."""
+    out: dict[str, str] = {}
+    for key, path in files.items():
+        split = SPLIT_NAMES.get(str(key).strip().lower())
+        if split is None:
+            raise ConfigError(
+                f"data.dataset: unknown split '{key}' (a file per split: train, dev, test; validation / valid mean dev)"
+            )
+        if split in out:
+            raise ConfigError(f"data.dataset names the {split} file twice ('{key}' is {split} too)")
+        if not isinstance(path, str) or not path.strip():
+            raise ConfigError(f"data.dataset.{key}={path!r} must be a file path")
+        twin = next((s for s, other in out.items() if other == path), None)
+        if twin is not None:
+            raise ConfigError(f"data.dataset.{key}='{path}' is the {twin} file too; each split needs its own file")
+        if path in BUILTIN:
+            raise ConfigError(
+                f"data.dataset.{key}='{path}' is a built-in dataset, which has its own splits; "
+                "a split file is a file of your own"
+            )
+        out[split] = path
+    missing = [s for s in ("train", "test") if s not in out]
+    if missing:
+        raise ConfigError(
+            f"data.dataset names no {' or '.join(missing)} file (a file per split needs train and test; "
+            "dev is optional: without it, dev is carved from the train file)"
+        )
+    return {s: out[s] for s in SPLITS if s in out}
+
+
+def dataset_name(dataset: str | list[str] | Mapping[str, str]) -> str:
+    """A ``data.dataset`` value as one name: a built-in name or path, a list's names or a mapping's files
+    joined by '+'."""
+    if isinstance(dataset, str):
+        return dataset
+    if isinstance(dataset, Mapping):
+        return "+".join(split_files(dataset).values())
+    return "+".join(dataset)
+
+
+def dataset_sources(dataset: str | list[str] | Mapping[str, str]) -> list[str]:
+    """Every built-in name or file path a ``data.dataset`` value reads."""
+    if isinstance(dataset, str):
+        return [dataset]
+    if isinstance(dataset, Mapping):
+        return list(split_files(dataset).values())
+    return list(dataset)
 
 
 @dataclass(frozen=True)
@@ -241,27 +321,51 @@ def load_dataset(config: DataConfig) -> Dataset:
         dataset = Dataset("+".join(config.dataset), config.task, splits, [], sum(part[2] for part in parts))
     else:
         splits, names, n_read = _load_one(config, config.dataset)
-        dataset = Dataset(config.dataset, config.task, splits, names, n_read)
+        dataset = Dataset(dataset_name(config.dataset), config.task, splits, names, n_read)
     _subsample(dataset.splits, config)
     return dataset
 
 
-def _load_one(config: DataConfig, name: str) -> tuple[dict[str, list[Example]], list[str], int]:
+def _load_one(config: DataConfig, name: str | Mapping[str, str]) -> tuple[dict[str, list[Example]], list[str], int]:
     """One dataset read, labelled and split: (splits, label names, examples read). ``name`` is the one
-    dataset ``config`` names (its ``dataset``, a single name here)."""
-    builtin = BUILTIN.get(name)
-    if builtin is not None:
+    dataset ``config`` names (its ``dataset``: a single name, or a mapping of split files)."""
+    builtin = None
+    if isinstance(name, Mapping):
+        raws = _read_split_files(config, split_files(name))
+    elif (builtin := BUILTIN.get(name)) is not None:
         raws = load_raw(name, config)
-        label_field = builtin.label_field
     else:
-        raws = read_file(
-            name, config.format, config.text_column, config.label_column if config.task != "none" else None
-        )
-        label_field = config.label_column or "label"
+        raws = _read_own_file(config, name)
+    label_field = builtin.label_field if builtin is not None else config.label_column or "label"
     if config.task != "none" and all(r.label is None for r in raws):
-        raise DataError(f"{name}: no labels found for task '{config.task}' (set data.label_column, or data.task: none)")
+        raise DataError(
+            f"{dataset_name(name)}: no labels found for task '{config.task}' "
+            "(set data.label_column, or data.task: none)"
+        )
     splits, names = apply_labels(raws, config.task, label_field, config.split, builtin.label_names if builtin else None)
     return splits, names, len(raws)
+
+
+def _read_own_file(config: DataConfig, path: str) -> list[RawExample]:
+    """A user file's raw examples under ``config``'s columns (the label column only for a labelled task)."""
+    label_column = config.label_column if config.task != "none" else None
+    return read_file(path, config.format, config.text_column, label_column, config.split_column)
+
+
+def _read_split_files(config: DataConfig, files: Mapping[str, str]) -> list[RawExample]:
+    """The raw examples of a file per split, each fixed to its file's split (``RawExample.split``). Without a
+    dev file, the train file's examples go to train or dev by the hash of ``split_of``, in the ratio of
+    ``data.split``'s train and dev shares (a dev share of 0: all to train)."""
+    train_share, dev_share = config.split[0], config.split[1]
+    carve = [train_share / (train_share + dev_share), 1.0, 1.0] if "dev" not in files and dev_share > 0 else None
+    raws = []
+    for split, path in files.items():
+        for raw in _read_own_file(config, path):
+            fixed = split
+            if split == "train" and carve is not None and split_of(raw.group or raw.text, carve) != "train":
+                fixed = "dev"
+            raws.append(dataclasses.replace(raw, split=fixed))
+    return raws
 
 
 def _subsample(splits: dict[str, list[Example]], config: DataConfig) -> None:

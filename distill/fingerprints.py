@@ -87,13 +87,17 @@ def file_digest(path: str | Path | None) -> str | None:
 
 def data_digest(data: Any) -> dict | str:
     """What a dataset's content is (``data``: a ``DataConfig``): a built-in dataset by its registry digest
-    (read from its sources without building it), a file by its sha256, a list of datasets name by name."""
+    (read from its sources without building it), a file by its sha256, a list of datasets name by name, a
+    file per split split by split (so a changed dev file changes it too)."""
     import dataclasses
 
     from parserfree.distill.builtin import BUILTIN
+    from parserfree.distill.datasets import split_files
 
     if isinstance(data.dataset, list):
         return {name: data_digest(dataclasses.replace(data, dataset=name)) for name in data.dataset}
+    if isinstance(data.dataset, dict):
+        return {split: file_digest(path) or "missing" for split, path in split_files(data.dataset).items()}
     entry = BUILTIN.get(data.dataset)
     if entry is not None:
         return entry.digest(data)

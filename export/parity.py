@@ -24,7 +24,7 @@ import numpy as np
 
 from parserfree.distill.archives import cached_only
 from parserfree.distill.builtin import BUILTIN
-from parserfree.distill.datasets import DataConfig, Dataset, load_dataset, normalise_text
+from parserfree.distill.datasets import DataConfig, Dataset, dataset_name, dataset_sources, load_dataset, normalise_text
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.errors import ExportError
@@ -71,14 +71,14 @@ def local_dataset(experiment: dict) -> Dataset:
     """The checkpoint's dataset (``experiment['data']``) when it loads from files and the cache alone;
     FileNotFoundError when it would need a download or a build, DataError when it cannot be read."""
     config = DataConfig(**experiment["data"])
-    for name in config.dataset if isinstance(config.dataset, list) else [config.dataset]:  # a list: joined text
+    for name in dataset_sources(config.dataset):  # a list: joined text; a mapping: a file per split
         if name not in BUILTIN and not Path(name).is_file():
             raise FileNotFoundError(f"{name} is not available locally")
     try:
         with cached_only():
             return load_dataset(config)
     except FileNotFoundError as e:
-        raise FileNotFoundError(f"{config.dataset} is not available locally ({e})") from None
+        raise FileNotFoundError(f"{dataset_name(config.dataset)} is not available locally ({e})") from None
 
 
 def parity_texts(experiment: dict, limit: int = MAX_TEXTS) -> tuple[list[str], str]:
@@ -92,7 +92,7 @@ def parity_texts(experiment: dict, limit: int = MAX_TEXTS) -> tuple[list[str], s
         texts = [t for t in texts if t]
         if texts:
             step = max(1, len(texts) // limit)
-            return texts[::step][:limit], f"{split} split of {config.dataset}"
+            return texts[::step][:limit], f"{split} split of {dataset_name(config.dataset)}"
         reason = "no held-out examples"
     except Exception as e:  # noqa: BLE001 — any failure to read the data means: use the fallback
         reason = f"{type(e).__name__}: {e}"
