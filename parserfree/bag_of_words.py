@@ -1,5 +1,5 @@
 """A bag-of-words linear classifier: lower-cased 1- and 2-grams, multinomial logistic regression with an L2
-penalty chosen on dev.
+penalty chosen on dev over the whole grid ``L2_GRID`` (10⁻¹ … 10⁻⁶).
 
 The strongest of the report's shortcut baselines (``parserfree.baselines``): whatever a model gets right
 that word counts alone also get right is no evidence of structure. Written with numpy, scipy.sparse and
@@ -22,7 +22,7 @@ from scipy.special import logsumexp, softmax
 from parserfree.distill.datasets import normalise_text
 
 TOKEN = re.compile(r"\w+|[^\w\s]")
-L2_GRID = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5)  # λ tried on dev, strongest first (a tie keeps the stronger)
+L2_GRID = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # λ all tried on dev, strongest first (a tie keeps the stronger)
 MAX_ITERATIONS = 500
 TOLERANCE = 1e-6  # relative decrease of the loss at which L-BFGS stops (dev accuracy does not move below it)
 MIN_COUNT = 2  # an n-gram must occur in this many training texts to get a weight
@@ -77,7 +77,7 @@ class BagOfWords:
     weights: np.ndarray
     bias: np.ndarray
     l2: float
-    dev_accuracy: dict[float, float] = field(default_factory=dict)  # λ → dev accuracy (%) of the choice
+    dev_accuracy: dict[float, float] = field(default_factory=dict)  # λ → dev accuracy (%), every λ of the grid
 
     def probabilities(self, texts: Sequence[str]) -> np.ndarray:
         """Class probabilities (N×C) of each text."""
@@ -108,9 +108,11 @@ def fit_bag_of_words(
     n_classes: int,
     grid: Sequence[float] = L2_GRID,
 ) -> BagOfWords:
-    """Fit one classifier per λ of ``grid`` on train (each starting from the previous, stronger one) and keep
-    the λ with the best dev accuracy, stopping at the first λ that does worse on dev than the best so far
-    (weaker penalties only overfit more); without dev examples the strongest λ is kept."""
+    """Fit one classifier per λ of ``grid`` on train (strongest first, each warm-started from the previous,
+    stronger one) and keep the λ with the best dev accuracy, a tie keeping the stronger λ. The whole grid is
+    searched: dev accuracy need not fall monotonically as λ weakens (a rare but decisive n-gram can overtake
+    a frequent, noisy one only at a small λ), so no early stop. ``dev_accuracy`` records every λ's dev
+    accuracy; without dev examples only the strongest λ is fitted and kept."""
     vocab = ngram_vocabulary(train_texts)
     x, y = featurize(train_texts, vocab), np.asarray(train_labels, dtype=np.int64)
     x_dev, y_dev = featurize(dev_texts, vocab), np.asarray(dev_labels, dtype=np.int64)
@@ -118,16 +120,16 @@ def fit_bag_of_words(
     best: tuple[float, float, np.ndarray] | None = None
     scores: dict[float, float] = {}
     params = None
-    for l2 in grid:
+    for l2 in sorted(grid, reverse=True):  # strongest first, whatever order the grid is given in
         params = fit_weights(x, y, n_classes, l2, params)
         w, bias = params[: f * n_classes].reshape(f, n_classes), params[f * n_classes :]
         accuracy = 100 * float(np.mean(np.argmax(x_dev @ w + bias, axis=1) == y_dev)) if y_dev.size else float("nan")
         scores[l2] = accuracy
-        if best is not None and accuracy < best[1]:
-            break
-        if best is None or accuracy > best[1]:
+        if best is None or accuracy > best[1]:  # strictly better: a tie keeps the stronger λ found first
             best = (l2, accuracy, params.copy())
         if not y_dev.size:
             break
+    if best is None:
+        raise ValueError("fit_bag_of_words needs a non-empty λ grid")
     l2, _, params = best
     return BagOfWords(vocab, params[: f * n_classes].reshape(f, n_classes), params[f * n_classes :], l2, scores)

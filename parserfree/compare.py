@@ -278,13 +278,14 @@ def compare(
 def statistics_note(seeds: int, pairs: bool, resamples: int) -> StatisticsNote:
     """What the verdicts of a report of this many seeds are (docs/statistics.md)."""
     test = (
-        "exact McNemar (scipy.stats.binomtest on the discordant items)"
+        "sign-flip test over clusters (minimal pairs, else items) of the difference in correct items; "
+        "exact McNemar without pairs"
         if seeds == 1
         else "sign-flip permutation test over clusters of the seed-averaged difference and one-sample t-test "
         "over the per-seed differences, both must reject (p = the larger)"
     )
     power = (
-        "Connor 1987 normal approximation for McNemar at the observed discordance"
+        "Connor 1987 normal approximation on the cluster sums at the observed discordance (McNemar's without pairs)"
         if seeds == 1
         else "normal approximation on the cluster sums (items) and noncentral t (seeds); the larger"
     )

@@ -248,7 +248,7 @@ def verdict_lines(curve: dict) -> list[str]:
     if overall:
         seeds = curve["seeds"]
         test = (
-            "exact McNemar"
+            "sign-flip over clusters of test items (McNemar without pairs)"
             if seeds == 1
             else f"sign-flip over test items and t-test over the {seeds} seeds, both must reject"
         )

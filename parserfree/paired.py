@@ -2,27 +2,30 @@
 test split have shown it?
 
 Two rows of a report are scored on the very same items, so only a paired test says anything about their
-difference (two unpaired intervals overlap long before a paired test gives up). For one seed per row:
-the difference in accuracy points, a 95 % percentile bootstrap interval that resamples *clusters* —
-minimal pairs (the two versions of one source sentence, which a model tends to get right or wrong
-together) where the items carry a pair id, else single items — and the exact McNemar p
+difference (two unpaired intervals overlap long before a paired test gives up). Everything counts in
+*clusters*: minimal pairs (the two versions of one source sentence, which a model tends to get right or
+wrong together) where the items carry a pair id, else single items. For one seed per row: the difference
+in accuracy points; a 95 % percentile bootstrap interval that resamples clusters; and a sign-flip
+permutation test over clusters of the per-cluster summed difference in correct items (a − b), exact when
+few clusters differ — without pair ids (every item its own cluster) it is exactly the exact McNemar test
 (``scipy.stats.binomtest`` on the discordant counts). With several seeds per row (seed s of one row
 paired with seed s of the other): the mean over seeds of the per-seed differences; an interval from a
-bootstrap that resamples seeds and clusters together; and two tests that must both reject — a
-sign-flip permutation test over clusters of the seed-averaged per-item difference (the items side; it
-reduces to the exact McNemar test for one seed without pairs) and a one-sample t-test over the per-seed
-differences (the training side: a gap that only one lucky seed shows is not shown). Holm's correction
-runs over the contrasts of one report slice; a verdict is "ahead" or "behind" only when the corrected p
-is below ``ALPHA`` and the interval lies on the same side of 0. Power: the smallest difference the test
-detects at ``ALPHA`` with power ``POWER`` given the observed discordance (Connor 1987's normal
-approximation for McNemar, solved for δ; with seeds, the normal approximation on the cluster sums and
-the noncentral t over seeds, the larger of the two). docs/statistics.md says how to read them.
+bootstrap that resamples seeds and clusters together; and two tests that must both reject — the same
+sign-flip test over clusters of the seed-averaged per-item difference (the items side) and a one-sample
+t-test over the per-seed differences (the training side: a gap that only one lucky seed shows is not
+shown). Holm's correction runs over the contrasts of one report slice; a verdict is "ahead" or "behind"
+only when the corrected p is below ``ALPHA`` and the interval lies on the same side of 0. Power: the
+smallest difference the test detects at ``ALPHA`` with power ``POWER`` given the observed discordance —
+Connor 1987's normal approximation for McNemar generalised to cluster sums (with the null variance
+Σ D_j² of the cluster sums D_j; without pair ids it is Connor's formula itself), solved for δ; with seeds,
+that on the seed-averaged cluster sums and the noncentral t over seeds, the larger of the two.
+docs/statistics.md says how to read them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +34,7 @@ from scipy import optimize, stats
 ALPHA = 0.05
 POWER = 0.8
 RESAMPLES = 2000  # bootstrap resamples of an interval
-PERMUTATIONS = 9999  # sign flips of the items-side test with several seeds (exact below 2¹³ clusters' worth)
+PERMUTATIONS = 9999  # random sign flips of the items-side test (all 2^m enumerated for m ≤ 13 differing clusters)
 AHEAD, BEHIND, NO_DIFFERENCE = "ahead", "behind", "no difference shown"
 
 
@@ -97,21 +100,42 @@ def mcnemar(a: np.ndarray, b: np.ndarray) -> tuple[float, int, int]:
 
 
 def sign_flip(cluster_sums: np.ndarray, seed: int = 0) -> float:
-    """Two-sided p of a sign-flip permutation test that the cluster sums of paired differences are
-    symmetric around 0 (exact when few clusters differ; p = 1 when none does)."""
-    x = np.asarray(cluster_sums, dtype=float)
+    """Two-sided p of a sign-flip permutation test that the cluster sums D_j of paired differences are
+    symmetric around 0 (statistic Σ D_j; p = 1 when at most one cluster differs).
+
+    When every non-zero |D_j| is the same (one seed without pair ids: every D_j is ±1; or pairs that always
+    move together: ±2) the flip distribution is a binomial count of positive signs, so the p is the exact
+    ``binomtest`` — for items without pair ids that is the exact McNemar test (``mcnemar``), bit for bit.
+    Otherwise all 2^m flips of the m non-zero clusters are enumerated when 2^m ≤ ``PERMUTATIONS``, else
+    ``PERMUTATIONS`` random flips are drawn (from ``seed``, with the +1 of a Monte Carlo p), as
+    ``scipy.stats.permutation_test`` does; two-sided p = min(1, 2·min(P(T ≤ t), P(T ≥ t)))."""
+    x = np.asarray(cluster_sums, dtype=float).ravel()
     x = x[x != 0]
-    if x.size <= 1:
+    m = x.size
+    if m <= 1:
         return 1.0  # no cluster differs, or one: its two signs are equally extreme
-    result = stats.permutation_test(
-        (x,),
-        lambda v, axis: np.sum(v, axis=axis),
-        permutation_type="samples",
-        n_resamples=PERMUTATIONS,
-        vectorized=True,
-        rng=seed,
-    )
-    return float(result.pvalue)
+    sizes = np.abs(x)
+    if np.allclose(sizes, sizes[0], rtol=1e-9, atol=0.0):
+        return float(stats.binomtest(int(np.sum(x > 0)), m, 0.5).pvalue)
+    observed = float(x.sum())
+    tie = 100 * np.finfo(float).eps * float(sizes.sum())  # null sums equal to the observed one up to rounding
+    batches: Iterable[np.ndarray]  # 0/1 sign patterns (1: +), one row per flip
+    if 2**m <= PERMUTATIONS:
+        batches, draws, extra = [(np.arange(2**m)[:, None] >> np.arange(m)) & 1], 2**m, 0  # every pattern
+    else:
+        rng = np.random.default_rng(seed)
+        rows = max(1, 2**21 // m)  # flips per batch, to keep memory bounded
+        batches = (
+            rng.integers(0, 2, size=(min(rows, PERMUTATIONS - start), m), dtype=np.int8)
+            for start in range(0, PERMUTATIONS, rows)
+        )
+        draws, extra = PERMUTATIONS, 1  # a Monte Carlo p counts the observed flip as one of the draws
+    at_most = at_least = 0
+    for bits in batches:
+        null = (2.0 * bits - 1) @ sizes
+        at_most += int(np.sum(null <= observed + tie))
+        at_least += int(np.sum(null >= observed - tie))
+    return float(min(1.0, 2 * min(at_most + extra, at_least + extra) / (draws + extra)))
 
 
 def seed_test(differences: np.ndarray) -> float:
@@ -123,21 +147,45 @@ def seed_test(differences: np.ndarray) -> float:
     return float(stats.ttest_1samp(d, 0.0).pvalue)
 
 
+def _normal_detectable(
+    n: int, k: int, spread: float, most: float, alpha: float = ALPHA, power: float = POWER
+) -> float | None:
+    """Smallest mean paired difference δ (a share of ``n`` items in ``k`` clusters) detected at ``alpha`` with
+    ``power`` by the normal approximation √n·δ = z₁₋α/₂·√s + z_power·√(s − (n/k)·δ²), where s = Σ D_j² / n
+    is the null variance of the cluster sums D_j per item (under the alternative each cluster's mean is
+    n·δ/k, which takes k·(n·δ/k)² off it); solved for δ in [0, ``most``], the largest δ the discordance
+    allows. None when s = 0 or even δ = ``most`` is not detectable."""
+    if n <= 0 or k <= 0 or spread <= 0:
+        return None
+    za, zb = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
+    ratio = n / k
+
+    def gap(delta: float) -> float:
+        return math.sqrt(n) * delta - za * math.sqrt(spread) - zb * math.sqrt(max(spread - ratio * delta * delta, 0.0))
+
+    if gap(most) < 0:
+        return None
+    return float(optimize.brentq(gap, 0.0, most))
+
+
 def connor_detectable(n: int, discordance: float, alpha: float = ALPHA, power: float = POWER) -> float | None:
     """Smallest paired difference δ (a share) that McNemar's test on ``n`` items with discordant share ψ
     detects at ``alpha`` with ``power`` (Connor 1987: √n·δ = z₁₋α/₂·√ψ + z_power·√(ψ − δ²), solved for δ);
-    None when even δ = ψ (every discordant item on one side) is not detectable."""
-    psi = discordance
-    if n <= 0 or psi <= 0:
-        return None
-    za, zb = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
+    None when even δ = ψ (every discordant item on one side) is not detectable. It is
+    ``cluster_detectable`` with every item its own cluster."""
+    return _normal_detectable(n, n, discordance, discordance, alpha, power)
 
-    def gap(delta: float) -> float:
-        return math.sqrt(n) * delta - za * math.sqrt(psi) - zb * math.sqrt(max(psi - delta * delta, 0.0))
 
-    if gap(psi) < 0:
-        return None
-    return float(optimize.brentq(gap, 0.0, psi))
+def cluster_detectable(cluster_sums: np.ndarray, n: int, alpha: float = ALPHA, power: float = POWER) -> float | None:
+    """Smallest mean paired difference δ (a share) that the sign-flip test over the clusters of ``n`` items
+    detects at ``alpha`` with ``power``, given the observed cluster sums D_j of a − b (all K clusters, zeros
+    included): Connor's approximation with the variance of the cluster sums, √n·δ = z₁₋α/₂·√s +
+    z_power·√(s − (n/K)·δ²), s = Σ D_j² / n, δ at most Σ |D_j| / n (every discordant cluster on one side).
+    Without pair ids (D_j ∈ {−1, 0, 1}, K = n) s is the discordant share ψ and this is
+    ``connor_detectable``; pairs that move together (D_j = ±2) make s twice ψ and n/K two, which is Connor
+    on the pairs as units: about √2 more than counting their items as independent."""
+    d = np.asarray(cluster_sums, dtype=float)
+    return _normal_detectable(n, d.size, float(np.sum(d * d)) / n, float(np.sum(np.abs(d))) / n, alpha, power)
 
 
 def t_detectable(sd: float, seeds: int, alpha: float = ALPHA, power: float = POWER) -> float | None:
@@ -194,8 +242,8 @@ class PairedResult:
     difference: float
     ci95: list[float]
     discordant: list[float]  # items only a gets right, only b gets right (mean over seeds)
-    p: float  # the test's p (one seed: exact McNemar; several: the larger of p_items and p_seeds)
-    p_items: float
+    p: float  # the test's p (one seed: p_items; several: the larger of p_items and p_seeds)
+    p_items: float  # sign-flip test over clusters (exact McNemar without pair ids and one seed)
     p_seeds: float | None
     detectable: float | None  # smallest difference (points) detectable at ALPHA with POWER; None: none is
     detectable_items: float | None
@@ -223,21 +271,16 @@ def paired_test(
     only_a = np.sum(a & ~b, axis=1).astype(float)
     only_b = np.sum(~a & b, axis=1).astype(float)
     dense, k = _dense(clusters)
+    sums = np.bincount(dense, weights=(a.astype(float) - b).mean(0), minlength=k)  # cluster sums, seed-averaged
+    p_items = sign_flip(sums, seed)
+    detectable_items = cluster_detectable(sums, n)
     if seeds == 1:
-        p_items, _, _ = mcnemar(a[0], b[0])
         p_seeds, p = None, p_items
-        detectable_items = connor_detectable(n, (only_a[0] + only_b[0]) / n)
         detectable_seeds = None
         detectable = detectable_items
     else:
-        sums = np.bincount(dense, weights=(a.astype(float) - b).mean(0), minlength=k)
-        p_items, p_seeds = sign_flip(sums, seed), seed_test(per_seed)
+        p_seeds = seed_test(per_seed)
         p = max(p_items, p_seeds)
-        z = stats.norm.ppf(1 - ALPHA / 2) + stats.norm.ppf(POWER)
-        discordant = k > 1 and bool(
-            np.any(sums != 0)
-        )  # without discordant items nothing is detectable, as for one seed
-        detectable_items = float(z * math.sqrt(k * np.var(sums, ddof=1)) / n) if discordant else None
         detectable_seeds = t_detectable(float(np.std(per_seed, ddof=1)), seeds)
         detectable = None if detectable_items is None else max(detectable_items, detectable_seeds)
 

@@ -1,5 +1,6 @@
-"""Paired verdicts: the exact McNemar test, Holm's correction, the bootstrap over minimal pairs, the tests over
-seeds, and power figures that hold when simulated."""
+"""Paired verdicts: the sign-flip test over minimal pairs (the exact McNemar test without them), Holm's
+correction, the bootstrap over minimal pairs, the tests over seeds, and power figures that hold when
+simulated."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from parserfree.paired import (
     AHEAD,
     BEHIND,
     NO_DIFFERENCE,
+    PERMUTATIONS,
     Resampler,
+    cluster_detectable,
     clusters_of,
     connor_detectable,
     holm,
@@ -65,6 +68,85 @@ def test_one_seed_without_pairs_the_sign_flip_test_is_mcnemars():
     b = np.array([0] * 9 + [1] * 3 + [1] * 5, dtype=bool)
     assert sign_flip(a.astype(float) - b) == pytest.approx(mcnemar(a, b)[0])
     assert sign_flip(np.array([0.0, 1.0, 0.0])) == 1.0 == mcnemar(np.array([0, 1, 0], bool), np.zeros(3, bool))[0]
+
+
+def _pairs(*kinds: tuple[int, tuple[int, int], tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows a and b (1×N) and the cluster of each item from (how many pairs, a's two versions, b's two)."""
+    a, b = [], []
+    for count, in_a, in_b in kinds:
+        a += list(in_a) * count
+        b += list(in_b) * count
+    return np.array(a, bool)[None], np.array(b, bool)[None], np.repeat(np.arange(len(a) // 2), 2)
+
+
+def test_one_seed_p_value_counts_a_minimal_pair_once_not_as_two_independent_items():
+    """Both versions of a pair flip together: 6 pairs only a gets right, 1 only b, 1 pair where a gets one
+    version more; 10 pairs both rows get right. McNemar sees 13 vs 2 discordant items (p 0.007); over the 8
+    differing pairs (cluster sums 2 ×6, −2, 1; T = 11 of at most 15) only the 9 flips of total size ≤ 2
+    reach 11 either way: p = 2·9/2⁸ = 0.07, so the gap is not shown."""
+    a, b, clusters = _pairs((6, (1, 1), (0, 0)), (1, (0, 0), (1, 1)), (1, (1, 0), (0, 0)), (10, (1, 1), (1, 1)))
+    result = paired_test(a, b, clusters, Resampler(clusters, 1))
+    p_mcnemar, only_a, only_b = mcnemar(a[0], b[0])
+    assert (only_a, only_b) == (13, 2) and p_mcnemar == pytest.approx(2 * (1 + 15 + 105) / 2**15)
+    assert result.p == result.p_items == pytest.approx(18 / 256, abs=1e-12)
+    assert p_mcnemar < 0.05 < result.p
+    assert result.n_clusters == 18 and result.discordant == [13.0, 2.0]
+
+
+def test_one_seed_p_value_without_pair_ids_is_the_exact_mcnemar_p():
+    """Every item its own cluster: the sign-flip test is McNemar's to rounding, also with far more than 13
+    discordant items (where a sign-flip test would otherwise draw random flips)."""
+    rng = np.random.default_rng(4)
+    b = rng.random(600) < 0.7
+    a = np.where(rng.random(600) < 0.15, ~b, b)
+    clusters = clusters_of([None] * 600, 600)
+    result = paired_test(a[None], b[None], clusters, Resampler(clusters, 1))
+    p, only_a, only_b = mcnemar(a, b)
+    assert only_a + only_b > 60
+    assert abs(result.p - stats.binomtest(only_a, only_a + only_b, 0.5).pvalue) < 1e-12 and result.p == p
+
+
+def test_one_seed_detectable_counts_a_minimal_pair_once_not_as_two_independent_items():
+    """Pairs that move together: the detectable difference is Connor's on the 400 pairs as units, about √2
+    more than Connor's on the 800 items as if they were independent."""
+    rng = np.random.default_rng(1)
+    per_pair_a, per_pair_b = rng.random(400) < 0.7, rng.random(400) < 0.6
+    a, b = np.repeat(per_pair_a, 2)[None], np.repeat(per_pair_b, 2)[None]
+    pairs = np.repeat(np.arange(400), 2)
+    result = paired_test(a, b, pairs, Resampler(pairs, 1))
+    by_pairs = connor_detectable(400, float(np.mean(per_pair_a != per_pair_b)))
+    as_items = connor_detectable(800, float(np.mean(a != b)))
+    assert result.detectable == result.detectable_items == pytest.approx(100 * by_pairs, rel=1e-6)
+    assert result.detectable / (100 * as_items) == pytest.approx(np.sqrt(2), rel=0.05)
+
+
+def test_one_seed_detectable_without_pair_ids_is_connors():
+    rng = np.random.default_rng(5)
+    b = rng.random(900) < 0.7
+    a = np.where(rng.random(900) < 0.1, ~b, b)
+    result = paired_test(a[None], b[None], np.arange(900), Resampler(np.arange(900), 1))
+    assert result.detectable == 100 * connor_detectable(900, float(np.mean(a != b)))
+    assert cluster_detectable(np.array([1.0, 0.0, -1.0]), 3) is None  # two discordant items: nothing detectable
+
+
+def test_sign_flip_is_exact_when_every_differing_cluster_differs_by_as_much():
+    """40 pairs that each flip together (sums ±2): the flips are a binomial count, no random draws."""
+    sums = np.array([2.0] * 28 + [-2.0] * 12 + [0.0] * 5)
+    assert abs(sign_flip(sums) - stats.binomtest(28, 40, 0.5).pvalue) < 1e-12
+
+
+def test_sign_flip_enumerates_every_flip_when_few_clusters_differ_and_draws_them_otherwise():
+    def scipy_sign_flip(x: np.ndarray) -> float:
+        x = x[x != 0]
+        return stats.permutation_test(
+            (x,), lambda v, axis: np.sum(v, axis=axis), permutation_type="samples", n_resamples=PERMUTATIONS, rng=0
+        ).pvalue
+
+    few = np.array([2.0, 2.0, 1.0, -1.0, 2.0, -2.0, 1.0, 0.0, 2.0, 1.0, 2.0, -1.0, 2.0, 1.0])  # 13 differ
+    assert sign_flip(few) == pytest.approx(scipy_sign_flip(few), abs=1e-12)
+    many = np.random.default_rng(1).choice([-2.0, -1.0, 1.0, 2.0], 200) * 0.5  # seed-averaged sizes; p ≈ 0.2
+    assert sign_flip(many) == pytest.approx(scipy_sign_flip(many), abs=0.03)  # two Monte Carlo draws (sd 0.006)
+    assert sign_flip(many, seed=0) == sign_flip(many, seed=0)
 
 
 def test_a_gap_shown_by_one_lucky_seed_is_not_shown_over_seeds():
