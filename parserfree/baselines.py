@@ -3,11 +3,15 @@
 Rows of kind "baseline" in every classification report, fitted on the training split of the dataset the
 models were trained on (the same share of it) and scored on every compared domain whose examples carry
 what they read. ``majority``: the most frequent training label. ``bag_of_words``: a linear model over
-1–2-grams (``parserfree.bag_of_words``, λ chosen on dev). On agreement items (columns of
-``distill/agreement.py``) also ``verb_form``: the shown verb form, lower-cased, → its majority label on
-train (an unseen form → the training majority), and ``prev_word``: grammatical iff the word before the
-verb ends in "s" exactly when the shown verb is plural — the two shortcuts that solved an agreement set
-whose subjects were mostly singular.
+1–2-grams (``parserfree.bag_of_words``, λ chosen on dev over its whole grid). On agreement items (columns of
+``distill/agreement.py``) also ``verb_form`` (grammaticality view only): the shown verb form, lower-cased, →
+its majority label on train (an unseen form → the training majority); and the number rules, each a guess at
+the subject's number from the surface — ``prev_word``: plural iff the word before the verb ends in "s";
+``nearest_noun``: the number (spaCy's tag) of the nearest noun before the verb, the textbook heuristic;
+``nearest_noun_s``: that noun is plural iff it ends in "s"; ``first_noun``: the number of the sentence's
+first noun. In the number view a rule's guess is the label; in the grammaticality view a version is
+judged grammatical iff its shown verb has the guessed number. The nouns' tags are those of the source
+(grammatical) sentence, so in the grammaticality view a rule never sees the parser react to the error.
 """
 
 from __future__ import annotations
@@ -18,7 +22,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from parserfree.bag_of_words import fit_bag_of_words
-from parserfree.distill.agreement import LABEL_NAMES, PREV_WORD, VERB, VERB_NUMBER, ends_in_s
+from parserfree.distill.agreement import (
+    FIRST_NOUN_NUMBER,
+    LABEL_NAMES,
+    NEAREST_NOUN,
+    NEAREST_NOUN_NUMBER,
+    NUMBER_LABELS,
+    NUMBERS,
+    PREV_WORD,
+    VERB,
+    VERB_NUMBER,
+    ends_in_s,
+)
 from parserfree.distill.datasets import Example
 
 # examples → (class ids N, class probabilities N×C or None for a rule without probabilities)
@@ -93,23 +108,51 @@ def verb_form(train: Sequence[Example], n_classes: int) -> Baseline:
     return Baseline("verb_form", "the shown verb form → its majority label on train", (VERB,), predict)
 
 
-def prev_word(label_names: Sequence[str]) -> Baseline | None:
-    """Grammatical iff (the word before the verb ends in "s") == (the shown verb is plural); None unless
-    the labels are agreement's."""
-    if sorted(label_names) != sorted(LABEL_NAMES):
-        return None
-    grammatical, ungrammatical = label_names.index(LABEL_NAMES[1]), label_names.index(LABEL_NAMES[0])
+def number_rule(
+    name: str,
+    description: str,
+    columns: tuple[str, ...],
+    number_of: Callable[[Example], str],
+    label_names: Sequence[str],
+) -> Baseline | None:
+    """A rule guessing the subject's number ('sg' / 'pl') as a baseline of either agreement view: the guess is
+    the label (number view), or grammatical iff the shown verb has that number (grammaticality view); None
+    for other labels."""
+    if sorted(label_names) == sorted(NUMBER_LABELS):
+        ids = {n: label_names.index(NUMBER_LABELS[k]) for k, n in enumerate(NUMBERS)}
 
-    def predict(examples):
-        rule = [ends_in_s(str(e.columns[PREV_WORD])) == (e.columns[VERB_NUMBER] == "pl") for e in examples]
-        return np.where(rule, grammatical, ungrammatical), None
+        def predict(examples):
+            return np.array([ids[number_of(e)] for e in examples], dtype=np.int64), None
 
-    return Baseline(
-        "prev_word",
-        'grammatical iff (the previous word ends in "s") == (the verb is plural)',
-        (PREV_WORD, VERB_NUMBER),
-        predict,
-    )
+        return Baseline(name, description, columns, predict)
+    if sorted(label_names) == sorted(LABEL_NAMES):
+        grammatical, ungrammatical = label_names.index(LABEL_NAMES[1]), label_names.index(LABEL_NAMES[0])
+
+        def judge(examples):
+            rule = [number_of(e) == e.columns[VERB_NUMBER] for e in examples]
+            return np.where(rule, grammatical, ungrammatical), None
+
+        return Baseline(
+            name, f"grammatical iff the verb's number is the guess: {description}", (*columns, VERB_NUMBER), judge
+        )
+    return None
+
+
+def _plural_if_s(column: str) -> Callable[[Example], str]:
+    return lambda e: "pl" if ends_in_s(str(e.columns[column])) else "sg"
+
+
+def _column(column: str) -> Callable[[Example], str]:
+    return lambda e: str(e.columns[column])
+
+
+# name → (what it guesses, the column it reads, how): the number rules of both agreement views
+NUMBER_RULES = {
+    "prev_word": ('plural iff the word before the verb ends in "s"', PREV_WORD, _plural_if_s),
+    "nearest_noun": ("the number (tag) of the nearest noun before the verb", NEAREST_NOUN_NUMBER, _column),
+    "nearest_noun_s": ('the nearest noun before the verb is plural iff it ends in "s"', NEAREST_NOUN, _plural_if_s),
+    "first_noun": ("the number (tag) of the first noun", FIRST_NOUN_NUMBER, _column),
+}
 
 
 def bag_of_words(train: Sequence[Example], dev: Sequence[Example], n_classes: int) -> Baseline:
@@ -125,7 +168,13 @@ def bag_of_words(train: Sequence[Example], dev: Sequence[Example], n_classes: in
     return Baseline("bag_of_words", f"logistic regression on 1–2-grams (λ {model.l2:g}, chosen on dev)", (), predict)
 
 
-BASELINE_NAMES = ("majority", "verb_form", "prev_word", "bag_of_words")
+def named_rule(name: str, label_names: Sequence[str]) -> Baseline | None:
+    """The number rule ``name`` of ``NUMBER_RULES`` for these labels (None unless they are an agreement view's)."""
+    description, column, how = NUMBER_RULES[name]
+    return number_rule(name, description, (column,), how(column), label_names)
+
+
+BASELINE_NAMES = ("majority", "verb_form", *NUMBER_RULES, "bag_of_words")
 
 
 def fit_baselines(train: Sequence[Example], dev: Sequence[Example], label_names: Sequence[str]) -> list[Baseline]:
@@ -135,8 +184,9 @@ def fit_baselines(train: Sequence[Example], dev: Sequence[Example], label_names:
     out = [majority(train, n_classes)]
     if carries(train, (VERB,)):
         out.append(verb_form(train, n_classes))
-    rule = prev_word(label_names)
-    if rule is not None and rule.applies_to(train):
-        out.append(rule)
+    for name in NUMBER_RULES:
+        rule = named_rule(name, label_names)
+        if rule is not None and rule.applies_to(train):
+            out.append(rule)
     out.append(bag_of_words(train, dev, n_classes))
     return out

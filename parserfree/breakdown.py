@@ -30,6 +30,7 @@ from parserfree.distill.agreement import (
     SUBJECT_NUMBER,
     attractor_bucket,
     distance_bucket,
+    judges_both_versions,
 )
 from parserfree.paired import Resampler, clusters_of, pairs_of
 
@@ -87,6 +88,7 @@ class Slices:
     clusters: np.ndarray
     seeds: int
     resamples: int
+    whole_pairs: bool = False  # every item stands for both versions of its pair (agreement's number view)
     _resamplers: dict[str, Resampler] = field(default_factory=dict, repr=False)
 
     def resampler(self, name: str) -> Resampler:
@@ -119,15 +121,20 @@ def item_slices(
         if have and pair_column and any(pair_column in c for c in columns)
         else None
     )
-    return Slices(masks, groups, pair_ids, clusters_of(pair_ids, n), seeds, resamples)
+    whole = have and judges_both_versions(columns)
+    return Slices(masks, groups, pair_ids, clusters_of(pair_ids, n), seeds, resamples, whole)
 
 
-def pair_accuracy(correct: np.ndarray, pair_ids: Sequence | None, mask: np.ndarray) -> tuple[float | None, int]:
+def pair_accuracy(
+    correct: np.ndarray, pair_ids: Sequence | None, mask: np.ndarray, whole_pairs: bool = False
+) -> tuple[float | None, int]:
     """(% of minimal pairs with every version right, mean over seeds; number of pairs) over the pairs with
-    at least two items in ``mask``; (None, 0) without pair ids or pairs."""
+    at least two items in ``mask`` — or, with ``whole_pairs`` (one item judges both versions of its pair),
+    over every item in ``mask``; (None, 0) without pair ids or pairs."""
     if pair_ids is None:
         return None, 0
-    pairs = pairs_of(pair_ids, np.flatnonzero(mask).tolist())  # Python ints: they index the pair_ids sequence
+    indices = np.flatnonzero(mask).tolist()  # Python ints: they index the pair_ids sequence
+    pairs = [[i] for i in indices] if whole_pairs else pairs_of(pair_ids, indices)
     if not pairs:
         return None, 0
     right = np.array([[c[idx].all() for idx in pairs] for c in np.asarray(correct, dtype=bool)])  # S×P
@@ -147,7 +154,7 @@ def bucket_entry(correct: np.ndarray, slices: Slices, name: str) -> dict:
         ci = list(wilson(int(hits.sum()), n))
     else:
         ci = [float(v) for v in np.percentile(100 * slices.resampler(name).accuracies(hits), [2.5, 97.5])]
-    pairs, n_pairs = pair_accuracy(correct, slices.pair_ids, mask)
+    pairs, n_pairs = pair_accuracy(correct, slices.pair_ids, mask, slices.whole_pairs)
     return {
         "n": n,
         "accuracy": float(per_seed.mean()),

@@ -6,7 +6,9 @@ an error"), which neither the locality row nor the parser-free graph sees. For e
 compared split (examples sharing a ``pair_id`` column) this counts the pairs whose two parses differ in any
 head, in any label, and in the subject arcs (the words attached as ``nsubj`` / ``nsubjpass`` and their
 heads). The parse-leak control row (``twin_grammatical_tree``) reads the grammatical version's tree for
-both versions, so the report can tell "trees pay" from "the parser reacts to the error".
+both versions, so the report can tell "trees pay" from "the parser reacts to the error". In agreement's
+number view both versions of a pair are one text, so every pair counts, with the same tree: 0 % by
+construction.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from parserfree.distill.agreement import judges_both_versions
 from parserfree.distill.datasets import Example
 from parserfree.distill.teacher import Parse
 from parserfree.paired import pairs_of
@@ -33,6 +36,8 @@ def pair_tree_differences(examples: Sequence[Example], parses: Sequence[Parse]) 
     """{pairs, trees_differ, labels_differ, subject_arcs_differ} (shares in %) over the minimal pairs of
     ``examples`` (parallel to ``parses``); None without pairs. Two versions of different lengths count as
     differing trees."""
+    if judges_both_versions([e.columns for e in examples]):  # one text per pair: nothing to leak
+        return {"pairs": len(examples), "trees_differ": 0.0, "labels_differ": 0.0, "subject_arcs_differ": 0.0}
     pairs = [ids for ids in pairs_of([(e.columns or {}).get("pair_id") for e in examples]) if len(ids) == 2]
     if not pairs:
         return None

@@ -10,7 +10,8 @@ BETWEEN = ["near the house", "of the cabinets", "that we saw", "with two cats", 
 
 def candidates(n0=1200, n1=160, n2=60, singular_share=0.73):
     """Candidates as the corpora give them: most subjects singular, varied verbs, subjects (some singular
-    nouns ending in -s, some plurals not) and words between subject and verb."""
+    nouns ending in -s, some plurals not) and words between subject and verb; the nearest noun before the
+    verb is an attractor (of the other number) exactly when there are attractors, the first noun the subject."""
     out = []
     for i in range(n0 + n1 + n2):
         attractors = 0 if i < n0 else 1 if i < n0 + n1 else 2
@@ -22,6 +23,8 @@ def candidates(n0=1200, n1=160, n2=60, singular_share=0.73):
         words = f"the {subject} {middle}".split()
         prefix = " ".join(words)
         distance = len(words) - 1
+        attractor = {"sg": "cabinet", "pl": "cabinets"}[agreement.other_number(number)] if attractors else subject
+        base = {"is": "be", "has": "have", "was": "be", "runs": "run", "seems": "seem", "does": "do"}[sg_verb]
         out.append(
             Candidate(
                 f"{prefix} {verb} fine number {i}",
@@ -34,6 +37,10 @@ def candidates(n0=1200, n1=160, n2=60, singular_share=0.73):
                 flipped,
                 len(words),
                 words[-1],
+                f"{prefix} will {base} fine number {i}",
+                attractor,
+                number if not attractors else agreement.other_number(number),
+                number,
             )
         )
     return out

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from parserfree.bag_of_words import fit_bag_of_words, ngrams
-from parserfree.baselines import fit_baselines, majority, prev_word, verb_form
+from parserfree.baselines import fit_baselines, majority, named_rule, verb_form
 from parserfree.distill.agreement import LABEL_NAMES
 from parserfree.distill.datasets import Example
 
@@ -47,7 +47,7 @@ def test_verb_form_lookup_takes_each_forms_majority_label_and_the_prior_for_unse
 
 
 def test_previous_word_rule_reads_a_final_s_as_plural():
-    rule = prev_word(list(LABEL_NAMES))
+    rule = named_rule("prev_word", list(LABEL_NAMES))
     test = [
         item("x", 0, "are", "pl", "dogs"),
         item("x", 0, "are", "pl", "dog"),
@@ -64,7 +64,7 @@ def test_previous_word_rule_reads_a_final_s_as_plural():
         UNGRAMMATICAL,
     ]  # "boss": its blind spot
     assert probs is None
-    assert prev_word(["negative", "positive"]) is None  # not agreement's labels
+    assert named_rule("prev_word", ["negative", "positive"]) is None  # not agreement's labels
 
 
 def test_majority_predicts_the_training_prior():
