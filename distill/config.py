@@ -106,7 +106,7 @@ class TrainingConfig:
     strategy: str = "auto"
     """Lightning strategy (auto, ddp)."""
     init_from: str | None = None
-    """A pretrain_predictor checkpoint whose embeddings, layers 1..k and predictor start this run."""
+    """A pretrain_predictor checkpoint whose embeddings, layers 1..k and predictor start this run (a path, or a shipped model: builtin:parser-en)."""
 
     def validate(self, section: str = "training") -> None:
         """Raise ConfigError naming the first impossible field."""
@@ -136,7 +136,8 @@ class RunConfig:
     """Share of the pre-training text's training sentences that pre-training reads (the main job's budget)."""
     pretrained: str = "auto"
     """Which pre-trained predictor the rows start from: auto (the best cached one of these settings — see
-    `parserfree pretrain` — else train one), train (the one of exactly these settings), or a checkpoint path."""
+    `parserfree pretrain` — else train one), train (the one of exactly these settings), a checkpoint path, or
+    a shipped model (builtin:parser-en; nothing is pre-trained)."""
     compare_datasets: list[str] = field(
         default_factory=lambda: ["vader-movies", "vader-nyt", "vader-amazon", "vader-tweets"]
     )
@@ -161,7 +162,7 @@ class RunConfig:
         if self.pretrain_fraction == 0:
             raise ConfigError(f"{section}.pretrain_fraction=0 must be in (0, 1]")
         if not isinstance(self.pretrained, str) or not self.pretrained:
-            raise ConfigError(f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train' or a checkpoint path")
+            raise ConfigError(f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train', a checkpoint path or builtin:<name>")
         check_int(f"{section}.latency_examples", self.latency_examples, 1)
         if not self.compare_datasets:
             raise ConfigError(f"{section}.compare_datasets must name at least one dataset")

@@ -22,6 +22,7 @@ from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.strategies import DDPStrategy
 
 from parserfree.distill.checkpoints import TrainedModel, check_resumable, load_pretrained, load_trained, read_checkpoint
+from parserfree.distill.shipped import resolve_weights
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.data_module import SyntaxDataModule
@@ -98,8 +99,9 @@ def train(
         torch.set_num_threads(config.threads)
 
     vocab, dep_labels, init = None, None, None
-    if config.training.init_from:
-        init = load_trained(config.training.init_from)
+    init_path = resolve_weights(config.training.init_from)  # a builtin: name → its checked file
+    if init_path:
+        init = load_trained(init_path)
         vocab, dep_labels = init.vocab, init.dep_labels  # the pre-trained predictor's words and labels
     data = SyntaxDataModule(config, cache_dir, vocab, progress, dep_labels)
     data.setup()  # parses through the cache once; Lightning's own prepare_data/setup calls then find it done
@@ -109,7 +111,7 @@ def train(
         config, config.encoder, config.predictor_config(), data.vocab, data.label_names, data.dep_labels
     )
     if init is not None:
-        load_pretrained(module.model, config.training.init_from, init)
+        load_pretrained(module.model, init_path, init)
 
     t = config.training
     checkpoints = run_dir / "checkpoints"

@@ -15,6 +15,8 @@ import json
 import sys
 from pathlib import Path
 
+import yaml
+
 from parserfree.commands import _positive_int
 from parserfree.distill.builtin import BUILTIN
 from parserfree.distill.datasets import SPLITS, DataConfig, describe, load_dataset
@@ -25,12 +27,19 @@ from parserfree.encoder.errors import ParserfreeError, UsageError
 
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--dataset", default="vader-movies", help=f"built-in name ({', '.join(BUILTIN)}) or a file path")
+    p.add_argument(
+        "--dataset",
+        default="vader-movies",
+        help=f"built-in name ({', '.join(BUILTIN)}), a file path, or a file per split: '{{train: a.csv, dev: b.csv, test: c.csv}}'",
+    )
     p.add_argument(
         "--format", choices=["csv", "tsv", "jsonl", "txt", "conllu"], help="file format (default: from the extension)"
     )
     p.add_argument("--text-column", default="text")
     p.add_argument("--label-column", default="label")
+    p.add_argument(
+        "--split-column", help="the column whose values (train, dev, test) fix each row's split (default: by hash)"
+    )
     p.add_argument(
         "--task",
         choices=["binary", "regression", "classification", "none"],
@@ -43,13 +52,30 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _dataset_arg(value: str) -> str | dict[str, str]:
+    """``--dataset``: a name or path, or (written as a YAML mapping, ``{train: a.csv, ...}``) a file per split."""
+    if not value.lstrip().startswith("{"):
+        return value
+    try:
+        files = yaml.safe_load(value)
+    except yaml.YAMLError:
+        files = None
+    if not isinstance(files, dict):
+        raise UsageError(
+            f"--dataset {value!r}: a file per split is a YAML mapping, e.g. '{{train: a.csv, test: b.csv}}'"
+        )
+    return files
+
+
 def _data_config(args: argparse.Namespace) -> DataConfig:
+    dataset = _dataset_arg(args.dataset)
     return DataConfig(
-        dataset=args.dataset,
+        dataset=dataset,
         format=args.format,
         text_column=args.text_column,
         label_column=args.label_column,
-        task=args.task or (BUILTIN[args.dataset].task if args.dataset in BUILTIN else "binary"),
+        task=args.task or (BUILTIN[dataset].task if isinstance(dataset, str) and dataset in BUILTIN else "binary"),
+        split_column=args.split_column,
         cache_dir=args.cache_dir,
         archive=args.archive,
     )
@@ -330,6 +356,9 @@ def build_parser() -> argparse.ArgumentParser:
     from parserfree.results_commands import add_results_commands
 
     add_results_commands(sub)
+    from parserfree.shipping import add_ship_command
+
+    add_ship_command(sub)
 
     p = sub.add_parser("pretrain", help="pre-train the lower layers and the predictor on parsed text, into the cache")
     p.add_argument(

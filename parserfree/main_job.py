@@ -34,6 +34,7 @@ from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.datasets import DataConfig
 from parserfree.distill.fingerprints import digest, file_digest, without
 from parserfree.distill.recipes import comparison_roles, training_rule
+from parserfree.distill.shipped import SCHEME, is_shipped, read_record, resolve_weights
 from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import write_json
 from parserfree.report_types import REPORT_FORMAT, Report
@@ -152,6 +153,14 @@ def pretrain_stage(
     into ``<cache>/predictors/<family>/<settings>``; ``train`` always the latter; a path that checkpoint.
     Returns {"checkpoint", "run_dir", "metrics", "chosen"} or None without pre-training."""
     mode = mode or config.run.pretrained
+    if is_shipped(mode):  # a shipped model: nothing to pre-train
+        path = Path(resolve_weights(mode) or "")
+        return {
+            "checkpoint": str(path),
+            "run_dir": str(path.parent),
+            "metrics": read_record(mode.removeprefix(SCHEME)).get("scores"),
+            "chosen": f"shipped ({mode})",
+        }
     if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
         return None
     if mode not in ("auto", "train"):
@@ -434,7 +443,7 @@ def stage_seconds(out: Path, tasks: list[str]) -> dict[str, float | None]:
     seconds: dict[str, float | None] = {}
     for task in tasks:
         predictor = _read_json(out / task / "predictor.json")
-        if predictor:
+        if predictor and not str(predictor.get("chosen", "")).startswith("shipped"):  # a shipped one took no time
             run_dir = Path(predictor["run_dir"])
             record = _read_json(run_dir.parent / "stages" / f"{run_dir.name}.json") or {}
             seconds.setdefault(f"pretrain ({run_dir.parent.name}/{run_dir.name})", record.get("seconds"))

@@ -21,6 +21,7 @@ from pathlib import Path
 from parserfree.distill.config import ExperimentConfig
 from parserfree.distill.datasets import DataConfig
 from parserfree.distill.fingerprints import changes, data_digest, file_digest, summary, without
+from parserfree.distill.shipped import resolve_weights
 from parserfree.encoder.files import write_json
 
 # settings that say where things are or how fast they run, not what is computed
@@ -35,7 +36,7 @@ def training_fingerprint(config: ExperimentConfig) -> dict:
         settings.pop("predictor", None)
     return {
         "settings": settings,
-        "inputs": {"data": data_digest(config.data), "init_from": file_digest(config.training.init_from)},
+        "inputs": {"data": data_digest(config.data), "init_from": file_digest(resolve_weights(config.training.init_from))},
     }
 
 

@@ -1,0 +1,187 @@
+"""Shipped weights: pre-trained models that come with parserfree, named ``builtin:<name>``.
+
+Each lives in the repository's ``models/<name>/`` folder (installed as the package data of
+``parserfree.models``) as two files: ``model.ckpt``, a parserfree checkpoint whose tensors are stored in
+float16 (``load_trained`` reads it as any other: the weights are cast to float32 when loaded), and
+``record.json``, what made it — the command, the commit, the training data's digest, its scores and the
+checkpoint's sha256. ``shipped_checkpoint`` checks that sha256 before handing the file out, so a damaged or
+swapped file stops with one line instead of starting a model from the wrong weights. ``ship`` writes both
+from a finished training run and refuses to replace an artefact whose record is better (``better``).
+``training.init_from`` and ``run.pretrained`` take a ``builtin:`` name wherever they take a checkpoint path
+(``resolve_weights``); docs/parser.md says how the shipped parser was made and how to rebuild it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import subprocess
+from importlib import resources
+from pathlib import Path
+
+import torch
+
+from parserfree.distill.checkpoints import CheckpointError, read_checkpoint
+from parserfree.encoder.files import sha256_file, write_json, write_text_atomic
+
+SCHEME = "builtin:"
+RECORD = "record.json"
+WEIGHTS = "model.ckpt"
+RECORD_FORMAT = 1
+MAX_FILE_BYTES = 25 * 2**20  # one shipped file at most (the repository stays lean)
+RANKING = ("uas", "las", "uuas")  # the test scores that decide whether a new parser replaces the shipped one
+
+
+def models_dir() -> Path:
+    """The folder of the shipped models: the data of ``parserfree.models`` — in a development install the
+    repository's ``models/`` itself (the editable install's links are followed), so ``ship`` writes there."""
+    return Path(str(resources.files("parserfree.models") / "__init__.py")).resolve().parent
+
+
+def is_shipped(ref: str | None) -> bool:
+    """``ref`` names a shipped model (``builtin:<name>``)."""
+    return isinstance(ref, str) and ref.startswith(SCHEME)
+
+
+def shipped_names(root: Path | None = None) -> list[str]:
+    """The names of the shipped models (folders with a record)."""
+    root = root or models_dir()
+    return sorted(p.parent.name for p in root.glob(f"*/{RECORD}"))
+
+
+def read_record(name: str, root: Path | None = None) -> dict:
+    """A shipped model's record; CheckpointError naming the known ones when there is none."""
+    path = (root or models_dir()) / name / RECORD
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CheckpointError(
+            f"{SCHEME}{name}: no such shipped model (shipped: {', '.join(shipped_names(root)) or 'none'})"
+        ) from None
+    except (OSError, ValueError) as error:
+        raise CheckpointError(f"{path}: unreadable record of a shipped model ({error})") from None
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT or "sha256" not in record:
+        raise CheckpointError(f"{path}: not a shipped model's record of format {RECORD_FORMAT}")
+    return record
+
+
+def shipped_checkpoint(name: str, root: Path | None = None) -> Path:
+    """The checkpoint of shipped model ``name``, after checking its sha256 against the record."""
+    record = read_record(name, root)
+    path = (root or models_dir()) / name / WEIGHTS
+    if not path.is_file():
+        raise CheckpointError(f"{path}: the shipped model {SCHEME}{name} has a record but no weights")
+    found = sha256_file(path)
+    if found != record["sha256"]:
+        raise CheckpointError(
+            f"{path}: sha256 {found[:12]}… is not the recorded {record['sha256'][:12]}… of {SCHEME}{name} "
+            "(damaged or replaced by hand); restore it with git checkout or rebuild it with the record's command"
+        )
+    return path
+
+
+def resolve_weights(ref: str | None) -> str | None:
+    """A checkpoint reference as a path: ``builtin:<name>`` → its checked file; anything else unchanged."""
+    if not is_shipped(ref):
+        return ref
+    assert ref is not None
+    return str(shipped_checkpoint(ref.removeprefix(SCHEME)))
+
+
+def half_precision(checkpoint: Path, out: Path) -> None:
+    """``checkpoint``'s weights and parserfree section only, floating tensors in float16, written to ``out``."""
+    ckpt = read_checkpoint(checkpoint)
+    state = {k: v.half() if v.is_floating_point() else v for k, v in ckpt["state_dict"].items()}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    torch.save({"parserfree": ckpt["parserfree"], "state_dict": state}, tmp)
+    tmp.replace(out)
+
+
+def better(new: dict, old: dict | None) -> bool:
+    """A record replaces ``old`` when its test scores are higher in ``RANKING`` order (the first that differs)."""
+    if old is None:
+        return True
+    for key in RANKING:
+        a, b = new.get("scores", {}).get("test", {}).get(key), old.get("scores", {}).get("test", {}).get(key)
+        if a is None or b is None or a == b:
+            continue
+        return a > b
+    return False
+
+
+def _commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def ship(
+    checkpoint: Path,
+    name: str,
+    command: str,
+    scores: dict,
+    data: dict | str,
+    extra: dict | None = None,
+    root: Path | None = None,
+    force: bool = False,
+) -> dict:
+    """Ship ``checkpoint`` as ``builtin:<name>``: its float16 copy and a record of the command, the commit, the
+    training data's digest and the scores. Refuses (CheckpointError) when the shipped record is better or a
+    file would exceed ``MAX_FILE_BYTES``, unless ``force``. Returns the record."""
+    root = root or models_dir()
+    folder = root / name
+    try:
+        old = read_record(name, root)
+    except CheckpointError:
+        old = None
+    record = {
+        "format": RECORD_FORMAT,
+        "name": f"{SCHEME}{name}",
+        "command": command,
+        "commit": _commit(),
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "trained_from": str(checkpoint),
+        "data": data,
+        "scores": scores,
+        **(extra or {}),
+    }
+    if not force and not better(record, old):
+        assert old is not None
+        raise CheckpointError(
+            f"{folder / RECORD}: the shipped {SCHEME}{name} scores {old['scores'].get('test')} on test, "
+            f"this one {scores.get('test')}: not better, not replaced (--force replaces it anyway)"
+        )
+    staged = folder / (WEIGHTS + ".new")
+    half_precision(checkpoint, staged)
+    size = staged.stat().st_size
+    if size > MAX_FILE_BYTES and not force:
+        staged.unlink()
+        raise CheckpointError(
+            f"{checkpoint}: its float16 copy is {size / 2**20:.1f} MB, over the 25 MB a shipped file may take"
+        )
+    record["sha256"], record["bytes"] = sha256_file(staged), size
+    staged.replace(folder / WEIGHTS)
+    write_json(folder / RECORD, record)
+    return record
+
+
+def write_readme(root: Path | None = None) -> None:
+    """``models/README.md``: one line per shipped model from its record (generated, not edited by hand)."""
+    root = root or models_dir()
+    lines = [
+        "# Shipped models",
+        "",
+        "Generated by `parserfree ship` from each folder's `record.json`; how they are made and used: docs/parser.md.",
+        "",
+        "| name | test UUAS | test UAS | test LAS | MB | command |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for name in shipped_names(root):
+        r = read_record(name, root)
+        test = r.get("scores", {}).get("test", {})
+        cells = [f"{test[k]:.1f}" if isinstance(test.get(k), int | float) else "–" for k in ("uuas", "uas", "las")]
+        lines.append(f"| `{r['name']}` | {' | '.join(cells)} | {r['bytes'] / 2**20:.1f} | `{r['command']}` |")
+    write_text_atomic(root / "README.md", "\n".join(lines) + "\n")

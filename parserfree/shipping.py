@@ -1,0 +1,90 @@
+"""``parserfree ship``: train (or find) a pre-training of a config and ship it as ``builtin:<name>``.
+
+The shipped artefact and its record are ``distill/shipped.py``'s; this command strings the steps: the
+pre-training of the config's ``run.pretrain_*`` settings (trained into the cache, or the finished one of
+exactly these settings reused), its dev and test scores from the run, optionally the scores of
+``bench/bench_parser.py`` by spaCy's scorer (``--scores``), then the float16 copy and the record in
+``models/<name>/``, refused when the shipped record is better.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+from pathlib import Path
+
+SCORE_KEYS = ("uuas", "uas", "las", "dspr")
+
+
+def run_scores(metrics: dict) -> dict:
+    """The dev and test tree scores of a finished pre-training's ``metrics.json`` (in %)."""
+    return {
+        split: {k: metrics[split][k] for k in SCORE_KEYS if isinstance(metrics.get(split, {}).get(k), int | float)}
+        for split in ("dev", "test")
+        if isinstance(metrics.get(split), dict)
+    }
+
+
+def bench_scores(path: str) -> dict:
+    """The overall scores and speed of a ``bench/bench_parser.py`` result (spaCy's scorer on held-out text)."""
+    result = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {"file": path, **{k: result[k] for k in ("accuracy", "speed") if k in result}}
+
+
+def cmd_ship(args: argparse.Namespace) -> int:
+    """Ship the pre-training of ``--config`` as ``builtin:<name>``."""
+    from parserfree.distill.config import load_config
+    from parserfree.distill.fingerprints import data_digest
+    from parserfree.distill.shipped import ship, write_readme
+    from parserfree.main_job import pretrain_config, pretrain_stage
+
+    config = load_config(args.config, args.set or [])
+    predictor = pretrain_stage(config, args.cache_dir, not args.quiet, mode="train")
+    if predictor is None:
+        from parserfree.distill.config import ConfigError
+
+        raise ConfigError(f"{args.config}: run.pretrain_datasets and run.pretrain_epochs > 0 say what to pre-train")
+    metrics = predictor["metrics"] or {}
+    command = "parserfree ship " + " ".join(
+        shlex.quote(a) for a in ["--config", args.config, "--name", args.name, *(f"--set={s}" for s in args.set or [])]
+    )
+    extra = {
+        "n_train": metrics.get("n_train"),
+        "steps": metrics.get("steps"),
+        "config": args.config,
+        "settings": args.set or [],
+    }
+    if args.scores:
+        extra["spacy_scorer"] = bench_scores(args.scores)
+    root = Path(args.models_dir)
+    record = ship(
+        Path(predictor["checkpoint"]),
+        args.name,
+        command,
+        run_scores(metrics),
+        data_digest(pretrain_config(config).data),
+        extra,
+        root,
+        args.force,
+    )
+    write_readme(root)
+    print(
+        f"shipped {record['name']}: {root / args.name} ({record['bytes'] / 2**20:.1f} MB, sha256 {record['sha256'][:12]}…)"
+    )
+    print(f"test: {record['scores'].get('test')}")
+    return 0
+
+
+def add_ship_command(sub) -> None:
+    """The ``ship`` subcommand."""
+    p = sub.add_parser("ship", help="pre-train a config's predictor (or reuse it) and ship it as builtin:<name>")
+    p.add_argument("--config", required=True, help="a task's YAML config; its run.pretrain_* and model settings")
+    p.add_argument("--name", required=True, help="the shipped name, e.g. parser-en (builtin:parser-en)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
+    p.add_argument("--scores", help="a bench/bench_parser.py result JSON of the same checkpoint, kept in the record")
+    p.add_argument("--models-dir", default="models", help="where the shipped models live (default: models)")
+    p.add_argument("--force", action="store_true", help="replace the shipped model even if its record is better")
+    p.add_argument("--cache-dir", help="cache folder for data, parses and pre-trainings")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=cmd_ship)
