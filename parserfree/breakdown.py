@@ -3,8 +3,10 @@ with item and minimal-pair accuracy and 95 % intervals.
 
 For classification datasets whose examples carry agreement's columns (``distill/agreement.py``), where a
 row's overall accuracy hides what matters: items with nouns of the other number between subject and
-verb, long dependencies, and singular against plural subjects (a number prior shows as a gap between
-them). Buckets: attractors 0, 1, 2+; distance 1, 2–3, 4–6, 7+ words; subject number sg/pl × attractors.
+verb, long dependencies, singular against plural subjects (a number prior shows as a gap between
+them), and the items whose nearest noun before the verb is an attractor (where "agree with the nearest
+noun" fails). Buckets: attractors 0, 1, 2+; distance 1, 2–3, 4–6, 7+ words; subject number sg/pl ×
+attractors; nearest noun of the subject's number or an attractor.
 Each bucket is also a *slice* of the items on which ``compare`` gives paired verdicts (``Slices``).
 ``report.json`` holds ``domains.<dataset>.breakdown.<row>.<group>.<bucket>.{n, accuracy, sd, ci95,
 pair_accuracy, n_pairs}`` (in %): accuracy is the mean over seeds; the interval is Wilson's for one seed
@@ -26,6 +28,7 @@ from parserfree.distill.agreement import (
     ATTRACTORS,
     DISTANCE,
     DISTANCE_BUCKETS,
+    NEAREST_NOUN_NUMBER,
     NUMBERS,
     SUBJECT_NUMBER,
     attractor_bucket,
@@ -57,6 +60,12 @@ GROUPS: dict[str, Group] = {
         lambda c: f"{c[SUBJECT_NUMBER]}/{attractor_bucket(int(c[ATTRACTORS]))}",
         tuple(f"{n}/{b}" for n in NUMBERS for b in ATTRACTOR_BUCKETS),
         "subject number / attractors",
+    ),
+    "nearest_noun": Group(
+        (NEAREST_NOUN_NUMBER, SUBJECT_NUMBER),
+        lambda c: "attractor" if c[NEAREST_NOUN_NUMBER] != c[SUBJECT_NUMBER] else "subject's number",
+        ("subject's number", "attractor"),
+        "the nearest noun before the verb (where it is an attractor, structure decides, not position)",
     ),
 }
 REQUIRED = (ATTRACTORS, DISTANCE)  # without these columns a dataset gets no breakdown at all

@@ -42,7 +42,7 @@ def row_score(task: str, predictions: np.ndarray, gold: np.ndarray, n_classes: i
     values = np.array([m["metric"] for m in per_seed], dtype=float)
     pairs, n_pairs = (None, 0)
     if slices is not None:
-        pairs, n_pairs = pair_accuracy(predictions == gold, slices.pair_ids, slices.masks[ALL])
+        pairs, n_pairs = pair_accuracy(predictions == gold, slices.pair_ids, slices.masks[ALL], slices.whole_pairs)
     return Score(
         per_seed[0]["metric_name"],
         float(values.mean()),
@@ -125,5 +125,7 @@ def score_domain(
         for c in contrasts:
             if c.slice == ALL and c.kind == BASELINE and c.b == best:
                 scores[c.a].over_best_baseline = Margin(best, c.difference, c.ci95, c.p_holm, c.verdict)
-    n_pairs = pair_accuracy(np.ones((1, gold.size), dtype=bool), slices.pair_ids, slices.masks[ALL])[1]
+    n_pairs = pair_accuracy(
+        np.ones((1, gold.size), dtype=bool), slices.pair_ids, slices.masks[ALL], slices.whole_pairs
+    )[1]
     return DomainScores(scores, breakdowns(correct, slices), contrasts, n_pairs)

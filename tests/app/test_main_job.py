@@ -247,7 +247,8 @@ def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_
         builtin_text, "source_texts", lambda cache_dir, archive, text=None: (builtin_text.SourceText("src", "A text."),)
     )
     config = load_config(
-        "configs/main/agreement.yaml", ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2"]
+        "configs/main/agreement.yaml",
+        ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2", "run.pretrained=auto"],
     )
     predictor = main_job.pretrain_stage(config, str(tmp_path), False)
     pre = seen["cfg"]

@@ -79,3 +79,15 @@ def test_parse_leak_of_the_number_view_counts_every_pair_and_reads_zero():
     leak = pair_tree_differences(items, parses)
     assert leak == {"pairs": len(items), "trees_differ": 0.0, "labels_differ": 0.0, "subject_arcs_differ": 0.0}
     assert agreement.judges_both_versions([e.columns for e in items])
+
+
+def test_items_whose_nearest_noun_is_an_attractor_are_a_slice_of_their_own():
+    """The slice where "agree with the nearest noun" fails: the fixture's attractor items, exactly."""
+    items = examples("number")
+    slices = item_slices([e.columns for e in items], len(items), 1, 200, PAIR_ID)
+    attracted = np.array([e.columns["attractors"] > 0 for e in items])
+    assert np.array_equal(slices.masks["nearest_noun:attractor"], attracted) and attracted.any()
+    rule = named_rule("nearest_noun", list(NUMBER_LABELS))
+    correct = (rule.predict(items)[0] == np.array([e.label for e in items]))[None]
+    got = breakdown(correct, slices)["nearest_noun"]
+    assert got["attractor"]["accuracy"] == 0.0 and got["subject's number"]["accuracy"] == 100.0
