@@ -162,7 +162,9 @@ class RunConfig:
         if self.pretrain_fraction == 0:
             raise ConfigError(f"{section}.pretrain_fraction=0 must be in (0, 1]")
         if not isinstance(self.pretrained, str) or not self.pretrained:
-            raise ConfigError(f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train', a checkpoint path or builtin:<name>")
+            raise ConfigError(
+                f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train', a checkpoint path or builtin:<name>"
+            )
         check_int(f"{section}.latency_examples", self.latency_examples, 1)
         if not self.compare_datasets:
             raise ConfigError(f"{section}.compare_datasets must name at least one dataset")

@@ -129,8 +129,9 @@ def ship(
     force: bool = False,
 ) -> dict:
     """Ship ``checkpoint`` as ``builtin:<name>``: its float16 copy and a record of the command, the commit, the
-    training data's digest and the scores. Refuses (CheckpointError) when the shipped record is better or a
-    file would exceed ``MAX_FILE_BYTES``, unless ``force``. Returns the record."""
+    training data's digest and the scores. Refuses (CheckpointError) when the shipped record is better (unless
+    the weights are the very same: then the record is updated, e.g. with a bench's scores) or a file would
+    exceed ``MAX_FILE_BYTES``, unless ``force``. Returns the record."""
     root = root or models_dir()
     folder = root / name
     try:
@@ -148,21 +149,23 @@ def ship(
         "scores": scores,
         **(extra or {}),
     }
-    if not force and not better(record, old):
+    staged = folder / (WEIGHTS + ".new")
+    half_precision(checkpoint, staged)
+    size, sha = staged.stat().st_size, sha256_file(staged)
+    same_weights = old is not None and old.get("sha256") == sha  # the same weights: the record is brought up to date
+    refusal = None
+    if not force and not same_weights and not better(record, old):
         assert old is not None
-        raise CheckpointError(
+        refusal = (
             f"{folder / RECORD}: the shipped {SCHEME}{name} scores {old['scores'].get('test')} on test, "
             f"this one {scores.get('test')}: not better, not replaced (--force replaces it anyway)"
         )
-    staged = folder / (WEIGHTS + ".new")
-    half_precision(checkpoint, staged)
-    size = staged.stat().st_size
-    if size > MAX_FILE_BYTES and not force:
+    elif size > MAX_FILE_BYTES and not force:
+        refusal = f"{checkpoint}: its float16 copy is {size / 2**20:.1f} MB, over the 25 MB a shipped file may take"
+    if refusal:
         staged.unlink()
-        raise CheckpointError(
-            f"{checkpoint}: its float16 copy is {size / 2**20:.1f} MB, over the 25 MB a shipped file may take"
-        )
-    record["sha256"], record["bytes"] = sha256_file(staged), size
+        raise CheckpointError(refusal)
+    record["sha256"], record["bytes"] = sha, size
     staged.replace(folder / WEIGHTS)
     write_json(folder / RECORD, record)
     return record

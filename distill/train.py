@@ -22,7 +22,6 @@ from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.strategies import DDPStrategy
 
 from parserfree.distill.checkpoints import TrainedModel, check_resumable, load_pretrained, load_trained, read_checkpoint
-from parserfree.distill.shipped import resolve_weights
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.data_module import SyntaxDataModule
@@ -30,6 +29,7 @@ from parserfree.distill.datasets import load_dataset
 from parserfree.distill.evaluate import evaluate_with_outputs
 from parserfree.distill.predictions import records_from_outputs, write_predictions
 from parserfree.distill.quiet import quiet_lightning
+from parserfree.distill.shipped import resolve_weights
 from parserfree.encoder.files import atomic_path, write_json
 
 

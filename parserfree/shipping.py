@@ -27,9 +27,21 @@ def run_scores(metrics: dict) -> dict:
 
 
 def bench_scores(path: str) -> dict:
-    """The overall scores and speed of a ``bench/bench_parser.py`` result (spaCy's scorer on held-out text)."""
+    """The overall scores (spaCy's scorer on the held-out sentences) and speed of a ``bench/bench_parser.py``
+    result of the shipped checkpoint."""
     result = json.loads(Path(path).read_text(encoding="utf-8"))
-    return {"file": path, **{k: result[k] for k in ("accuracy", "speed") if k in result}}
+    overall = result["accuracy"]["predictor"]["all"]
+    speed = result["speed"]
+    return {
+        "file": path,
+        "dataset": f"{result.get('dataset')} {result.get('split')}",
+        **{k: overall[k] for k in ("sentences", "words", "uuas", "uas", "las") if k in overall},
+        "words_per_s": speed["systems"]["predictor"]["words_per_s"],
+        "spacy_words_per_s": speed["spacy"]["words_per_s"],
+        "times_spacy": speed["systems"]["predictor"]["times_spacy"],
+        "threads": speed["threads"],
+        "machine": result.get("machine", {}).get("machine_type"),
+    }
 
 
 def cmd_ship(args: argparse.Namespace) -> int:

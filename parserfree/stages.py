@@ -28,15 +28,37 @@ from parserfree.encoder.files import write_json
 WHERE_AND_HOW_FAST = ("threads", "data.cache_dir", "data.archive", "training.num_workers", "training.init_from", "run")
 
 
+# settings added after stage records were written, with the value that computes what the records did: a
+# record is not made stale by a setting that did not exist when it was written and is at that value
+ADDED_SETTINGS = {"data.split_column": None}
+
+
+def without_added_at_their_old_value(settings: dict) -> dict:
+    """``settings`` without the ``ADDED_SETTINGS`` that are at the value computing what came before them."""
+    unchanged = tuple(key for key, old in ADDED_SETTINGS.items() if _dotted(settings, key) == old)
+    return without(settings, unchanged)
+
+
+def _dotted(tree: dict, key: str):
+    node: object = tree
+    for part in key.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
 def training_fingerprint(config: ExperimentConfig) -> dict:
     """A training run depends on its resolved settings (the predictor section only for recipes with a
-    predictor), the content of its data and the checkpoint it starts from."""
-    settings = without(config.resolved().to_dict(), WHERE_AND_HOW_FAST)
+    predictor; ``ADDED_SETTINGS`` at their old value left out), the content of its data and the checkpoint
+    it starts from."""
+    settings = without_added_at_their_old_value(without(config.resolved().to_dict(), WHERE_AND_HOW_FAST))
     if not config.recipe_row.predictor:
         settings.pop("predictor", None)
     return {
         "settings": settings,
-        "inputs": {"data": data_digest(config.data), "init_from": file_digest(resolve_weights(config.training.init_from))},
+        "inputs": {
+            "data": data_digest(config.data),
+            "init_from": file_digest(resolve_weights(config.training.init_from)),
+        },
     }
 
 

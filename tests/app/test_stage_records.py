@@ -112,3 +112,17 @@ def test_report_shows_the_int8_variant_next_to_fp32(job):
     int8 = report["variants"]["variants"]["int8"]
     row = next(line for line in (out / "report" / "report.md").read_text().splitlines() if line.startswith("| int8 |"))
     assert f"{100 * int8['agreement_with_fp32']:.1f}%" in row and f"{int8['metric']:.2f}" in row
+
+
+def test_a_setting_added_later_at_its_old_value_leaves_earlier_records_fresh():
+    """data.split_column came after records were written: at null it computes what they did, so a record
+    without it is not stale; set, it is a change."""
+    from parserfree.distill.config import load_config
+    from parserfree.distill.fingerprints import changes, without
+    from parserfree.stages import training_fingerprint
+
+    now = training_fingerprint(load_config("configs/smoke.yaml", []))
+    before = {**now, "settings": without(now["settings"], ("data.split_column",))}
+    assert "split_column" not in now["settings"]["data"] and not changes(before, now)
+    set_ = training_fingerprint(load_config("configs/smoke.yaml", ["data.dataset=my.csv", "data.split_column=split"]))
+    assert "settings.data.split_column (new) split" in changes(before, set_)

@@ -43,15 +43,33 @@ def test_a_damaged_shipped_file_is_refused_naming_the_sha256(pretrained, tmp_pat
         shipped_checkpoint("p", tmp_path)
 
 
+def other_weights(checkpoint, path):
+    """A copy of ``checkpoint`` with other weights (another training's result)."""
+    ckpt = torch.load(checkpoint, map_location="cpu", weights_only=True)
+    key = next(k for k, v in ckpt["state_dict"].items() if v.is_floating_point())
+    ckpt["state_dict"][key] = ckpt["state_dict"][key] + 1.0
+    torch.save(ckpt, path)
+    return path
+
+
 def test_a_worse_parser_does_not_replace_the_shipped_one(pretrained, tmp_path):
-    ship(pretrained, "p", "first", scores(80.0), {}, root=tmp_path)
+    ship(pretrained, "p", "first", scores(80.0), {}, root=tmp_path / "models")
+    other = other_weights(pretrained, tmp_path / "other.ckpt")
     with pytest.raises(CheckpointError, match="not better, not replaced"):
-        ship(pretrained, "p", "worse", scores(79.0), {}, root=tmp_path)
-    assert read_record("p", tmp_path)["command"] == "first"
-    ship(pretrained, "p", "better", scores(81.0), {}, root=tmp_path)
-    assert read_record("p", tmp_path)["command"] == "better"
-    ship(pretrained, "p", "forced", scores(70.0), {}, root=tmp_path, force=True)
-    assert read_record("p", tmp_path)["command"] == "forced"
+        ship(other, "p", "worse", scores(79.0), {}, root=tmp_path / "models")
+    assert read_record("p", tmp_path / "models")["command"] == "first"
+    assert not (tmp_path / "models" / "p" / (shipped.WEIGHTS + ".new")).exists()  # nothing left behind
+    ship(other, "p", "better", scores(81.0), {}, root=tmp_path / "models")
+    assert read_record("p", tmp_path / "models")["command"] == "better"
+    ship(pretrained, "p", "forced", scores(70.0), {}, root=tmp_path / "models", force=True)
+    assert read_record("p", tmp_path / "models")["command"] == "forced"
+
+
+def test_shipping_the_same_weights_again_updates_the_record(pretrained, tmp_path):
+    """A bench's scores are added to the record of the weights already shipped, whatever the scores say."""
+    first = ship(pretrained, "p", "first", scores(80.0), {}, root=tmp_path)
+    again = ship(pretrained, "p", "again", scores(80.0), {}, {"spacy_scorer": {"uas": 79.0}}, root=tmp_path)
+    assert again["sha256"] == first["sha256"] and read_record("p", tmp_path)["spacy_scorer"] == {"uas": 79.0}
 
 
 def test_an_unknown_builtin_name_lists_the_shipped_ones(pretrained, tmp_path, monkeypatch):
