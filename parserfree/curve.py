@@ -275,7 +275,7 @@ def verdict_lines(curve: dict) -> list[str]:
     if curve.get("pretrained"):
         lines += [
             "",
-            "Every seed starts from the same pre-training run: the sd covers the task training (initialisation, "
+            "**Seeds.** Every seed starts from the same pre-training run: the sd covers the task training (initialisation, "
             "batch order, training share), not pre-training.",
         ]
     return lines
