@@ -23,7 +23,11 @@ IRREGULAR = {
     "do": "does",
 }
 NO_FLIP = {"am", "ai", "be", "'s", "'re", "'m", "'ve", "s"}  # first-person, "ain't", subjunctive "be", clitics
-IRREGULAR_LEMMAS = {"is": "be", "are": "be", "was": "be", "were": "be", "has": "have", "have": "have"}
+IRREGULAR_LEMMAS = {
+    **dict.fromkeys(("is", "are", "was", "were"), "be"),
+    **dict.fromkeys(("has", "have"), "have"),
+    **dict.fromkeys(("does", "do"), "do"),
+}
 NEGATIONS = ("n't", "not")
 
 
@@ -64,8 +68,6 @@ def _flip_lower(low: str, number: str) -> str | None:
 def _lemma(low: str) -> str | None:
     if low in IRREGULAR_LEMMAS:
         return IRREGULAR_LEMMAS[low]
-    if low in ("does", "do"):
-        return "do"
     from lemminflect import getLemma
 
     lemmas = getLemma(low, upos="VERB")
@@ -78,8 +80,9 @@ def modal_form(word: str, aux: bool, next_word: str) -> dict[int, str] | None:
     vanishes ("does not like" → "will not like"); a negation stays right after "will" ("isn't" → "will not
     be"). None when the verb has no known base form."""
     low = word.lower()
-    lemma = None if aux and low in ("does", "do") else _lemma(low)
-    if lemma is None and not (aux and low in ("does", "do")):
+    do_support = aux and IRREGULAR_LEMMAS.get(low) == "do"  # "does not like": the auxiliary goes
+    lemma = None if do_support else _lemma(low)
+    if lemma is None and not do_support:
         return None
     will = _match_case("will", word)
     if next_word.lower() in NEGATIONS:

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import datetime
 import json
-import subprocess
 from importlib import resources
 from pathlib import Path
 
 import torch
 
 from parserfree.distill.checkpoints import CheckpointError, read_checkpoint
-from parserfree.encoder.files import sha256_file, write_json, write_text_atomic
+from parserfree.encoder.files import atomic_path, sha256_file, write_json, write_text_atomic
 
 SCHEME = "builtin:"
 RECORD = "record.json"
@@ -93,9 +92,10 @@ def half_precision(checkpoint: Path, out: Path) -> None:
     ckpt = read_checkpoint(checkpoint)
     state = {k: v.half() if v.is_floating_point() else v for k, v in ckpt["state_dict"].items()}
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    torch.save({"parserfree": ckpt["parserfree"], "state_dict": state}, tmp)
-    tmp.replace(out)
+    # a fixed temporary name: torch.save names the archive's records after the file, so the same weights give
+    # the same bytes (and sha256) in every process
+    with atomic_path(out, out.with_name(out.name + ".tmp")) as tmp:
+        torch.save({"parserfree": ckpt["parserfree"], "state_dict": state}, tmp)
 
 
 def better(new: dict, old: dict | None) -> bool:
@@ -110,14 +110,6 @@ def better(new: dict, old: dict | None) -> bool:
     return False
 
 
-def _commit() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None
-
-
 def ship(
     checkpoint: Path,
     name: str,
@@ -127,9 +119,10 @@ def ship(
     extra: dict | None = None,
     root: Path | None = None,
     force: bool = False,
+    commit: str | None = None,
 ) -> dict:
     """Ship ``checkpoint`` as ``builtin:<name>``: its float16 copy and a record of the command, the commit, the
-    training data's digest and the scores. Refuses (CheckpointError) when the shipped record is better (unless
+    training data's digest and the scores (``commit``: the code it was made with, the caller's to say). Refuses (CheckpointError) when the shipped record is better (unless
     the weights are the very same: then the record is updated, e.g. with a bench's scores) or a file would
     exceed ``MAX_FILE_BYTES``, unless ``force``. Returns the record."""
     root = root or models_dir()
@@ -142,7 +135,7 @@ def ship(
         "format": RECORD_FORMAT,
         "name": f"{SCHEME}{name}",
         "command": command,
-        "commit": _commit(),
+        "commit": commit,
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "trained_from": str(checkpoint),
         "data": data,

@@ -100,6 +100,10 @@ class Slices:
     whole_pairs: bool = False  # every item stands for both versions of its pair (agreement's number view)
     _resamplers: dict[str, Resampler] = field(default_factory=dict, repr=False)
 
+    def pair_accuracy(self, correct: np.ndarray, mask: np.ndarray) -> tuple[float | None, int]:
+        """``pair_accuracy`` of S×N correctness over the pairs of these items in ``mask``."""
+        return pair_accuracy(correct, self.pair_ids, mask, self.whole_pairs)
+
     def resampler(self, name: str) -> Resampler:
         """The bootstrap draws of one slice (made once, shared by every row and contrast)."""
         if name not in self._resamplers:
@@ -163,7 +167,7 @@ def bucket_entry(correct: np.ndarray, slices: Slices, name: str) -> dict:
         ci = list(wilson(int(hits.sum()), n))
     else:
         ci = [float(v) for v in np.percentile(100 * slices.resampler(name).accuracies(hits), [2.5, 97.5])]
-    pairs, n_pairs = pair_accuracy(correct, slices.pair_ids, mask, slices.whole_pairs)
+    pairs, n_pairs = slices.pair_accuracy(correct, mask)
     return {
         "n": n,
         "accuracy": float(per_seed.mean()),

@@ -34,7 +34,7 @@ from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.datasets import DataConfig
 from parserfree.distill.fingerprints import digest, file_digest, without
 from parserfree.distill.recipes import comparison_roles, training_rule
-from parserfree.distill.shipped import SCHEME, is_shipped, read_record, resolve_weights
+from parserfree.distill.shipped import SCHEME, is_shipped, read_record, shipped_checkpoint
 from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import write_json
 from parserfree.report_types import REPORT_FORMAT, Report
@@ -151,15 +151,18 @@ def pretrain_stage(
     with ``run.pretrained: auto`` the best finished one of its family in the cache (``parserfree pretrain``
     writes them there, whatever the output folder), else the one of its own settings, trained (or resumed)
     into ``<cache>/predictors/<family>/<settings>``; ``train`` always the latter; a path that checkpoint.
-    Returns {"checkpoint", "run_dir", "metrics", "chosen"} or None without pre-training."""
+    Returns {"checkpoint", "run_dir", "metrics", "chosen"} (and "shipped": the name, for a shipped model)
+    or None without pre-training."""
     mode = mode or config.run.pretrained
     if is_shipped(mode):  # a shipped model: nothing to pre-train
-        path = Path(resolve_weights(mode) or "")
+        name = mode.removeprefix(SCHEME)
+        path = shipped_checkpoint(name)
         return {
             "checkpoint": str(path),
             "run_dir": str(path.parent),
-            "metrics": read_record(mode.removeprefix(SCHEME)).get("scores"),
+            "metrics": read_record(name).get("scores"),
             "chosen": f"shipped ({mode})",
+            "shipped": mode,
         }
     if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
         return None
@@ -443,7 +446,7 @@ def stage_seconds(out: Path, tasks: list[str]) -> dict[str, float | None]:
     seconds: dict[str, float | None] = {}
     for task in tasks:
         predictor = _read_json(out / task / "predictor.json")
-        if predictor and not str(predictor.get("chosen", "")).startswith("shipped"):  # a shipped one took no time
+        if predictor and not predictor.get("shipped"):  # a shipped parser took no time here
             run_dir = Path(predictor["run_dir"])
             record = _read_json(run_dir.parent / "stages" / f"{run_dir.name}.json") or {}
             seconds.setdefault(f"pretrain ({run_dir.parent.name}/{run_dir.name})", record.get("seconds"))

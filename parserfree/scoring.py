@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from parserfree.breakdown import ALL, Slices, breakdowns, item_slices, pair_accuracy
+from parserfree.breakdown import ALL, Slices, breakdowns, item_slices
 from parserfree.distill.agreement import PAIR_ID
 from parserfree.distill.task_metrics import task_metrics
 from parserfree.like_for_like import Pairing
@@ -42,7 +42,7 @@ def row_score(task: str, predictions: np.ndarray, gold: np.ndarray, n_classes: i
     values = np.array([m["metric"] for m in per_seed], dtype=float)
     pairs, n_pairs = (None, 0)
     if slices is not None:
-        pairs, n_pairs = pair_accuracy(predictions == gold, slices.pair_ids, slices.masks[ALL], slices.whole_pairs)
+        pairs, n_pairs = slices.pair_accuracy(predictions == gold, slices.masks[ALL])
     return Score(
         per_seed[0]["metric_name"],
         float(values.mean()),
@@ -125,7 +125,5 @@ def score_domain(
         for c in contrasts:
             if c.slice == ALL and c.kind == BASELINE and c.b == best:
                 scores[c.a].over_best_baseline = Margin(best, c.difference, c.ci95, c.p_holm, c.verdict)
-    n_pairs = pair_accuracy(
-        np.ones((1, gold.size), dtype=bool), slices.pair_ids, slices.masks[ALL], slices.whole_pairs
-    )[1]
+    n_pairs = slices.pair_accuracy(np.ones((1, gold.size), dtype=bool), slices.masks[ALL])[1]
     return DomainScores(scores, breakdowns(correct, slices), contrasts, n_pairs)

@@ -50,6 +50,7 @@ def cmd_ship(args: argparse.Namespace) -> int:
     from parserfree.distill.fingerprints import data_digest
     from parserfree.distill.shipped import ship, write_readme
     from parserfree.main_job import pretrain_config, pretrain_stage
+    from parserfree.result_records import RecordError, current_commit
 
     config = load_config(args.config, args.set or [])
     predictor = pretrain_stage(config, args.cache_dir, not args.quiet, mode="train")
@@ -70,6 +71,10 @@ def cmd_ship(args: argparse.Namespace) -> int:
     if args.scores:
         extra["spacy_scorer"] = bench_scores(args.scores)
     root = Path(args.models_dir)
+    try:
+        commit = current_commit(root)  # "-dirty" when tracked files differ from it
+    except RecordError:
+        commit = None  # not a git checkout
     record = ship(
         Path(predictor["checkpoint"]),
         args.name,
@@ -79,6 +84,7 @@ def cmd_ship(args: argparse.Namespace) -> int:
         extra,
         root,
         args.force,
+        commit,
     )
     write_readme(root)
     print(

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from parserfree.distill.config import ExperimentConfig
 from parserfree.distill.datasets import DataConfig
-from parserfree.distill.fingerprints import changes, data_digest, file_digest, summary, without
+from parserfree.distill.fingerprints import changes, data_digest, file_digest, flatten, summary, without
 from parserfree.distill.shipped import resolve_weights
 from parserfree.encoder.files import write_json
 
@@ -35,15 +35,8 @@ ADDED_SETTINGS = {"data.split_column": None}
 
 def without_added_at_their_old_value(settings: dict) -> dict:
     """``settings`` without the ``ADDED_SETTINGS`` that are at the value computing what came before them."""
-    unchanged = tuple(key for key, old in ADDED_SETTINGS.items() if _dotted(settings, key) == old)
-    return without(settings, unchanged)
-
-
-def _dotted(tree: dict, key: str):
-    node: object = tree
-    for part in key.split("."):
-        node = node.get(part) if isinstance(node, dict) else None
-    return node
+    flat = flatten(settings)
+    return without(settings, tuple(key for key, old in ADDED_SETTINGS.items() if flat.get(key) == old))
 
 
 def training_fingerprint(config: ExperimentConfig) -> dict:
