@@ -66,11 +66,15 @@ def loader_outputs(
             update_distance_metrics(distance_metrics, out.predicted, batch)
     if not outputs:
         return np.zeros(0), np.zeros(0)
+    return in_dataset_order(loader, np.concatenate(outputs)), in_dataset_order(loader, np.concatenate(gold))
+
+
+def in_dataset_order(loader: DataLoader, served_values: np.ndarray) -> np.ndarray:
+    """Values computed example by example in the order ``loader`` served them → the dataset's order."""
     served = loader.sampler.order() if hasattr(loader.sampler, "order") else np.arange(dataset_size(loader))
-    outputs_, gold_ = np.concatenate(outputs), np.concatenate(gold)
     inverse = np.empty_like(served)
     inverse[served] = np.arange(served.size)
-    return outputs_[inverse], gold_[inverse]
+    return served_values[inverse]
 
 
 def evaluate_with_outputs(

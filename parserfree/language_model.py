@@ -1,0 +1,395 @@
+"""The language-model comparison: masked-word perplexity of the pre-trained rows paired by sentence, and
+agreement minimal pairs judged zero-shot.
+
+The rows are the masked-LM runs of ``configs/main/language_model.yaml`` (one folder per recipe under a
+runs folder), plus ``parser_free``: the parser-fed twin's weights read with its own predictor's D̂ (the
+predictor reads the masked sentence, so no parser runs). Every row is scored on the same hidden words of
+the same held-out sentences (``distill.masked_lm``: a fixed choice per sentence), so the difference of two
+rows' mean NLL per hidden word is a sum over sentences of paired differences: its interval resamples
+sentences, its p is the sign-flip test over the per-sentence NLL differences (``paired.sign_flip``); the
+perplexity difference and its interval follow from the same draws. ``parser_free``'s place between its twin
+and no_syntax is (ppl_free − ppl_twin) / (ppl_none − ppl_twin), with its interval.
+
+Zero-shot agreement (no agreement label is ever trained on): for every test minimal pair of the built-in
+``agreement`` set, the verb of its singular version is hidden and the row scores the two verb forms
+(singular, plural) at that position; it prefers the grammatical version when the form of the subject's
+number is the more probable. Every row reads the singular version's words and tree — one choice for all
+pairs, made without knowing which version is grammatical, so the tree cannot leak the answer. Pairs whose
+two forms are not both vocabulary words are left out (and counted). Rows are compared by the paired
+verdicts of ``parserfree.paired``, overall and on the attractor items.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from parserfree.distill.checkpoints import TrainedModel, load_trained
+from parserfree.distill.config import ExperimentConfig, load_config
+from parserfree.distill.data_module import SyntaxDataModule, collate
+from parserfree.distill.datasets import load_dataset
+from parserfree.distill.masked_lm import WordScores, masked_word_scores
+from parserfree.encoder import UNK_ID
+from parserfree.encoder.masked_words import hide
+from parserfree.paired import RESAMPLES, Resampler, holm, paired_test, seed_test, sign_flip, verdict
+from parserfree.predictor.sources import DistanceSource
+
+TRAINED_ROWS = ("no_syntax", "locality", "parser_fed_twin")  # one masked-LM run each
+READ_FROM_TWIN = "parser_free"  # the twin's weights with its own D̂
+REFERENCE, BASELINE = "parser_fed_twin", "no_syntax"
+SOURCES = {
+    "no_syntax": DistanceSource.NONE,
+    "locality": DistanceSource.SEQUENTIAL,
+    "parser_fed_twin": DistanceSource.PARSER,
+    "parser_free": DistanceSource.PREDICTED,
+}
+CONTRASTS = (
+    ("parser_fed_twin", "no_syntax"),
+    ("parser_fed_twin", "locality"),
+    ("parser_free", "no_syntax"),
+    ("parser_free", "parser_fed_twin"),
+    ("locality", "no_syntax"),
+)
+
+
+@dataclass(kw_only=True)
+class PerplexityContrast:
+    """Row a against row b on the same hidden words (a − b; lower perplexity is better)."""
+
+    a: str
+    b: str
+    perplexity_difference: float
+    ci95: list[float]
+    p: float
+    p_holm: float = 1.0
+    verdict: str = ""
+
+
+@dataclass(kw_only=True)
+class PairContrast:
+    """Row a against row b on the zero-shot minimal pairs of one slice (points of pairs judged right, a − b)."""
+
+    slice: str
+    a: str
+    b: str
+    difference: float
+    ci95: list[float]
+    p: float
+    p_holm: float
+    verdict: str
+    detectable: float | None
+
+
+@dataclass(kw_only=True)
+class LanguageModelReport:
+    """Perplexity and accuracy per row, their paired contrasts, and the zero-shot agreement judgments."""
+
+    runs: str
+    sentences: int
+    hidden_words: int
+    perplexity: dict[str, float]
+    accuracy: dict[str, float]
+    contrasts: list[PerplexityContrast]
+    free_share: float | None  # parser_free's place from the twin (0) to no_syntax (1)
+    free_share_ci95: list[float] | None
+    zero_shot: dict[str, dict[str, float]] = field(default_factory=dict)  # row → slice → percent preferring
+    zero_shot_pairs: dict[str, int] = field(default_factory=dict)  # slice → pairs scored
+    zero_shot_left_out: int = 0
+    zero_shot_contrasts: list[PairContrast] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def row_models(runs: Path) -> dict[str, tuple[TrainedModel, ExperimentConfig]]:
+    """Each row's model and its run's config (no_syntax and the twin required, locality if run);
+    ``parser_free`` shares the twin's."""
+    rows = {}
+    for recipe in TRAINED_ROWS:
+        run = runs / recipe
+        best = run / "checkpoints" / "best.ckpt"
+        if not best.exists() and recipe in (REFERENCE, BASELINE):
+            raise FileNotFoundError(f"{best}: no masked-LM run of {recipe} (configs/main/language_model.yaml)")
+        if best.exists():  # the locality row is optional
+            rows[recipe] = (load_trained(best), load_config(run / "config.yaml"))
+    rows[READ_FROM_TWIN] = rows[REFERENCE]
+    return rows
+
+
+def perplexity_scores(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], progress: bool = False) -> dict:
+    """Every row's masked-word scores on the held-out sentences of its pre-training data (the test split)."""
+    out = {}
+    for name, (trained, config) in rows.items():
+        data = SyntaxDataModule(config, None, trained.vocab, progress, trained.dep_labels)
+        data.setup()
+        out[name] = masked_word_scores(trained.model, data.loader("test"), SOURCES[name])
+    return out
+
+
+def perplexity_contrast(a: WordScores, b: WordScores, draws: np.ndarray) -> tuple[float, list[float], float]:
+    """(perplexity a − b, its 95 % interval over resampled sentences, sign-flip p over sentences)."""
+    if not np.array_equal(a.n, b.n):
+        raise ValueError("the rows were not scored on the same hidden words")
+    n = a.n.astype(float)
+
+    def ppl(nll: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return np.exp((w @ nll) / (w @ n))
+
+    boot = ppl(a.nll, draws) - ppl(b.nll, draws)
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return a.perplexity - b.perplexity, [float(lo), float(hi)], sign_flip(a.nll - b.nll)
+
+
+def sentence_draws(n: int, resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
+    """Bootstrap weights over n sentences (resamples × n multinomial counts), shared by every contrast."""
+    return np.random.default_rng(seed).multinomial(n, np.full(n, 1 / n), size=resamples).astype(float)
+
+
+def compare_perplexity(
+    scores: dict[str, WordScores],
+) -> tuple[list[PerplexityContrast], float | None, list[float] | None]:
+    """The paired contrasts (Holm over them) and parser_free's share of the way from its twin to no_syntax."""
+    first = next(iter(scores.values()))
+    draws = sentence_draws(len(first.n))
+    contrasts = []
+    for a, b in CONTRASTS:
+        if a in scores and b in scores:
+            diff, ci, p = perplexity_contrast(scores[a], scores[b], draws)
+            contrasts.append(PerplexityContrast(a=a, b=b, perplexity_difference=diff, ci95=ci, p=p))
+    for c, p_adj in zip(contrasts, holm([c.p for c in contrasts]), strict=True):
+        c.p_holm = p_adj
+        c.verdict = verdict(-c.perplexity_difference, [-c.ci95[1], -c.ci95[0]], p_adj)  # "ahead" = lower perplexity
+    share, share_ci = None, None
+    if {READ_FROM_TWIN, REFERENCE, BASELINE} <= set(scores):
+        n = first.n.astype(float)
+        ppl = {k: np.exp((draws @ scores[k].nll) / (draws @ n)) for k in (READ_FROM_TWIN, REFERENCE, BASELINE)}
+        gap = scores[BASELINE].perplexity - scores[REFERENCE].perplexity
+        if gap:
+            share = (scores[READ_FROM_TWIN].perplexity - scores[REFERENCE].perplexity) / gap
+            boot = (ppl[READ_FROM_TWIN] - ppl[REFERENCE]) / (ppl[BASELINE] - ppl[REFERENCE])
+            share_ci = [float(x) for x in np.percentile(boot, [2.5, 97.5])]
+    return contrasts, share, share_ci
+
+
+@dataclass(frozen=True)
+class MinimalPair:
+    """A test minimal pair for zero-shot judgment: the singular version's words and tree, the verb's position,
+    its two forms and which is grammatical."""
+
+    example: object  # the singular version's EncodedExample (words, heads)
+    verb_index: int
+    singular: str
+    plural: str
+    subject_number: str
+    attractors: int
+
+
+def minimal_pairs(config: ExperimentConfig, trained: TrainedModel) -> tuple[list[MinimalPair], int]:
+    """The built-in agreement set's test minimal pairs (same corpora as ``config``) and how many were left out
+    (a form outside the vocabulary, or a verb position past the encoder's reach)."""
+    agreement = copy.deepcopy(config)
+    agreement.data.dataset, agreement.data.task = "agreement", "binary"
+    agreement.data.train_fraction, agreement.data.max_examples = 1.0, None
+    data = SyntaxDataModule(agreement, None, trained.vocab, False, trained.dep_labels)
+    data.setup()
+    examples = load_dataset(agreement.data).splits["test"]
+    versions: dict[str, dict[str, tuple]] = {}
+    for ex, enc in zip(examples, data.splits["test"], strict=True):
+        versions.setdefault(ex.columns["pair_id"], {})[ex.columns["verb_number"]] = (ex, enc)
+    pairs, left_out = [], 0
+    for both in versions.values():
+        if set(both) != {"sg", "pl"}:
+            left_out += 1
+            continue
+        (sg, enc), (pl, _) = both["sg"], both["pl"]
+        i = int(sg.columns["verb_index"])
+        forms = (sg.columns["verb"], pl.columns["verb"])
+        known = all(trained.vocab.word_id(f) > UNK_ID for f in forms)
+        if i >= len(enc.words) or enc.words[i].lower() != forms[0].lower() or not known:
+            left_out += 1
+            continue
+        pairs.append(
+            MinimalPair(enc, i, forms[0], forms[1], sg.columns["subject_number"], int(sg.columns["attractors"]))
+        )
+    return pairs, left_out
+
+
+@torch.no_grad()
+def judge_pairs(
+    trained: TrainedModel, pairs: list[MinimalPair], source: DistanceSource, batch_size: int = 64
+) -> np.ndarray:
+    """Per pair, whether the row prefers the grammatical version (bool array)."""
+    model, vocab = trained.model, trained.vocab
+    model.eval()
+    max_len = trained.encoder_config.max_len
+    out = []
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start : start + batch_size]
+        batch = collate([p.example for p in chunk], vocab, max_len, "none")  # type: ignore[misc]
+        hidden = torch.zeros_like(batch["mask"])
+        hidden[torch.arange(len(chunk)), torch.tensor([p.verb_index for p in chunk])] = True
+        word_ids, feature_ids = hide(batch["word_ids"], batch["feature_ids"], hidden)
+        states = model(word_ids, feature_ids, batch["mask"], batch["distances"], source=source, predict=False).task
+        scores = torch.log_softmax(model.word_logits(states[hidden]).float(), dim=-1)
+        sg = torch.tensor([vocab.word_id(p.singular) for p in chunk])
+        pl = torch.tensor([vocab.word_id(p.plural) for p in chunk])
+        rows = torch.arange(len(chunk))
+        prefers_singular = (scores[rows, sg] > scores[rows, pl]).numpy()
+        out.append(prefers_singular == np.array([p.subject_number == "sg" for p in chunk]))
+    return np.concatenate(out) if out else np.zeros(0, dtype=bool)
+
+
+def zero_shot(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], report: LanguageModelReport) -> None:
+    """Fill ``report``'s zero-shot fields: each row's share of pairs judged right, overall and by attractors,
+    and the paired verdicts of the contrasts."""
+    trained, config = rows[REFERENCE]
+    pairs, report.zero_shot_left_out = minimal_pairs(config, trained)
+    right = {name: judge_pairs(t, pairs, SOURCES[name]) for name, (t, _) in rows.items()}
+    slices = {
+        "all": np.ones(len(pairs), dtype=bool),
+        "0 attractors": np.array([p.attractors == 0 for p in pairs]),
+        "attractors ≥ 1": np.array([p.attractors >= 1 for p in pairs]),
+    }
+    report.zero_shot_pairs = {s: int(m.sum()) for s, m in slices.items()}
+    report.zero_shot = {
+        name: {s: 100.0 * float(r[m].mean()) if m.any() else math.nan for s, m in slices.items()}
+        for name, r in right.items()
+    }
+    for slice_name, m in slices.items():
+        if not m.any():
+            continue
+        resampler = Resampler(np.arange(int(m.sum())), 1)
+        found = [
+            (a, b, paired_test(right[a][m][None], right[b][m][None], np.arange(int(m.sum())), resampler))
+            for a, b in CONTRASTS
+            if a in right and b in right
+        ]
+        for (a, b, result), p_adj in zip(found, holm([r.p for _, _, r in found]), strict=True):
+            report.zero_shot_contrasts.append(
+                PairContrast(
+                    slice=slice_name,
+                    a=a,
+                    b=b,
+                    difference=result.difference,
+                    ci95=result.ci95,
+                    p=result.p,
+                    p_holm=p_adj,
+                    verdict=verdict(result.difference, result.ci95, p_adj),
+                    detectable=result.detectable,
+                )
+            )
+
+
+def language_model_report(runs: str | Path, progress: bool = False, pairs: bool = True) -> LanguageModelReport:
+    """The comparison of the masked-LM runs under ``runs`` (see the module docstring)."""
+    runs = Path(runs)
+    rows = row_models(runs)
+    scores = perplexity_scores(rows, progress)
+    contrasts, share, share_ci = compare_perplexity(scores)
+    first = next(iter(scores.values()))
+    report = LanguageModelReport(
+        runs=str(runs),
+        sentences=len(first.n),
+        hidden_words=int(first.n.sum()),
+        perplexity={k: s.perplexity for k, s in scores.items()},
+        accuracy={k: s.accuracy for k, s in scores.items()},
+        contrasts=contrasts,
+        free_share=share,
+        free_share_ci95=share_ci,
+    )
+    if pairs:
+        zero_shot(rows, report)
+    return report
+
+
+ROW_ORDER = ("parser_fed_twin", "parser_free", "locality", "no_syntax")
+
+
+def render_markdown(report: LanguageModelReport) -> str:
+    """The report as markdown: perplexity and accuracy per row, the paired contrasts, the zero-shot table."""
+    lines = [
+        f"Masked-word perplexity on {report.sentences:,} held-out sentences ({report.hidden_words:,} hidden words, "
+        "the same for every row; lower is better):",
+        "",
+        "| row | perplexity | accuracy % |",
+        "|---|---:|---:|",
+    ]
+    rows = [r for r in ROW_ORDER if r in report.perplexity]
+    lines += [f"| {r} | {report.perplexity[r]:.2f} | {report.accuracy[r]:.2f} |" for r in rows]
+    lines += ["", "| contrast | Δ perplexity [95 % CI] | p (Holm) | verdict |", "|---|---:|---:|---|"]
+    for c in report.contrasts:
+        lines.append(
+            f"| {c.a} − {c.b} | {c.perplexity_difference:+.2f} [{c.ci95[0]:+.2f}, {c.ci95[1]:+.2f}] "
+            f"| {c.p_holm:.3g} | {c.verdict} |"
+        )
+    if report.free_share is not None and report.free_share_ci95 is not None:
+        lo, hi = report.free_share_ci95
+        lines += [
+            "",
+            f"parser_free's place from its twin (0) to no_syntax (1): {report.free_share:.2f} [{lo:.2f}, {hi:.2f}].",
+        ]
+    if report.zero_shot:
+        slices = list(report.zero_shot_pairs)
+        lines += [
+            "",
+            f"Zero-shot agreement: minimal pairs whose grammatical version the row prefers, % "
+            f"({report.zero_shot_left_out} pairs left out: a verb form outside the vocabulary):",
+            "",
+            "| row | " + " | ".join(f"{s} (n={report.zero_shot_pairs[s]})" for s in slices) + " |",
+            "|---|" + "---:|" * len(slices),
+        ]
+        lines += [f"| {r} | " + " | ".join(f"{report.zero_shot[r][s]:.2f}" for s in slices) + " |" for r in rows]
+        lines += [
+            "",
+            "| slice | contrast | Δ points [95 % CI] | p (Holm) | detectable | verdict |",
+            "|---|---|---:|---:|---:|---|",
+        ]
+        for z in report.zero_shot_contrasts:
+            detectable = "—" if z.detectable is None else f"{z.detectable:.2f}"
+            lines.append(
+                f"| {z.slice} | {z.a} − {z.b} | {z.difference:+.2f} [{z.ci95[0]:+.2f}, {z.ci95[1]:+.2f}] "
+                f"| {z.p_holm:.3g} | {detectable} | {z.verdict} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def dev_by_seed(template: str, tasks: Sequence[str], recipes: Sequence[str], seeds: int) -> dict:
+    """Dev metric per task, recipe and seed of runs found by ``template`` (placeholders {task}, {recipe},
+    {seed}; each a run folder with metrics.json); a missing run is None."""
+    out: dict = {}
+    for task in tasks:
+        for recipe in recipes:
+            values = []
+            for seed in range(seeds):
+                path = Path(template.format(task=task, recipe=recipe, seed=seed)) / "metrics.json"
+                values.append(json.loads(path.read_text())["dev"]["metric"] if path.exists() else None)
+            out.setdefault(task, {})[recipe] = values
+    return out
+
+
+def fine_tuning_markdown(a: dict, b: dict, names: tuple[str, str]) -> str:
+    """Dev accuracy of two sets of runs seed by seed (a − b paired by seed: mean, and the t-test over seeds)."""
+    lines = [
+        f"| task | row | {names[0]} (dev, by seed) | {names[1]} (dev, by seed) | mean a − b | p (t over seeds) |",
+        "|---|---|---|---|---:|---:|",
+    ]
+    for task, rows in a.items():
+        for recipe, values in rows.items():
+            other = b[task][recipe]
+            pairs = [(x, y) for x, y in zip(values, other, strict=True) if x is not None and y is not None]
+            diffs = np.array([x - y for x, y in pairs])
+            p = seed_test(diffs) if len(diffs) > 1 else math.nan
+
+            def shown(vs: list) -> str:
+                return " / ".join("–" if v is None else f"{v:.2f}" for v in vs)
+
+            mean = f"{diffs.mean():+.2f}" if len(diffs) else "–"
+            lines.append(f"| {task} | {recipe} | {shown(values)} | {shown(other)} | {mean} | {p:.3g} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,62 @@
+"""The ``parserfree lm-compare`` command: the masked-LM runs compared (``parserfree.language_model``).
+
+Registered on the main CLI by ``add_language_model_command(subparsers)``; the comparison is imported only
+when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def cmd_lm_compare(args: argparse.Namespace) -> int:
+    """Compare the masked-LM runs under --runs; write the report's JSON and markdown to --out."""
+    from parserfree.encoder.files import write_json, write_text_atomic
+    from parserfree.language_model import language_model_report, render_markdown
+
+    if args.dev_seeds:
+        from parserfree.language_model import dev_by_seed, fine_tuning_markdown
+
+        tasks, recipes = args.tasks.split(","), args.recipes.split(",")
+        a, b = (dev_by_seed(t, tasks, recipes, args.seeds) for t in args.dev_seeds)
+        print(fine_tuning_markdown(a, b, (args.dev_seeds[0], args.dev_seeds[1])), end="")
+        return 0
+    report = language_model_report(args.runs, progress=not args.quiet, pairs=not args.no_pairs)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "language_model.json", report.to_dict())
+    markdown = render_markdown(report)
+    write_text_atomic(out / "language_model.md", markdown)
+    print(markdown if not args.quiet else json.dumps(report.perplexity))
+    return 0
+
+
+def add_language_model_command(subparsers) -> None:
+    """Register ``lm-compare`` on the CLI's subparsers."""
+    p = subparsers.add_parser(
+        "lm-compare",
+        help="the masked-LM rows compared: perplexity paired by sentence, zero-shot agreement minimal pairs",
+    )
+    p.add_argument(
+        "--runs",
+        default="runs/lm",
+        help="folder with one masked-LM run per recipe (no_syntax, locality, parser_fed_twin)",
+    )
+    p.add_argument("--out", default="runs/lm/compare", help="where language_model.json and .md go")
+    p.add_argument("--no-pairs", action="store_true", help="perplexity only (no zero-shot agreement pairs)")
+    p.add_argument(
+        "--dev-seeds",
+        nargs=2,
+        metavar="TEMPLATE",
+        help="instead: two sets of task runs' dev metric seed by seed, paired (templates with {task}, {recipe}, "
+        "{seed}, e.g. 'runs/ft/{task}/{recipe}-s{seed}' 'runs/main/{task}/seed-{seed}/{recipe}')",
+    )
+    p.add_argument("--tasks", default="agreement,sentiment", help="with --dev-seeds: the {task} values")
+    p.add_argument(
+        "--recipes", default="no_syntax,parser_fed_twin,parser_free", help="with --dev-seeds: the {recipe} values"
+    )
+    p.add_argument("--seeds", type=int, default=3, help="with --dev-seeds: seeds 0..N−1")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_lm_compare)

@@ -1,0 +1,98 @@
+"""Masked-LM pre-training end to end on fixture text: runs, scores paired by sentence, the start it gives a
+task model, and the zero-shot judgment of minimal pairs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from parserfree.distill.checkpoints import CheckpointError, load_pretrained, load_trained
+from parserfree.distill.config import load_config
+from parserfree.distill.masked_lm import WordScores
+from parserfree.distill.train import train
+from parserfree.language_model import TRAINED_ROWS, language_model_report, perplexity_contrast, sentence_draws
+
+
+def _lm_overrides(tmp_path, recipe: str) -> list[str]:
+    return [
+        f"data.cache_dir={tmp_path / 'cache'}",
+        "data.dataset=agreement",  # the fixture minimal pairs' text: both verb forms are vocabulary words
+        "data.task=masked_lm",
+        "data.max_examples=null",
+        f"recipe={recipe}",
+        "training.max_epochs=1",
+        "training.max_steps=3",
+    ]
+
+
+@pytest.fixture(scope="module")
+def lm_runs(tiny_agreement_module, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("lm")
+    runs = tmp_path / "lm"
+    for recipe in TRAINED_ROWS:
+        train(load_config("configs/smoke.yaml", _lm_overrides(tmp_path, recipe)), runs / recipe, progress=False)
+    return runs
+
+
+@pytest.mark.slow
+def test_every_row_is_scored_on_the_same_hidden_words_and_judges_the_pairs(lm_runs):
+    metrics = {r: json.loads((lm_runs / r / "metrics.json").read_text()) for r in TRAINED_ROWS}
+    assert all(m["test"]["perplexity"] > 1 and 0 <= m["test"]["accuracy"] <= 100 for m in metrics.values())
+    hidden = {m["test"]["hidden_words"] for m in metrics.values()}
+    assert len(hidden) == 1 and hidden.pop() > 0
+    saved = json.loads((lm_runs / "no_syntax" / "word_scores.json").read_text())
+    assert len(saved["n"]) == metrics["no_syntax"]["test"]["n_examples"]  # one entry per test sentence, in order
+
+    report = language_model_report(lm_runs)
+    assert set(report.perplexity) == {*TRAINED_ROWS, "parser_free"}
+    assert report.perplexity["no_syntax"] == pytest.approx(metrics["no_syntax"]["test"]["perplexity"])
+    assert report.perplexity["parser_free"] != report.perplexity["parser_fed_twin"]  # D̂, not the parser's D
+    assert {(c.a, c.b) for c in report.contrasts} >= {
+        ("parser_fed_twin", "no_syntax"),
+        ("parser_free", "parser_fed_twin"),
+    }
+    pairs = report.zero_shot_pairs
+    assert pairs["all"] >= 20 and pairs["all"] == pairs["0 attractors"] + pairs["attractors ≥ 1"]
+    assert report.zero_shot_left_out < pairs["all"]
+    assert all(0 <= v <= 100 for row in report.zero_shot.values() for v in row.values())
+
+
+@pytest.mark.slow
+def test_a_task_model_starts_from_the_whole_pretrained_encoder_of_its_row(lm_runs):
+    source = load_trained(lm_runs / "parser_fed_twin" / "checkpoints" / "best.ckpt")
+    config = load_config(
+        "configs/smoke.yaml", [*_lm_overrides(lm_runs.parent, "parser_fed_twin"), "data.task=binary"]
+    ).resolved()
+    from parserfree.predictor.syntax_model import SyntaxModel
+
+    enc = config.model_encoder_config(len(source.vocab), source.vocab.n_features)
+    model = SyntaxModel(enc, config.predictor_config(), "binary", 2, seed=5, dep_labels=source.dep_labels)
+    load_pretrained(model, source.path, source)
+    theirs = source.model.state_dict()
+    for key, value in model.state_dict().items():
+        if key.startswith(("encoder.", "predictor.")):
+            assert torch.equal(value, theirs[key]), key  # every encoder layer, not only the predictor's layer 1
+    assert not any(
+        k.startswith("head.") and k in theirs and theirs[k].shape == v.shape for k, v in model.state_dict().items()
+    )
+
+    deeper = SyntaxModel(dataclasses.replace(enc, n_layers=enc.n_layers + 1), config.predictor_config(), "binary", 2)
+    with pytest.raises(CheckpointError, match="masked-LM encoder of other settings"):
+        load_pretrained(deeper, source.path, source)  # a whole encoder only starts a model of its own shape
+
+
+def test_perplexity_contrast_pairs_sentences_and_refuses_other_hidden_words():
+    rng = np.random.default_rng(0)
+    n = rng.integers(1, 5, size=400)
+    base = rng.gamma(2.0, 2.0, size=400) * n
+    a, b = WordScores(base * 0.9, n, n // 2), WordScores(base, n, n // 2)
+    diff, ci, p = perplexity_contrast(a, b, sentence_draws(400))
+    assert diff < 0 and ci[0] < diff < ci[1] < 0 and p < 1e-3
+    noisy = WordScores(base + rng.normal(0, 0.01, 400), n, n // 2)
+    assert perplexity_contrast(noisy, b, sentence_draws(400))[2] > 0.05
+    with pytest.raises(ValueError, match="same hidden words"):
+        perplexity_contrast(WordScores(base, n + 1, n), b, sentence_draws(400))
