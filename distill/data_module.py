@@ -26,6 +26,7 @@ from parserfree.distill.trees import batch_tree_distances, truncate_heads
 from parserfree.distill.vader import default_cache_dir
 from parserfree.encoder import Vocabulary
 from parserfree.encoder.conventions import PAD_DISTANCE
+from parserfree.encoder.masked_words import MASKED_LM, fixed_choice, known_words
 from parserfree.predictor.label_scorer import NO_LABEL, label_ids, label_inventory
 
 
@@ -148,7 +149,8 @@ class ResumableLoader(DataLoader):
 def collate(examples: list[EncodedExample], vocab: Vocabulary, max_len: int, task: str) -> dict[str, torch.Tensor]:
     """Pad a batch: word_ids B×T, feature_ids B×T×F, mask B×T, heads B×T (−1 pad), punct B×T,
     dep_labels B×T (label ids, −1 on pad and where there is no known label), distances B×T×T (parser D,
-    −1 pad, 1000 across sentences), labels B (when labelled)."""
+    −1 pad, 1000 across sentences), labels B (when labelled), lm_chosen B×T (``masked_lm``: the words an
+    evaluation hides)."""
     word_ids, feature_ids, mask = vocab.encode_batch([e.words for e in examples], max_len)
     t = word_ids.shape[1]
     heads = np.full((len(examples), t), PAD_DISTANCE, dtype=np.int64)
@@ -172,6 +174,10 @@ def collate(examples: list[EncodedExample], vocab: Vocabulary, max_len: int, tas
         batch["labels"] = torch.tensor([e.label for e in examples], dtype=torch.long)
     elif task == "regression":
         batch["labels"] = torch.tensor([e.label for e in examples], dtype=torch.float32)
+    elif task == MASKED_LM:  # the words evaluation hides (training draws its own): a function of the text
+        batch["lm_chosen"] = torch.from_numpy(
+            fixed_choice([e.words for e in examples], known_words(batch["word_ids"]).numpy())
+        )
     return batch
 
 

@@ -36,8 +36,14 @@ from parserfree.distill.builtin_text import english
 from parserfree.distill.readers import SPLIT_NAMES, DataError, RawExample, read_file
 from parserfree.encoder.schema import ConfigError
 
-TASKS = ("binary", "regression", "classification", "none")
+TASKS = ("binary", "regression", "classification", "none", "masked_lm")
+UNLABELLED_TASKS = ("none", "masked_lm")  # text only: predictor pre-training, language-model pre-training
 SPLITS = ("train", "dev", "test")
+
+
+def labelled(task: str) -> bool:
+    """Whether ``task`` reads a label from the data (``none`` and ``masked_lm`` read text only)."""
+    return task not in UNLABELLED_TASKS
 
 
 @dataclass
@@ -56,7 +62,8 @@ class DataConfig:
     label_column: str | None = "label"
     """The column or field holding the label (null: unlabeled)."""
     task: str = "binary"
-    """Label view: binary (scores > 0 / < 0, exactly 0 dropped; or two classes), regression, classification or none."""
+    """Label view: binary (scores > 0 / < 0, exactly 0 dropped; or two classes), regression, classification, none
+    (text only) or masked_lm (text only, the words are the targets: language-model pre-training)."""
     split: list[float] = field(default_factory=lambda: [0.8, 0.1, 0.1])
     """Train, dev and test shares, split by a hash of the normalised text (built-in datasets fix their own; a
     file of your own may too: data.split_column, or a file per split in data.dataset)."""
@@ -293,7 +300,7 @@ def apply_labels(
                 if score == 0:
                     continue
                 label = int(score > 0)
-            elif task == "none":
+            elif not labelled(task):
                 label = None
             else:
                 label = names.index(str(r.label))
@@ -306,7 +313,7 @@ def load_dataset(config: DataConfig) -> Dataset:
     each keeps its own split rule, so a text held out by its own dataset stays held out)."""
     config.validate()
     if isinstance(config.dataset, list):
-        if config.task != "none":
+        if labelled(config.task):
             raise DataError(
                 f"data.dataset={config.dataset}: a list of datasets is joined as unlabeled text only "
                 "(data.task: none, e.g. predictor pre-training)"
@@ -337,7 +344,7 @@ def _load_one(config: DataConfig, name: str | Mapping[str, str]) -> tuple[dict[s
     else:
         raws = _read_own_file(config, name)
     label_field = builtin.label_field if builtin is not None else config.label_column or "label"
-    if config.task != "none" and all(r.label is None for r in raws):
+    if labelled(config.task) and all(r.label is None for r in raws):
         raise DataError(
             f"{dataset_name(name)}: no labels found for task '{config.task}' "
             "(set data.label_column, or data.task: none)"
@@ -348,7 +355,7 @@ def _load_one(config: DataConfig, name: str | Mapping[str, str]) -> tuple[dict[s
 
 def _read_own_file(config: DataConfig, path: str) -> list[RawExample]:
     """A user file's raw examples under ``config``'s columns (the label column only for a labelled task)."""
-    label_column = config.label_column if config.task != "none" else None
+    label_column = config.label_column if labelled(config.task) else None
     return read_file(path, config.format, config.text_column, label_column, config.split_column)
 
 

@@ -51,6 +51,17 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
+# settings added after records (stage records, checkpoints) were written, with the value that computes what
+# those did: a record is not made stale by a setting that did not exist when it was written and is at that value
+ADDED_SETTINGS = {"data.split_column": None, "encoder.static_vectors": None}
+
+
+def without_added_at_their_old_value(settings: dict) -> dict:
+    """``settings`` without the ``ADDED_SETTINGS`` that are at the value computing what came before them."""
+    flat = flatten(settings)
+    return without(settings, tuple(key for key, old in ADDED_SETTINGS.items() if flat.get(key) == old))
+
+
 def changes(old: dict, new: dict) -> list[str]:
     """The differences between two fingerprints, one ``key old → new`` string per changed key (sorted)."""
     a, b = flatten(old), flatten(new)

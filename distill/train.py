@@ -27,10 +27,13 @@ from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.data_module import SyntaxDataModule
 from parserfree.distill.datasets import load_dataset
 from parserfree.distill.evaluate import evaluate_with_outputs
+from parserfree.distill.masked_lm import WORD_SCORES, MaskedLMModule, masked_word_scores
 from parserfree.distill.predictions import records_from_outputs, write_predictions
 from parserfree.distill.quiet import quiet_lightning
 from parserfree.distill.shipped import resolve_weights
+from parserfree.distill.static_vectors import fill_static_vectors
 from parserfree.encoder.files import atomic_path, write_json
+from parserfree.encoder.masked_words import MASKED_LM
 
 
 class MidEpochCheckpoint(ModelCheckpoint):
@@ -107,11 +110,21 @@ def train(
     data.setup()  # parses through the cache once; Lightning's own prepare_data/setup calls then find it done
     config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
     save_config(config, run_dir / "config.yaml")
-    module = CoTrainingModule(
+    module_class = MaskedLMModule if config.data.task == MASKED_LM else CoTrainingModule
+    module = module_class(
         config, config.encoder, config.predictor_config(), data.vocab, data.label_names, data.dep_labels
     )
     if init is not None:
         load_pretrained(module.model, init_path, init)
+    if config.encoder.static_vectors:  # the frozen table, row i = the vector of word i of this vocabulary
+        found = fill_static_vectors(
+            module.model.encoder, data.vocab, config.encoder.static_vectors, data.cache_dir, config.data.archive
+        )
+        print(
+            f"[parserfree train] static vectors {config.encoder.static_vectors}: {found:,} of "
+            f"{len(data.vocab) - 2:,} vocabulary words have one",
+            flush=True,
+        )
 
     t = config.training
     checkpoints = run_dir / "checkpoints"
@@ -169,11 +182,18 @@ def score_splits(
     trained: TrainedModel, data: SyntaxDataModule, config: ExperimentConfig, run_dir: Path, source: str
 ) -> dict:
     """Dev and test metrics of a trained model read with ``source``; the test split's per-item predictions
-    go to ``run_dir/predictions.jsonl`` (``distill.predictions``) when the task has labels."""
+    go to ``run_dir/predictions.jsonl`` (``distill.predictions``) when the task has labels, a masked language
+    model's per-sentence scores to ``run_dir/word_scores.json`` (``distill.masked_lm``)."""
     n_classes = max(2, len(data.label_names))
     result = {}
     for split in ("dev", "test"):
         if not data.splits[split]:
+            continue
+        if trained.task == MASKED_LM:
+            scores = masked_word_scores(trained.model, data.loader(split), source)
+            result[split] = {"n_examples": len(data.splits[split]), "source": source, **scores.summary()}
+            if split == "test":
+                write_json(run_dir / WORD_SCORES, scores.to_dict())
             continue
         result[split], outputs = evaluate_with_outputs(
             trained.model, data.loader(split), trained.task, n_classes, source

@@ -15,6 +15,9 @@ from typing import Any
 from .schema import ConfigError, check_choice, check_int, check_number, from_settings, to_settings
 
 BIAS_MODES = ("learned", "fixed_decay", "hard_mask", "none")
+# static word vectors the encoder can read (``encoder.static_vectors``) → their width; the tables are filled
+# from the vectors' package where the vocabulary is known (``distill/static_vectors.py``)
+STATIC_VECTOR_WIDTHS = {"en_core_web_md": 300}
 
 
 @dataclass
@@ -104,6 +107,8 @@ class EncoderConfig:
     """k: layers 1..k run unbiased and the predictor reads their output h_k (0: every layer biased, no predictor)."""
     bias_all_layers: bool = True
     """Bias every layer: layers 1..k run once unbiased (for the predictor), then the whole stack biased."""
+    static_vectors: str | None = None
+    """Frozen static word vectors added to the embeddings through a learned projection (en_core_web_md: spaCy's 300-d md vectors); null: none."""
     bias: BiasConfig = field(default_factory=BiasConfig)
     """How distances become the attention bias."""
 
@@ -130,6 +135,10 @@ class EncoderConfig:
             )
         if not isinstance(self.bias_all_layers, bool):
             raise ConfigError(f"{section}.bias_all_layers={self.bias_all_layers!r} must be true or false")
+        if self.static_vectors is not None and self.static_vectors not in STATIC_VECTOR_WIDTHS:
+            raise ConfigError(
+                f"{section}.static_vectors={self.static_vectors!r} must be null or one of {', '.join(STATIC_VECTOR_WIDTHS)}"
+            )
         if not isinstance(self.bias, BiasConfig):
             raise ConfigError(f"{section}.bias must be a BiasConfig, got {type(self.bias).__name__}")
         self.bias.validate(f"{section}.bias")
@@ -138,6 +147,11 @@ class EncoderConfig:
     def from_dict(cls, data: dict[str, Any], section: str = "encoder") -> EncoderConfig:
         """Build from a plain (possibly nested) dict (unknown keys and wrong types named) and validate."""
         return from_settings(cls, data, section)
+
+    @property
+    def static_width(self) -> int:
+        """Columns of the static vector table (0: no static vectors)."""
+        return STATIC_VECTOR_WIDTHS[self.static_vectors] if self.static_vectors else 0
 
     def to_dict(self) -> dict[str, Any]:
         return to_settings(self)

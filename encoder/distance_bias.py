@@ -78,6 +78,17 @@ class SyntaxBias(nn.Module):
             else:
                 self.register_buffer("alpha", alpha)
 
+    def saturation(self) -> int:
+        """The distance from which the bias stops changing: every distance from it on (and every pair in
+        different sentences) gets the bias it gets — ``max_distance``, ``hard_mask_k`` + 1 for the hard
+        mask, 1 for mode ``none`` (it reads no distance). So distances clamped there (min(d, saturation))
+        give exactly the bias the full distances give (what the export's clamped task graph relies on)."""
+        if self.mode == "hard_mask":
+            return self.config.hard_mask_k + 1
+        if self.mode == "none":
+            return 1
+        return self.max_distance
+
     # --- distance → bucket position -------------------------------------------------------------
     def position(self, distances: Tensor) -> Tensor:
         """Continuous bucket position p(d) of float distances (any shape), clamped to 0..n_buckets−1."""

@@ -20,7 +20,7 @@ from .schema import ConfigError
 
 
 class SyntaxEncoder(Embedded, nn.Module):
-    """h_0 = E_word[w] + Σ_f E_feat[f] + E_pos[t];  h_k = layers 1..k(h_0);
+    """h_0 = E_word[w] + Σ_f E_feat[f] + E_pos[t] (+ P·V[w] with static vectors);  h_k = layers 1..k(h_0);
     h_N = LN(layers k+1..N(h_k, bias(D))).  The `bias` attribute is the one `SyntaxBias` they share."""
 
     def __init__(self, config: EncoderConfig) -> None:
@@ -36,6 +36,7 @@ class SyntaxEncoder(Embedded, nn.Module):
             config.n_features,
             config.d_model,
             config.dropout,
+            config.static_width,
         )
         self.layers = nn.ModuleList(
             EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout) for _ in range(config.n_layers)

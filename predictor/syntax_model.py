@@ -22,6 +22,7 @@ from torch import Tensor, nn
 
 from parserfree.encoder import EncoderConfig, SyntaxEncoder, TaskHead
 from parserfree.encoder.conventions import PAD_DISTANCE
+from parserfree.encoder.masked_words import MASKED_LM, MaskedWordHead
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor, PredictorOutput
 from parserfree.predictor.sources import MODEL_SOURCES, DistanceSource
@@ -29,7 +30,8 @@ from parserfree.predictor.sources import MODEL_SOURCES, DistanceSource
 
 @dataclass
 class ModelOutput:
-    """Task output (B×C logits or B scores) and, when the model has a predictor, its output."""
+    """Task output (B×C logits, B scores, or B×T word states for ``masked_lm``) and, when the model has a
+    predictor, its output."""
 
     task: Tensor | None
     predicted: PredictorOutput | None
@@ -66,11 +68,11 @@ class SyntaxModel(nn.Module):
             )
         head_task = "regression" if task == "regression" else "classification"  # binary is 2-class classification
         with _part_seed(seed, 2):
-            self.head = (
-                TaskHead(encoder_config.d_model, head_task, n_classes, encoder_config.dropout)
-                if task != "none"
-                else None
-            )
+            self.head: TaskHead | MaskedWordHead | None = None
+            if task == MASKED_LM:  # pre-training: a state per word, scored against the word table
+                self.head = MaskedWordHead(encoder_config.d_model, encoder_config.vocab_size)
+            elif task != "none":
+                self.head = TaskHead(encoder_config.d_model, head_task, n_classes, encoder_config.dropout)
         self.task_grad_to_predictor = task_grad_to_predictor
 
     def forward(
@@ -117,6 +119,12 @@ class SyntaxModel(nn.Module):
             raise ValueError(f"source={source!r} must be one of {', '.join(MODEL_SOURCES)}")
         h = self.encoder.upper(h_0 if self.encoder.config.bias_all_layers else h_k, mask, bias_distances)
         return ModelOutput(self.head(h, mask), predicted)
+
+    def word_logits(self, states: Tensor) -> Tensor:
+        """``masked_lm``: the states N×d of hidden positions → scores N×V over the vocabulary (tied table)."""
+        if not isinstance(self.head, MaskedWordHead):
+            raise ValueError("word_logits needs a model built for task 'masked_lm'")
+        return self.head.word_logits(states, self.encoder.word_embedding.weight)
 
     def predict(
         self,

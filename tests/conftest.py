@@ -100,7 +100,7 @@ def smoke_overrides(sentiment_file, tmp_path_factory):
     return [f"data.dataset={sentiment_file}", f"data.cache_dir={cache}"]
 
 
-TRAINING_FIXTURES = ("smoke_run", "smoke_job", "job", "treebank_checkpoint", "straight", "pretraining")
+TRAINING_FIXTURES = ("smoke_run", "smoke_job", "job", "treebank_checkpoint", "straight", "pretraining", "lm_runs")
 """Fixtures that train a model: every test that uses one (directly or through another fixture, e.g.
 ``smoke_checkpoint`` or ``smoke_bundle``) is marked ``slow``; tests that train by themselves carry the mark."""
 
@@ -206,9 +206,8 @@ def checkpoint_of_recipe():
     return make_recipe_checkpoint
 
 
-@pytest.fixture
-def tiny_agreement(monkeypatch):
-    """The built-in agreement dataset made of a few hundred fixture minimal pairs (no corpora, no tagging)."""
+def patch_tiny_agreement(monkeypatch):
+    """Make the built-in agreement dataset a few hundred fixture minimal pairs (no corpora, no tagging)."""
     from agreement_items import candidates
 
     from parserfree.distill import agreement, builtin_text
@@ -220,3 +219,16 @@ def tiny_agreement(monkeypatch):
     )
     monkeypatch.setattr(builtin_text, "source_texts", lambda cache_dir, archive, text=None: texts)
     return items
+
+
+@pytest.fixture
+def tiny_agreement(monkeypatch):
+    """The built-in agreement dataset made of a few hundred fixture minimal pairs (no corpora, no tagging)."""
+    return patch_tiny_agreement(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def tiny_agreement_module():
+    """``tiny_agreement`` for the fixtures of a whole test module."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield patch_tiny_agreement(monkeypatch)

@@ -94,3 +94,21 @@ def test_resume_refuses_a_last_checkpoint_of_other_settings(smoke_run, smoke_ove
     with pytest.raises(CheckpointError, match=r"written under other settings \(training.lr 0.001 → 0.0005\)"):
         train(config, tmp_path, resume=True, progress=False)
     assert not (tmp_path / "config.yaml").exists()  # nothing was rewritten to describe a run that did not happen
+
+
+def test_a_run_saved_before_a_setting_existed_resumes_at_its_old_value_only(tmp_path):
+    import torch
+
+    from parserfree.distill.checkpoints import CheckpointError, check_resumable
+    from parserfree.distill.config import ExperimentConfig
+
+    now = ExperimentConfig().to_dict()
+    before = {**now, "encoder": {k: v for k, v in now["encoder"].items() if k != "static_vectors"}}
+    path = tmp_path / "run" / "checkpoints" / "last.ckpt"
+    path.parent.mkdir(parents=True)
+    meta = {"format": 1, "experiment": before, "encoder": {}, "predictor": None, "vocab": {}, "label_names": []}
+    torch.save({"parserfree": {**meta, "task": "binary", "recipe": "no_syntax"}, "state_dict": {}}, path)
+    check_resumable(path, now)  # the new setting at the value that computes what ran: the same run
+    changed = {**now, "encoder": {**now["encoder"], "static_vectors": "en_core_web_md"}}
+    with pytest.raises(CheckpointError, match="static_vectors"):
+        check_resumable(path, changed)

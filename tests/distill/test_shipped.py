@@ -86,7 +86,7 @@ def test_an_unknown_builtin_name_lists_the_shipped_ones(pretrained, tmp_path, mo
 def test_a_builtin_start_is_fingerprinted_by_its_file_and_pretrains_nothing(pretrained, tmp_path, monkeypatch):
     from parserfree.distill.config import load_config
     from parserfree.encoder.files import sha256_file
-    from parserfree.main_job import pretrain_stage
+    from parserfree.job_stages import pretrain_stage
     from parserfree.stages import training_fingerprint
 
     ship(pretrained, "p", "cmd", scores(80.0), {}, root=tmp_path)
