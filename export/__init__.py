@@ -1,7 +1,8 @@
-"""export: one parser-free ONNX graph, a self-checking bundle and onnxruntime inference.
+"""export: the parser-free ONNX graphs, a self-checking bundle and onnxruntime inference.
 
 The last stage of the data flow. ``export_bundle`` turns a trained checkpoint into a bundle folder
-(ONNX graph of the recipe, parity-checked against PyTorch on held-out sentences; vocabulary, spaCy
+(the ONNX task graph of the recipe — and for a parser-free model the tree graph of its predicted trees —
+parity-checked against PyTorch on held-out sentences; vocabulary, spaCy
 tokenizer, labels, config, and a manifest with the sha256 of every file); ``ParserFreeModel.load``
 verifies a bundle and predicts from raw text with onnxruntime and the bundled tokenizer — no parser, no
 PyTorch model. ONNX and onnxruntime are used only inside this package. Names are imported on first use:

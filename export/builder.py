@@ -1,9 +1,10 @@
 """Checkpoint → bundle: the export step of the data flow (training's ``best.ckpt`` in, a self-checking folder out).
 
-``export_bundle`` rebuilds the trained model (distill.checkpoints, no Lightning), traces the graph of its
-recipe (onnx_graph.py), checks parity with PyTorch on held-out sentences of other batch sizes and lengths
-(parity.py), optionally adds the optimised and int8 variants (variants.py), evaluates every variant on
-the test split (evaluation.py), and writes the vocabulary, the tokenizer checked against the training
+``export_bundle`` rebuilds the trained model (distill.checkpoints, no Lightning), traces the graphs of its
+recipe (onnx_graph.py: the task graph, and for a parser-free model the tree graph), checks each one's
+parity with PyTorch on held-out sentences of other batch sizes and lengths (parity.py), optionally adds
+the optimised and int8 variants of each (variants.py), evaluates every variant on the test split
+(evaluation.py), and writes the vocabulary, the tokenizer checked against the training
 words (serving_words.py), labels, the resolved config and the sealed manifest (bundle.py). Everything is built in a
 hidden temporary sibling folder and renamed into place only once complete, so a failed or interrupted
 export never leaves a bundle that loads.
@@ -26,11 +27,19 @@ from parserfree.distill.recipes import exportable_recipes
 from parserfree.distill.teacher import doc_to_parse, load_pipeline
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.files import sha256_file, write_json
-from parserfree.export.bundle import MANIFEST, MODEL_FILES, write_manifest
+from parserfree.export.bundle import MANIFEST, MODEL_FILES, TREE_FILES, write_manifest
 from parserfree.export.errors import ExportError
 from parserfree.export.evaluation import evaluation_report
-from parserfree.export.graph_inputs import graph_inputs, graph_recipe, io_spec
-from parserfree.export.onnx_graph import OPSET, PredictorGraph, RecipeGraph, export_onnx, graph_module, run_graph_module
+from parserfree.export.graph_inputs import graph_inputs, graph_recipe, has_tree_graph, io_spec
+from parserfree.export.onnx_graph import (
+    OPSET,
+    TASK_DISTANCES,
+    PredictorGraph,
+    RecipeGraph,
+    export_onnx,
+    graph_module,
+    run_graph_module,
+)
 from parserfree.export.parity import (
     ParitySet,
     build_parity_set,
@@ -109,10 +118,24 @@ def _local_data(experiment: dict) -> tuple[Dataset | None, str | None]:
         return None, f"{type(e).__name__}: {e}"
 
 
-def _export_graph(trained: TrainedModel, kind: str, path: Path) -> tuple[RecipeGraph, tuple[int, int]]:
-    """Trace the recipe's graph on TRACE_WORDS and write it to ``path``; returns (wrapper, trace shape)."""
+# What each graph of a bundle is for, as the manifest says it
+TASK_GRAPH_NOTE = (
+    "the task output only (no dependency labels, no tree outputs): what predict and the spaCy component "
+    "without trees run"
+)
+TREE_GRAPH_NOTE = (
+    "the task output with the predictor's D̂ and, from a heads predictor, its heads and dependency labels: "
+    "what predict --with-tree / --with-distances, the spaCy component's trees and the parser bench run"
+)
+
+
+def _export_graph(
+    trained: TrainedModel, kind: str, path: Path, graph: str = "task", task_distances: str = "pointer_jumps"
+) -> tuple[RecipeGraph, tuple[int, int]]:
+    """Trace one graph of the recipe (``onnx_graph.GRAPHS``; ``task_distances``: how a task graph computes
+    D̂, ``onnx_graph.TASK_DISTANCES``) on TRACE_WORDS and write it to ``path``; returns (wrapper, trace shape)."""
     max_len = trained.encoder_config.max_len
-    module = graph_module(trained.model, kind)
+    module = graph_module(trained.model, kind, graph, task_distances)
     words = [list(w)[:max_len] for w in TRACE_WORDS]
     takes = graph_recipe(kind).graph_takes_distances
     distances = batch_tree_distances(TRACE_HEADS, length=max(map(len, words))) if takes else None
@@ -142,8 +165,10 @@ def _checked_models(
     optimize: bool,
     quantize: str | None,
     threads: int | None,
+    files: dict[str, str] = MODEL_FILES,
 ) -> tuple[dict, dict]:
-    """Parity of model.onnx (and of the variants it is asked to write) against PyTorch → (models, reports).
+    """Parity of one graph's default file (``files``: its file per variant, the task graph's MODEL_FILES or
+    the tree graph's TREE_FILES), and of the variants it is asked to write, against PyTorch → (models, reports).
 
     fp32 graphs must pass ``require_parity``; the int8 graph must only give finite outputs.
     """
@@ -151,28 +176,34 @@ def _checked_models(
     names = module.output_names
 
     def checked(variant: str, strict: bool) -> dict:
-        session = make_session(folder / MODEL_FILES[variant], threads)
+        session = make_session(folder / files[variant], threads)
         report = compare_outputs(references, lambda feeds: dict(zip(names, session.run(None, feeds))), parity, task)
         if strict:
-            require_parity(report, MODEL_FILES[variant])
+            require_parity(report, files[variant])
         elif not report["finite"]:
-            raise ExportError(f"{MODEL_FILES[variant]}: non-finite outputs on the parity set; no bundle was written")
-        log.info("%s parity: %s", variant, report)
+            raise ExportError(f"{files[variant]}: non-finite outputs on the parity set; no bundle was written")
+        log.info("%s %s parity: %s", module.graph, variant, report)
         return report
 
-    default = folder / MODEL_FILES["default"]
+    default = folder / files["default"]
     reports = {"default": checked("default", strict=True)}
     if optimize:
-        optimize_model(default, folder / MODEL_FILES["optimized"], threads)
+        optimize_model(default, folder / files["optimized"], threads)
         reports["optimized"] = checked("optimized", strict=True)
     if quantize:
-        quantize_model(default, folder / MODEL_FILES["int8"], quantize)
+        quantize_model(default, folder / files["int8"], quantize)
         reports["int8"] = checked("int8", strict=False)
-    return {variant: MODEL_FILES[variant] for variant in reports}, reports
+    return {variant: files[variant] for variant in reports}, reports
 
 
 def _write_bundle(
-    trained: TrainedModel, kind: str, tmp: Path, optimize: bool, quantize: str | None, threads: int | None
+    trained: TrainedModel,
+    kind: str,
+    tmp: Path,
+    optimize: bool,
+    quantize: str | None,
+    threads: int | None,
+    task_distances: str = "pointer_jumps",
 ) -> dict:
     """Every step of the export into ``tmp``; returns the manifest."""
     experiment, vocab, task = trained.experiment, trained.vocab, trained.task
@@ -191,12 +222,31 @@ def _write_bundle(
     tokenizer, tokenizer_meta = bundle_tokenizer(nlp, tmp, served_by_bundle, treebank, texts)
     tokenizer_meta["spacy_model"] = spacy_model
 
-    module, trace_shape = _export_graph(trained, kind, tmp / MODEL_FILES["default"])
+    try:
+        module, trace_shape = _export_graph(trained, kind, tmp / MODEL_FILES["default"], "task", task_distances)
+    except ValueError as e:  # a task-distances method the model cannot use
+        raise ExportError(f"{trained.path}: {e}; no bundle was written") from None
+    tree_module = _export_graph(trained, kind, tmp / TREE_FILES["default"], "tree")[0] if has_tree_graph(kind) else None
     analyse = _analyser(nlp, tokenizer, kind)
     parity = build_parity_set(texts, source, analyse, vocab, max_len, trace_shape)
     models, reports = _checked_models(module, task, parity, tmp, optimize, quantize, threads)
+    tree_models, tree_reports = (
+        _checked_models(tree_module, task, parity, tmp, optimize, quantize, threads, TREE_FILES)
+        if tree_module is not None
+        else ({}, {})
+    )
     evaluation = evaluation_report(
-        tmp, models, dataset, reason, task, max(2, len(trained.label_names)), analyse, vocab, max_len, threads
+        tmp,
+        models,
+        dataset,
+        reason,
+        task,
+        max(2, len(trained.label_names)),
+        analyse,
+        vocab,
+        max_len,
+        threads,
+        tree_models,
     )
 
     vocab.save(tmp / "vocab.json")
@@ -204,7 +254,9 @@ def _write_bundle(
     (tmp / "config.yaml").write_text(yaml.safe_dump(experiment, sort_keys=False, allow_unicode=True), encoding="utf-8")
     _public_permissions(tmp)
     predictor = trained.predictor_config
-    tree = module.output_names[2:]  # heads (and dep_labels) of a parser-free graph with a `heads` predictor
+    tree = tree_module.output_names[2:] if tree_module is not None else ()  # heads (and dep_labels)
+    spec = io_spec(kind, task, vocab.n_features, tree)
+    tree_outputs = spec.pop("tree_outputs")
     return write_manifest(
         tmp,
         {
@@ -217,9 +269,22 @@ def _write_bundle(
             "max_len": max_len,
             "n_features": vocab.n_features,
             "opset": OPSET,
-            **io_spec(kind, task, vocab.n_features, tree),
+            **spec,
             "dependency_labels": list(trained.dep_labels) if "dep_labels" in tree else None,
             "models": models,
+            "task_graph": {
+                "computes": TASK_GRAPH_NOTE,
+                "distances": task_distances if has_tree_graph(kind) else None,
+                "distance_cap": module.distance_cap,
+            },
+            "tree_graph": {
+                "computes": TREE_GRAPH_NOTE,
+                "models": tree_models,
+                "outputs": tree_outputs,
+                "parity": tree_reports,
+            }
+            if tree_module is not None
+            else None,
             "vocab": "vocab.json",
             "labels": "labels.json",
             "config": "config.yaml",
@@ -240,19 +305,27 @@ def export_bundle(
     quantize: str | None = None,
     threads: int | None = None,
     overwrite: bool = False,
+    task_distances: str = "pointer_jumps",
 ) -> dict:
     """Export a trained checkpoint to a bundle folder and return its manifest.
 
-    optimize: also write ``model.optimized.onnx`` (onnxruntime ORT_ENABLE_EXTENDED), parity-checked.
-    quantize: ``"int8"`` also writes ``model.int8.onnx`` (dynamic quantisation), not gated by the parity
-    tolerance; like every variant, its test-split metric, agreement with fp32 and speed are reported.
-    threads: intra-op threads of the checking sessions. overwrite: replace an existing bundle at out_dir.
+    The bundle's task graph is ``model.onnx`` (the task output only); a parser-free model's tree graph
+    is ``tree.onnx`` (the task output, D̂, heads and labels), each parity-checked against PyTorch.
+    optimize: also write ``model.optimized.onnx`` (and ``tree.optimized.onnx``; onnxruntime
+    ORT_ENABLE_EXTENDED), parity-checked. quantize: ``"int8"`` also writes ``model.int8.onnx`` (and
+    ``tree.int8.onnx``; dynamic quantisation), not gated by the parity tolerance; like every variant, its
+    test-split metric, agreement with fp32 and speed are reported. threads: intra-op threads of the
+    checking sessions. overwrite: replace an existing bundle at out_dir. task_distances: how the task
+    graph computes the D̂ its bias reads (``onnx_graph.TASK_DISTANCES``: "pointer_jumps", exact, or
+    "adjacency_powers", clamped where the bias saturates; the tree graph's D̂ is exact either way).
     Raises ExportError (parity failure, served words that differ from the training words, unsupported
     recipe, occupied out_dir) or CheckpointError (a damaged or foreign checkpoint); nothing is left at
     ``out_dir`` unless the whole export succeeded.
     """
     if quantize is not None and quantize not in QUANTIZE_CHOICES:
         raise ExportError(f"quantize={quantize!r} must be one of {', '.join(QUANTIZE_CHOICES)} or None")
+    if task_distances not in TASK_DISTANCES:
+        raise ExportError(f"task_distances={task_distances!r} must be one of {', '.join(TASK_DISTANCES)}")
     out = Path(out_dir)
     _prepare_target(out, overwrite)
     trained = load_trained(checkpoint)
@@ -267,7 +340,7 @@ def export_bundle(
         shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
-        manifest = _write_bundle(trained, kind, tmp, optimize, quantize, threads)
+        manifest = _write_bundle(trained, kind, tmp, optimize, quantize, threads, task_distances)
         _move_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,8 +1,12 @@
 """The bundle folder, its manifest and the manifest's seal: what an export writes and what the runtime checks.
 
-The hand-off from export to inference. A bundle holds the ONNX model(s), ``vocab.json``, the serialised
-tokenizer, ``labels.json``, ``config.yaml`` (the resolved training experiment), ``manifest.json`` —
-format version, graph kind, input/output names, the dependency label names of a labelled graph, max_len,
+The hand-off from export to inference. A bundle holds the ONNX model(s) — the task graph
+(``model.onnx`` and its variants: the task output only) and, for a parser-free model, the tree graph
+(``tree.onnx`` and its variants: the task output, D̂, the predicted heads and labels) — ``vocab.json``,
+the serialised tokenizer, ``labels.json``, ``config.yaml`` (the resolved training experiment),
+``manifest.json`` — format version, graph kind, which file is which graph (``models``: the task graph per
+variant, ``tree_graph.models``: the tree graph's), each graph's input/output names, the dependency label
+names of a labelled graph, max_len,
 package versions, the evaluation of each model variant and the sha256 of every other file (listed one by
 one, recursively) — and ``manifest.sha256``,
 the seal: the sha256 of the manifest's bytes (in ``sha256sum`` format, so ``sha256sum -c manifest.sha256``
@@ -29,12 +33,19 @@ from parserfree.encoder.files import sha256_file, write_json, write_text_atomic
 from parserfree.export.errors import BundleError
 
 FORMAT = "parserfree-bundle"
-FORMAT_VERSION = 3  # 2: manifest.sha256 seals the manifest; 3: a `heads` predictor's graph returns heads and labels
+# 2: manifest.sha256 seals the manifest; 3: a `heads` predictor's graph returns heads and labels; 4: the
+# task graph returns the task output only, the tree outputs come from a tree graph of their own
+FORMAT_VERSION = 4
 # what each format version added, for the message that refuses an older bundle
-ADDED_IN = {2: "the sealed manifest", 3: "the predicted heads and dependency labels among the graph's outputs"}
+ADDED_IN = {
+    2: "the sealed manifest",
+    3: "the predicted heads and dependency labels among the graph's outputs",
+    4: "the tree graph of heads and labels beside a task graph that computes no labels",
+}
 MANIFEST = "manifest.json"
 SEAL = "manifest.sha256"
-MODEL_FILES = {"default": "model.onnx", "optimized": "model.optimized.onnx", "int8": "model.int8.onnx"}
+MODEL_FILES = {"default": "model.onnx", "optimized": "model.optimized.onnx", "int8": "model.int8.onnx"}  # task graph
+TREE_FILES = {"default": "tree.onnx", "optimized": "tree.optimized.onnx", "int8": "tree.int8.onnx"}  # tree graph
 PACKAGES = ("torch", "onnx", "onnxruntime", "spacy", "numpy", "parserfree")
 # fields the runtime reads, with their types
 REQUIRED = {
@@ -111,19 +122,33 @@ def _check_fields(path: Path, manifest: dict) -> None:
         raise BundleError(
             f"{path}: manifest field 'kind' is {manifest['kind']!r}, expected one of {', '.join(exportable_recipes())}"
         )
-    models = manifest["models"]
-    if "default" not in models or not all(isinstance(v, str) for v in models.values()):
-        raise BundleError(f"{path}: manifest field 'models' must name a file for 'default'")
+    _check_graph(path, "", manifest["models"], manifest["outputs"])
     if not all(isinstance(manifest["tokenizer"].get(k), str) for k in ("path", "lang")):
         raise BundleError(f"{path}: manifest field 'tokenizer' must give 'path' and 'lang'")
-    if not all(isinstance(o, dict) and isinstance(o.get("name"), str) for o in manifest["outputs"]):
-        raise BundleError(f"{path}: manifest field 'outputs' must list the graph's outputs by name")
-    if any(o["name"] == "dep_labels" for o in manifest["outputs"]):
+    tree = manifest.get("tree_graph")
+    if tree is not None:
+        if (
+            not isinstance(tree, dict)
+            or not isinstance(tree.get("models"), dict)
+            or not isinstance(tree.get("outputs"), list)
+        ):
+            raise BundleError(f"{path}: manifest field 'tree_graph' must give the tree graph's 'models' and 'outputs'")
+        _check_graph(path, "tree_graph.", tree["models"], tree["outputs"])
+    outputs = [*manifest["outputs"], *(tree["outputs"] if tree is not None else [])]
+    if any(o["name"] == "dep_labels" for o in outputs):
         labels = manifest.get("dependency_labels")
         if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
             raise BundleError(
                 f"{path}: manifest field 'dependency_labels' must list the label names of the graph's dep_labels output"
             )
+
+
+def _check_graph(path: Path, prefix: str, models: dict, outputs: list) -> None:
+    """One graph's ``models`` name a file for 'default' and its ``outputs`` are named (one line otherwise)."""
+    if "default" not in models or not all(isinstance(v, str) for v in models.values()):
+        raise BundleError(f"{path}: manifest field '{prefix}models' must name a file for 'default'")
+    if not all(isinstance(o, dict) and isinstance(o.get("name"), str) for o in outputs):
+        raise BundleError(f"{path}: manifest field '{prefix}outputs' must list the graph's outputs by name")
 
 
 def read_manifest(folder: str | Path, digest: str | None = None) -> dict:
@@ -184,7 +209,9 @@ def verify_bundle(folder: str | Path, digest: str | None = None) -> dict:
     for name in bundle_files(folder):
         if name not in manifest["files"]:
             raise BundleError(f"{folder / name}: not listed in the manifest (a file was added to the bundle)")
+    tree = manifest.get("tree_graph") or {"models": {}}
     used = [manifest["vocab"], manifest["labels"], manifest["tokenizer"]["path"], *manifest["models"].values()]
+    used += tree["models"].values()
     for name in used:
         if name not in manifest["files"]:
             raise BundleError(f"{folder / MANIFEST}: {name!r} is used but not among the hashed files")

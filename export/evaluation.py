@@ -3,10 +3,11 @@
 The parity check holds the fp32 graphs to PyTorch within 1e-4; the int8 graph changes the numbers by
 design and is exempt, so the export measures what it costs and what it gains instead, on the same
 sentences for every variant: the task metric against the gold labels, the share of predictions equal to
-those of the fp32 ``model.onnx`` (Pearson r of the scores for regression), the shares of words whose D̂
-row, predicted head and label equal fp32's (parser-free graphs), and sentences per second of
-the graph alone (batch 32, length-sorted, one warm-up batch; tokenisation excluded, the same for all
-variants). The result goes into the manifest (``evaluation``), the export's output and the report.
+those of the fp32 ``model.onnx`` (Pearson r of the scores for regression) and sentences per second of
+the task graph alone (batch 32, length-sorted, one warm-up batch; tokenisation excluded, the same for
+all variants); from a parser-free bundle's tree graph of the same variant, the shares of words whose D̂
+row, predicted head and label equal fp32's ``tree.onnx``, and its sentences per second
+(``tree_sentences_per_s``). The result goes into the manifest (``evaluation``), the export's output and the report.
 """
 
 from __future__ import annotations
@@ -48,9 +49,11 @@ def evaluate_variants(
     vocab: Vocabulary,
     max_len: int,
     threads: int | None,
+    tree_models: dict[str, str] | None = None,
 ) -> dict[str, dict]:
-    """Per variant (``models``: variant → ONNX file in ``folder``, ``default`` first): metric, agreement
-    with ``default`` and sentences per second on ``texts``."""
+    """Per variant (``models``: variant → task graph file in ``folder``, ``default`` first): metric,
+    agreement with ``default`` and sentences per second on ``texts``; with ``tree_models`` (variant → tree
+    graph file) also its D̂ rows, heads and labels as the default tree graph's, and its sentences per second."""
     analysed = [(w[:max_len], h) for w, h in analyse(texts)]
     order = sorted((i for i, (w, _) in enumerate(analysed) if w), key=lambda i: len(analysed[i][0]))
     feeds = []
@@ -69,13 +72,14 @@ def evaluate_variants(
     gold = gold[order]
     results: dict[str, dict] = {}
     reference, reference_distances, reference_tree = None, None, {}
+    tree_models = tree_models or {}
     for variant, name in models.items():
-        session = make_session(folder / name, threads)
-        names = [o.name for o in session.get_outputs()]
-        timed = time_calls(lambda f: dict(zip(names, session.run(None, f))), feeds, keep_results=True)  # noqa: B023 (called within the iteration)
+        timed = _timed_runs(folder / name, feeds, threads)
         pred = predictions(task, np.concatenate([r["task_output"] for r in timed["results"]]))
-        distances = [r["distances"] for r in timed["results"]] if "distances" in names else None
-        tree = {k: [r[k] for r in timed["results"]] for k in ("heads", "dep_labels") if k in names}
+        tree_timed = _timed_runs(folder / tree_models[variant], feeds, threads) if variant in tree_models else None
+        got = tree_timed["results"] if tree_timed is not None else timed["results"]
+        distances = [r["distances"] for r in got] if "distances" in got[0] else None
+        tree = {k: [r[k] for r in got] for k in ("heads", "dep_labels") if k in got[0]}
         if reference is None:
             reference, reference_distances, reference_tree = pred, distances, tree
         scores = task_metrics(task, pred, gold, n_classes)
@@ -88,9 +92,21 @@ def evaluate_variants(
             "labels_as_fp32": _words_as(tree["dep_labels"], reference_tree["dep_labels"], feeds)
             if "dep_labels" in tree
             else None,
-            "sentences_per_s": len(order) / timed["seconds"] if timed["seconds"] > 0 else None,
+            "sentences_per_s": _rate(len(order), timed),
+            "tree_sentences_per_s": _rate(len(order), tree_timed) if tree_timed is not None else None,
         }
     return results
+
+
+def _timed_runs(path: Path, feeds: list[dict], threads: int | None) -> dict:
+    """``time_calls`` of one graph file over ``feeds``, every output by name kept (``results``)."""
+    session = make_session(path, threads)
+    names = [o.name for o in session.get_outputs()]
+    return time_calls(lambda f: dict(zip(names, session.run(None, f))), feeds, keep_results=True)
+
+
+def _rate(sentences: int, timed: dict) -> float | None:
+    return sentences / timed["seconds"] if timed["seconds"] > 0 else None
 
 
 def _rows_as(distances: list[np.ndarray], reference: list[np.ndarray], feeds: list[dict]) -> float:
@@ -124,8 +140,10 @@ def evaluation_report(
     vocab: Vocabulary,
     max_len: int,
     threads: int | None,
+    tree_models: dict[str, str] | None = None,
 ) -> dict:
-    """The manifest's ``evaluation``: what was measured on which sentences, or why nothing was."""
+    """The manifest's ``evaluation``: what was measured on which sentences, or why nothing was
+    (``tree_models``: the tree graph's files, as ``evaluate_variants``)."""
     if dataset is None:
         return {"skipped": f"the checkpoint's data is not available ({reason})"}
     texts, gold = test_examples(dataset)
@@ -136,6 +154,9 @@ def evaluation_report(
         "n_examples": len(texts),
         "batch_size": BATCH_SIZE,
         "threads": threads,
-        "speed": "sentences/s of the graph alone (tokenisation excluded), length-sorted batches",
-        "variants": evaluate_variants(folder, models, texts, gold, task, n_classes, analyse, vocab, max_len, threads),
+        "speed": "sentences/s of the task graph alone (tree_sentences_per_s: of the tree graph; tokenisation "
+        "excluded), length-sorted batches",
+        "variants": evaluate_variants(
+            folder, models, texts, gold, task, n_classes, analyse, vocab, max_len, threads, tree_models
+        ),
     }

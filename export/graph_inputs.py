@@ -8,12 +8,14 @@ exactly alike. A graph's kind is the recipe it was trained with, and the recipe'
   True = real word) and returns ``task_output`` (B×C logits, or B scores for regression);
 - a recipe whose inference source is the parser (``parser_fed``) also takes ``distances`` (B×T×T int64
   parser distances, −1 pad, 1000 across sentences): it needs a parser at inference (the comparison row);
-- a recipe whose inference source is the predictor (``parser_free``) also returns ``distances`` (B×T×T
-  float D̂; −1 on pairs touching padding, 1000 across sentences) and, for a ``heads`` predictor, the tree
-  it read them from: ``heads`` (B×T int64, 0-based, a root points to itself, −1 on padding; cycles
-  broken) and, when it has a label scorer, ``dep_labels`` (B×T int64 ids into the bundle's
-  ``dependency_labels``, −1 on padding). Which of these a graph has is its ``tree`` part
-  (``tree_outputs``), recorded with the other outputs in the manifest.
+- a recipe whose inference source is the predictor (``parser_free``) has two graphs. Its **task graph**
+  returns ``task_output`` only: the predictor's D̂ feeds the bias inside it, and nothing the task does
+  not read is computed (no label scorer). Its **tree graph** (``has_tree_graph``) returns, after
+  ``task_output``, ``distances`` (B×T×T float D̂; −1 on pairs touching padding, 1000 across sentences)
+  and, for a ``heads`` predictor, the tree it read them from: ``heads`` (B×T int64, 0-based, a root
+  points to itself, −1 on padding; cycles broken) and, when it has a label scorer, ``dep_labels`` (B×T
+  int64 ids into the bundle's ``dependency_labels``, −1 on padding). Which of these a tree graph has is
+  its ``tree`` part (``tree_outputs``); the manifest records both graphs' outputs (``io_spec``).
 
 The mask is bool because that is what the model computes with (``torch.where``); int64 would add a cast.
 Batch and length are dynamic; T is the longest sentence of the batch, at most the model's ``max_len``.
@@ -30,6 +32,7 @@ from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder.vocabulary import Vocabulary
 
 WORD_INPUTS = ("word_ids", "feature_ids", "mask")
+TASK_OUTPUTS = ("task_output",)  # every task graph's outputs
 TREE_OUTPUTS = ("heads", "dep_labels")  # the predicted tree, after D̂, in this order
 
 
@@ -58,35 +61,51 @@ def tree_outputs(predictor_form: str | None, labelled: bool) -> tuple[str, ...]:
     return TREE_OUTPUTS if labelled else TREE_OUTPUTS[:1]
 
 
+def has_tree_graph(kind: str) -> bool:
+    """Whether a kind's bundle has a tree graph beside its task graph (its inference source is the predictor)."""
+    return graph_recipe(kind).graph_returns_distances
+
+
 def output_names(kind: str, tree: Sequence[str] = ()) -> tuple[str, ...]:
-    """Graph output names of a kind whose predictor has the ``tree`` outputs (``tree_outputs``)."""
-    if not graph_recipe(kind).graph_returns_distances:
-        return ("task_output",)
-    return ("task_output", "distances", *tree)
+    """The outputs of a kind's tree graph, whose predictor has the ``tree`` outputs (``tree_outputs``):
+    task_output, D̂ and the tree; a kind without a tree graph has only its task graph's ``TASK_OUTPUTS``."""
+    if not has_tree_graph(kind):
+        return TASK_OUTPUTS
+    return (*TASK_OUTPUTS, "distances", *tree)
 
 
 def manifest_outputs(manifest: dict) -> tuple[str, ...]:
-    """The output names a bundle's manifest records (``io_spec``'s outputs), in graph order."""
+    """The task graph's output names that a bundle's manifest records (``io_spec``'s outputs), in graph order."""
     return tuple(o["name"] for o in manifest["outputs"])
 
 
-def io_spec(kind: str, task: str, n_features: int, tree: Sequence[str] = ()) -> dict[str, list[dict]]:
-    """Names, dtypes and symbolic shapes of the inputs and outputs, as recorded in the manifest."""
+def manifest_tree_outputs(manifest: dict) -> tuple[str, ...]:
+    """The tree graph's output names that a bundle's manifest records, in graph order; () without a tree graph."""
+    tree = manifest.get("tree_graph")
+    return tuple(o["name"] for o in tree["outputs"]) if isinstance(tree, dict) else ()
+
+
+def io_spec(kind: str, task: str, n_features: int, tree: Sequence[str] = ()) -> dict[str, list[dict] | None]:
+    """Names, dtypes and symbolic shapes of the inputs, of the task graph's ``outputs`` and of the tree
+    graph's (``tree_outputs``; None for a kind without one), as recorded in the manifest."""
     shapes = {
         "word_ids": ("int64", ["batch", "length"]),
         "feature_ids": ("int64", ["batch", "length", n_features]),
         "mask": ("bool", ["batch", "length"]),
         "task_output": ("float32", ["batch"] if task == "regression" else ["batch", "classes"]),
+        "distances": ("float32", ["batch", "length", "length"]),
+        **{name: ("int64", ["batch", "length"]) for name in TREE_OUTPUTS},
     }
     row = graph_recipe(kind)
     inputs = [{"name": n, "dtype": shapes[n][0], "shape": shapes[n][1]} for n in WORD_INPUTS]
     if row.graph_takes_distances:
         inputs.append({"name": "distances", "dtype": "int64", "shape": ["batch", "length", "length"]})
-    outputs = [{"name": "task_output", "dtype": shapes["task_output"][0], "shape": shapes["task_output"][1]}]
-    if row.graph_returns_distances:
-        outputs.append({"name": "distances", "dtype": "float32", "shape": ["batch", "length", "length"]})
-        outputs += [{"name": name, "dtype": "int64", "shape": ["batch", "length"]} for name in tree]
-    return {"inputs": inputs, "outputs": outputs}
+
+    def spec(names: Sequence[str]) -> list[dict]:
+        return [{"name": n, "dtype": shapes[n][0], "shape": shapes[n][1]} for n in names]
+
+    tree_outputs = spec(output_names(kind, tree)) if has_tree_graph(kind) else None
+    return {"inputs": inputs, "outputs": spec(TASK_OUTPUTS), "tree_outputs": tree_outputs}
 
 
 def pad_distances(distances: np.ndarray | Sequence[np.ndarray], batch: int, length: int) -> np.ndarray:

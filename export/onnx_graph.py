@@ -1,18 +1,27 @@
-"""Trained ``SyntaxModel`` → one ONNX graph (TorchScript exporter, opset 17, dynamic batch and length).
+"""Trained ``SyntaxModel`` → the ONNX graphs of a bundle (TorchScript exporter, opset 17, dynamic batch and length).
 
 The first step of the export: ``RecipeGraph`` fixes the model's distance source to the recipe's
-inference source and returns plain tensors in the order of ``graph_inputs.output_names`` (D̂ from the
-predictor for the parser-free model — with the predicted heads and labels of a ``heads`` predictor —
-parser distances as an input for the parser-fed one, no bias for the baseline). ``PredictorGraph`` is the
-predictor alone (embeddings, the layers or tower it reads, the scorers: words → D̂, heads, labels), the
-graph the parser benchmark times against spaCy's parser. The same wrappers give the PyTorch reference of
-the parity check, so the graph and its reference can never disagree on what is computed. The dynamo
-exporter fails on this model (docs/design.md §6), hence ``dynamo=False``.
+inference source and returns plain tensors in the order of its ``output_names``. Every bundle has a
+**task graph** (``graph="task"``): words (+ parser distances for the parser-fed model) → ``task_output``
+only — the parser-free model computes its predictor's D̂ for the bias inside it, but no dependency labels
+and no output the task does not read (the exporter drops every node no output needs, so the label
+scorer is not in it). A parser-free bundle also has a **tree graph** (``graph="tree"``): the same model
+returning ``task_output``, D̂ and, for a ``heads`` predictor, the predicted heads and labels — what the
+spaCy component, ``predict --with-tree`` and the parser bench run. The task graph's D̂ may come from
+pointer jumping (``"pointer_jumps"``, exact, the default) or from powers of the head adjacency clamped
+where the bias saturates (``"adjacency_powers"``: the same bias, other nodes; ``TASK_DISTANCES``); the
+tree graph's D̂ is always exact. ``PredictorGraph`` is the predictor alone (embeddings, the layers or
+tower it reads, the scorers: words → D̂, heads, labels), the graph the parser benchmark times against
+spaCy's parser. The same wrappers give the PyTorch reference of the parity check, so a graph and its
+reference can never disagree on what is computed. The dynamo exporter fails on this model
+(docs/design.md §6), hence ``dynamo=False``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -20,15 +29,29 @@ import torch
 from torch import Tensor, nn
 
 from parserfree.distill.recipes import Recipe
-from parserfree.export.graph_inputs import WORD_INPUTS, graph_recipe, input_names, output_names, tree_outputs
+from parserfree.export.graph_inputs import (
+    TASK_OUTPUTS,
+    WORD_INPUTS,
+    graph_recipe,
+    has_tree_graph,
+    input_names,
+    output_names,
+    tree_outputs,
+)
+from parserfree.predictor.head import DistancePredictor
 from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import SyntaxModel
 
 OPSET = 17
 # What the exported graph computes from a checkpoint, as a version: bumped whenever the export builds other
 # nodes for the same weights (2: label scores as one batched product, the predicted tree's D̂ read by table
-# lookup), so that a bundle exported by older code is exported again instead of being reused (stages.py).
-GRAPH_VERSION = 2
+# lookup; 3: a task graph without the label scorer and tree outputs, and a tree graph beside it), so that a
+# bundle exported by older code is exported again instead of being reused (stages.py).
+GRAPH_VERSION = 3
+GRAPHS = ("task", "tree")
+# How the task graph computes the D̂ its bias reads: exact path lengths by pointer jumping, or min(d, K) by
+# powers of the head adjacency, K = the bias's saturation (predictor/tree_ops.py). The same bias either way.
+TASK_DISTANCES = ("pointer_jumps", "adjacency_powers")
 AXES = {
     "word_ids": {0: "batch", 1: "length"},
     "feature_ids": {0: "batch", 1: "length"},
@@ -55,23 +78,43 @@ def _tree_tensors(predicted, names: tuple[str, ...]) -> tuple[Tensor, ...]:
     return tuple(tensors[name] for name in names)
 
 
-class RecipeGraph(nn.Module):
-    """What the exported graph of a recipe computes: (word_ids, feature_ids, mask[, distances]) →
-    task_output[, D̂, heads, labels], with the biased layers fed from the recipe's inference source (its
-    row's ``eval_source``: the predictor's D̂, the parser's distances given as an input, or no bias)."""
+@contextlib.contextmanager
+def _distance_cap(predictor: DistancePredictor | None, cap: int | None) -> Iterator[None]:
+    """Within the block the predictor computes D̂ clamped at ``cap`` (None: exactly); restored after."""
+    if predictor is None or cap is None:
+        yield
+        return
+    before = predictor.distance_cap
+    predictor.distance_cap = cap
+    try:
+        yield
+    finally:
+        predictor.distance_cap = before
 
-    def __init__(self, model: SyntaxModel, row: Recipe) -> None:
+
+class RecipeGraph(nn.Module):
+    """What one exported graph of a recipe computes, the biased layers fed from the recipe's inference
+    source (its row's ``eval_source``: the predictor's D̂, the parser's distances given as an input, or no
+    bias): (word_ids, feature_ids, mask[, distances]) → task_output (``graph="task"``), or → task_output,
+    D̂, heads, labels (``graph="tree"``, a parser-free recipe only). ``distances``: how the task graph
+    computes D̂ (``TASK_DISTANCES``; "adjacency_powers" clamps it at the bias's saturation)."""
+
+    def __init__(self, model: SyntaxModel, row: Recipe, graph: str = "task", distances: str = "pointer_jumps") -> None:
         super().__init__()
         self.model = model
+        self.graph = graph
         self.source = row.eval_source
-        self.returns_distances = row.graph_returns_distances
+        self.returns_distances = graph == "tree"
         self.input_names = input_names(row.name)
-        self.output_names = output_names(row.name, model_tree_outputs(model))
+        self.output_names = output_names(row.name, model_tree_outputs(model)) if graph == "tree" else TASK_OUTPUTS
+        self.distances = distances
+        self.distance_cap = model.encoder.bias.saturation() if distances == "adjacency_powers" else None
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None):
-        out = self.model(
-            word_ids, feature_ids, mask, distances=distances, source=self.source, predict=self.returns_distances
-        )
+        with _distance_cap(self.model.predictor, self.distance_cap):
+            out = self.model(
+                word_ids, feature_ids, mask, distances=distances, source=self.source, predict=self.returns_distances
+            )
         if self.returns_distances:
             return (out.task, *_tree_tensors(out.predicted, self.output_names[1:]))  # B×C (or B), B×T×T, B×T, B×T
         return out.task
@@ -93,14 +136,31 @@ class PredictorGraph(nn.Module):
         return _tree_tensors(self.model.predict(word_ids, feature_ids, mask), self.output_names)
 
 
-def graph_module(model: SyntaxModel, kind: str) -> RecipeGraph:
-    """The export wrapper of one kind (a recipe) around a trained model (eval mode)."""
+def graph_module(model: SyntaxModel, kind: str, graph: str = "task", distances: str = "pointer_jumps") -> RecipeGraph:
+    """The export wrapper of one graph (``GRAPHS``) of one kind (a recipe) around a trained model (eval
+    mode); ``distances``: how the task graph computes D̂ (``TASK_DISTANCES``). ValueError naming what
+    does not fit (a tree graph of a kind without one, adjacency powers without a predicted tree)."""
     row = graph_recipe(kind)
+    if graph not in GRAPHS:
+        raise ValueError(f"graph={graph!r} must be one of {', '.join(GRAPHS)}")
+    if distances not in TASK_DISTANCES:
+        raise ValueError(f"task distances {distances!r} must be one of {', '.join(TASK_DISTANCES)}")
     if row.eval_source == DistanceSource.PREDICTED and model.predictor is None:
         raise ValueError(f"a {kind} graph needs a model with a distance predictor")
     if model.head is None:
         raise ValueError("the model has no task head (a pretrain_predictor run); nothing to export")
-    return RecipeGraph(model, row).eval()
+    if graph == "tree" and not has_tree_graph(kind):
+        raise ValueError(f"a {kind} model predicts no distances: its bundle has a task graph only")
+    if distances == "adjacency_powers":
+        predictor = model.predictor
+        if graph != "task" or not has_tree_graph(kind) or predictor is None:
+            raise ValueError("adjacency_powers computes the task graph's D̂ of a parser-free model only")
+        if predictor.arc_scorer is None or predictor.config.soft:
+            raise ValueError(
+                "adjacency_powers needs a predicted tree: a `heads` predictor without `soft` "
+                f"(this one is form {predictor.config.form!r}, soft {predictor.config.soft})"
+            )
+    return RecipeGraph(model, row, graph, distances).eval()
 
 
 def run_graph_module(module: RecipeGraph | PredictorGraph, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

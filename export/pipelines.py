@@ -3,7 +3,8 @@
 A pipeline maps a batch of raw texts to (task outputs, words, D̂ per text or None, parses or None). The
 parser-fed pipeline parses with spaCy, builds tree distances and runs the model (onnxruntime when a
 parser-fed bundle is given, else PyTorch); the tokenizer pipeline runs the parser-free graph or the
-no-syntax baseline on tokenised words only. ``resolve_model`` turns a bundle, run folder or checkpoint
+no-syntax baseline on tokenised words only (``model_pipeline``, what a user runs: a bundle's task graph,
+never its tree graph). ``resolve_model`` turns a bundle, run folder or checkpoint
 path into a ``ModelSource``; ``run_timed`` and ``latency_ms`` time a pipeline. Used by ``parserfree
 compare`` and by the inference benchmark.
 """
@@ -126,19 +127,25 @@ def model_pipeline(
 ) -> Pipeline:
     """The pipeline a user of this model runs: behind the parser when its recipe needs parser distances at
     inference (``tree_text_of``: see ``parser_fed_pipeline``), else behind its tokenizer (the bundle's, or
-    the teacher's for a checkpoint)."""
+    the teacher's for a checkpoint) — a bundle's task graph, the task output only (no D̂: a parser-free
+    bundle's trees come from its tree graph, ``export.tree_quality.graph_trees``)."""
     if model.row.needs_parser_at_inference:
         return parser_fed_pipeline(model, teacher, tree_text_of)
     tokenize = model.bundle.tokenize if model.bundle is not None else functools.partial(words_of, teacher.nlp.tokenizer)
-    return tokenizer_pipeline(model, tokenize)
+    return tokenizer_pipeline(model, tokenize, distances=False)
 
 
-def tokenizer_pipeline(model: ModelSource, tokenize: Callable[[Sequence[str]], list[list[str]]]) -> Pipeline:
-    """Tokenizer only → model: a graph that needs no parser (the parser-free graph also outputs D̂), from
-    a bundle or a checkpoint run in PyTorch with its recipe's inference source."""
+def tokenizer_pipeline(
+    model: ModelSource, tokenize: Callable[[Sequence[str]], list[list[str]]], distances: bool = True
+) -> Pipeline:
+    """Tokenizer only → model: a graph that needs no parser, from a bundle or a checkpoint run in PyTorch
+    with its recipe's inference source. A parser-free bundle runs its tree graph, which also gives D̂ —
+    or, with ``distances`` False, its task graph alone (the task output only; no D̂)."""
 
     def run(texts):
         words = tokenize(texts)
+        if model.bundle is not None and not distances:
+            return model.bundle.run_outputs(words)["task_output"], words, None, None
         if model.bundle is not None:
             out, dist = model.bundle.run_words(words)
             lengths = [min(len(w), model.bundle.max_len) for w in words]

@@ -12,7 +12,7 @@ rules turn it into what a spaCy user expects from a parser (used by the spaCy co
    D̂ is the path length of a forest (the ``heads`` predictor) that tree is read off directly: the pairs at
    distance 1.
 3. **Direction.** The root is the word with the most tree neighbours (ties: the leftmost); every edge points
-   away from it. It is a rule of thumb: ``bench/bench_spacy_component.py`` reports how often it picks
+   away from it. It is a rule of thumb: ``python -m bench.spacy_component`` reports how often it picks
    spaCy's own root when applied to spaCy's trees.
 
 Heads are 0-based word indices and a root points to itself (the project's convention).

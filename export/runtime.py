@@ -1,12 +1,15 @@
 """Inference from a bundle: text → normalised words → one onnxruntime run → labels, scores, D̂ and trees.
 
 The end of the data flow, with no parser and no PyTorch model: ``ParserFreeModel.load`` verifies the
-bundle (bundle.py), opens an onnxruntime session on the chosen model variant and rebuilds the bundled
-spaCy tokenizer on a blank pipeline (tokenizer.py). ``predict`` normalises texts with
-``distill.datasets.normalise_text`` (the training normalisation), tokenises them, batches them by length
-(sorted, then returned in input order) and decodes each output. ``run_words`` is the lower level the
-benchmarks and the comparison use; it is also the only way to run a parser-fed bundle, whose graph needs
-parser distances as an input.
+bundle (bundle.py), opens an onnxruntime session on the chosen variant of its task graph and rebuilds
+the bundled spaCy tokenizer on a blank pipeline (tokenizer.py). A parser-free bundle's tree graph (the
+task output with D̂, heads and labels) gets a session of its own the first time a tree is asked for.
+``predict`` normalises texts with ``distill.datasets.normalise_text`` (the training normalisation),
+tokenises them, batches them by length (sorted, then returned in input order) and decodes each output:
+with trees or distances from the tree graph, else from the task graph, which computes only the task
+output. ``run_outputs`` (either graph) and ``run_words`` (task output and D̂) are the lower level the
+benchmarks and the comparison use; they are also the only way to run a parser-fed bundle, whose graph
+needs parser distances as an input.
 
 Per text, ``predict`` returns ``label`` and ``probabilities`` (classification) or ``score``
 (regression), the ``words`` the model saw, ``"truncated": true`` when the text had more than
@@ -38,17 +41,24 @@ from parserfree.encoder.errors import UsageError
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.bundle import bundle_digest, verify_bundle
 from parserfree.export.errors import BundleError
-from parserfree.export.graph_inputs import graph_inputs, graph_recipe, input_names, manifest_outputs
+from parserfree.export.graph_inputs import (
+    graph_inputs,
+    graph_recipe,
+    input_names,
+    manifest_outputs,
+    manifest_tree_outputs,
+)
 from parserfree.export.session import make_session
 from parserfree.export.tokenizer import ChunkWords, load_tokenizer
 
 EMPTY = {"error": "empty text"}
 # Idle onnxruntime threads sleep instead of busy-waiting: on a CPU shared with other work, spinning threads
-# take cores from it (bench/README.md: measured in every run of bench/bench_inference.py, session settings).
+# take cores from it (bench/README.md: measured in every run of `python -m bench.inference`, session settings).
 SPINNING = False
 # A batch of one text runs on a session of its own with one intra-op thread: at this size the graph's nodes
 # are too small to share, and waking a second thread for each of ~800 of them costs more than it gives
-# (bench/README.md, levers: 1.29× [1.28, 1.31] the single-text rate of two sleeping threads, paired passes).
+# (1.29× [1.28, 1.31] the single-text rate of two sleeping threads in paired passes, on the format-3 graph;
+# bench/README.md, levers: `python -m bench.compare_graphs` measures it again).
 SINGLE_TEXT_THREADS = 1
 
 
@@ -78,8 +88,20 @@ def _naming(path: Path):
         raise BundleError(f"{path}: unreadable ({line})") from None
 
 
+def _check_io(path: Path, session, kind: str, outputs: Sequence[str]) -> None:
+    """BundleError unless a graph's session takes the inputs of ``kind`` and gives ``outputs`` (the manifest's)."""
+    expected = list(input_names(kind))
+    got = [i.name for i in session.get_inputs()]
+    if got != expected:
+        raise BundleError(f"{path}: graph inputs {got} differ from the {kind} contract {expected}")
+    names = [o.name for o in session.get_outputs()]
+    if names != list(outputs):
+        raise BundleError(f"{path}: graph outputs {names} differ from those the manifest records {list(outputs)}")
+
+
 class ParserFreeModel:
-    """A verified bundle with its onnxruntime session, vocabulary and tokenizer. Build with ``load``."""
+    """A verified bundle with its onnxruntime session (the task graph's; the tree graph's opened when first
+    asked for), vocabulary and tokenizer. Build with ``load``."""
 
     def __init__(
         self, folder: Path, manifest: dict, session, vocab: Vocabulary, tokenizer, labels: dict, variant: str
@@ -95,10 +117,13 @@ class ParserFreeModel:
         self.task: str = labels["task"]
         self.label_names: list[str] = list(labels["label_names"])
         self.max_len: int = int(manifest["max_len"])
-        self.output_names: tuple[str, ...] = manifest_outputs(manifest)
+        self.output_names: tuple[str, ...] = manifest_outputs(manifest)  # the task graph's: task_output
+        # the tree graph's (task_output, distances, heads, dep_labels); () when the bundle has none
+        self.tree_output_names: tuple[str, ...] = manifest_tree_outputs(manifest)
         self.dependency_labels: tuple[str, ...] = tuple(manifest.get("dependency_labels") or ())
         self.digest: str | None = None  # the bundle digest (its seal), set by ``load``
-        self._single_text_session = None  # opened on the first batch of one (``session_for``)
+        self._tree_session = None  # the tree graph's, opened on first use (``tree_session``)
+        self._single_text_sessions: dict[str, object] = {}  # per graph, opened on the first batch of one
         self._session_settings: dict = {}  # how ``load`` opened the session: path, threads, spinning
 
     @classmethod
@@ -111,28 +136,23 @@ class ParserFreeModel:
         spinning: bool | None = SPINNING,
     ) -> ParserFreeModel:
         """Verify ``bundle`` (seal, sha256 of every file, format version; ``digest``: the bundle digest to
-        insist on) and open ``variant``'s model: ``"default"`` (model.onnx), ``"optimized"`` or ``"int8"``
-        when the export wrote them. ``threads``: onnxruntime intra-op threads (None: its default);
-        ``spinning``: whether idle onnxruntime threads busy-wait (default off, see ``SPINNING``)."""
+        insist on) and open ``variant``'s task graph: ``"default"`` (model.onnx), ``"optimized"`` or
+        ``"int8"`` when the export wrote them (the tree graph of the same variant opens on first use).
+        ``threads``: onnxruntime intra-op threads (None: its default); ``spinning``: whether idle
+        onnxruntime threads busy-wait (default off, see ``SPINNING``)."""
         folder = Path(bundle)
         manifest = verify_bundle(folder, digest)
         models = manifest["models"]
         if variant not in models:
             raise BundleError(f"{folder}: no {variant!r} model in this bundle (it has: {', '.join(models)})")
+        tree = manifest.get("tree_graph")
+        if tree is not None and variant not in tree["models"]:
+            raise BundleError(
+                f"{folder}: no {variant!r} tree graph in this bundle (it has: {', '.join(tree['models'])})"
+            )
         with _naming(folder / models[variant]):
             session = make_session(folder / models[variant], threads, spinning=spinning)
-        expected = list(input_names(manifest["kind"]))
-        got = [i.name for i in session.get_inputs()]
-        if got != expected:
-            raise BundleError(
-                f"{folder / models[variant]}: graph inputs {got} differ from the {manifest['kind']} contract {expected}"
-            )
-        outputs = [o.name for o in session.get_outputs()]
-        if outputs != list(manifest_outputs(manifest)):
-            raise BundleError(
-                f"{folder / models[variant]}: graph outputs {outputs} differ from those the manifest "
-                f"records {list(manifest_outputs(manifest))}"
-            )
+        _check_io(folder / models[variant], session, manifest["kind"], manifest_outputs(manifest))
         with _naming(folder / manifest["vocab"]):
             vocab = Vocabulary.load(folder / manifest["vocab"])
         with _naming(folder / manifest["labels"]):
@@ -145,19 +165,43 @@ class ParserFreeModel:
         model = cls(folder, manifest, session, vocab, tokenizer, labels, variant)
         model.digest = bundle_digest(folder)
         model._session_settings = {"path": folder / models[variant], "threads": threads, "spinning": spinning}
+        if tree is not None:
+            model._session_settings["tree_path"] = folder / tree["models"][variant]
         return model
 
-    def session_for(self, batch_size: int):
-        """The session a batch of ``batch_size`` texts runs on: ``session``, except that a batch of one runs
-        on a one-thread session of the same graph (``SINGLE_TEXT_THREADS``) when ``session`` may use more."""
+    @property
+    def has_tree_graph(self) -> bool:
+        """Whether the bundle has a tree graph (a parser-free bundle: D̂, and heads and labels from ``heads``)."""
+        return bool(self.tree_output_names)
+
+    @property
+    def tree_session(self):
+        """The tree graph's session (same variant, threads and spinning as ``session``), opened and checked
+        against the manifest on first use; UsageError for a bundle without a tree graph."""
+        if self._tree_session is None:
+            if not self.has_tree_graph:
+                raise UsageError(f"a {self.kind} bundle has no tree graph (its model predicts no distances)")
+            settings = self._session_settings
+            path = settings.get("tree_path") or self.folder / self.manifest["tree_graph"]["models"][self.variant]
+            with _naming(path):
+                session = make_session(path, settings.get("threads"), spinning=settings.get("spinning", SPINNING))
+            _check_io(path, session, self.kind, self.tree_output_names)
+            self._tree_session = session
+        return self._tree_session
+
+    def session_for(self, batch_size: int, tree: bool = False):
+        """The session a batch of ``batch_size`` texts runs on: ``session`` (``tree``: ``tree_session``),
+        except that a batch of one runs on a one-thread session of the same graph (``SINGLE_TEXT_THREADS``)
+        when that session may use more."""
         settings = self._session_settings
+        session = self.tree_session if tree else self.session
         if batch_size > 1 or not settings or settings["threads"] == SINGLE_TEXT_THREADS:
-            return self.session
-        if self._single_text_session is None:
-            self._single_text_session = make_session(
-                settings["path"], SINGLE_TEXT_THREADS, spinning=settings["spinning"]
-            )
-        return self._single_text_session
+            return session
+        key = "tree" if tree else "task"
+        if key not in self._single_text_sessions:
+            path = settings["tree_path"] if tree else settings["path"]
+            self._single_text_sessions[key] = make_session(path, SINGLE_TEXT_THREADS, spinning=settings["spinning"])
+        return self._single_text_sessions[key]
 
     def __repr__(self) -> str:
         return (
@@ -170,11 +214,15 @@ class ParserFreeModel:
         return self.words(texts)
 
     def run_outputs(
-        self, words: Sequence[Sequence[str]], distances: np.ndarray | Sequence[np.ndarray] | None = None
+        self,
+        words: Sequence[Sequence[str]],
+        distances: np.ndarray | Sequence[np.ndarray] | None = None,
+        tree: bool = False,
     ) -> dict[str, np.ndarray]:
-        """One graph run on a batch of word lists → every output by name (``output_names``): task_output
-        (B×C logits or B scores) and, for a parser-free bundle, distances (B×T×T D̂) and, for a ``heads``
-        predictor, heads and dep_labels (B×T; −1 on padding; label ids into ``dependency_labels``).
+        """One graph run on a batch of word lists → every output by name: the task graph's
+        (``output_names``: task_output, B×C logits or B scores) or, with ``tree``, the tree graph's
+        (``tree_output_names``: task_output, distances (B×T×T D̂) and, for a ``heads`` predictor, heads and
+        dep_labels (B×T; −1 on padding; label ids into ``dependency_labels``); UsageError without one).
 
         A parser-fed bundle needs ``distances``: parser distances as a padded B×T×T array or one n×n
         matrix per example (−1 pad, 1000 across sentences); other bundles take none. Words beyond
@@ -185,14 +233,18 @@ class ParserFreeModel:
             raise UsageError(f"this {self.kind} bundle needs parser distances: run_words(words, distances=...)")
         if not takes and distances is not None:
             raise UsageError(f"a {self.kind} bundle takes no distances input")
+        session = self.session_for(len(words), tree)  # the tree session first: a bundle without one stops here
         feeds = graph_inputs(self.vocab, words, self.max_len, distances)
-        return dict(zip(self.output_names, self.session_for(len(words)).run(None, feeds)))
+        names = self.tree_output_names if tree else self.output_names
+        return dict(zip(names, session.run(None, feeds)))
 
     def run_words(
         self, words: Sequence[Sequence[str]], distances: np.ndarray | Sequence[np.ndarray] | None = None
     ) -> tuple[np.ndarray, np.ndarray | None]:
-        """One graph run (``run_outputs``) → (task_output B×C logits or B scores, D̂ B×T×T or None)."""
-        outputs = self.run_outputs(words, distances)
+        """One graph run → (task_output B×C logits or B scores, D̂ B×T×T or None): the tree graph of a
+        parser-free bundle (for its D̂), else the task graph. The task output alone is
+        ``run_outputs(words)["task_output"]``, from the task graph, which computes nothing else."""
+        outputs = self.run_outputs(words, distances, tree=self.has_tree_graph)
         return outputs["task_output"], outputs.get("distances")
 
     def dep_label_names(self, ids: np.ndarray) -> list[str]:
@@ -234,7 +286,8 @@ class ParserFreeModel:
             rows = live[start : start + batch_size]
             batch = [words[i][: self.max_len] for i in rows]
             truncated = [len(words[i]) > self.max_len for i in rows]
-            decoded = self.decode(batch, self.run_outputs(batch), truncated, with_distances, with_tree)
+            outputs = self.run_outputs(batch, tree=with_distances or with_tree)
+            decoded = self.decode(batch, outputs, truncated, with_distances, with_tree)
             for i, item in zip(rows, decoded):
                 results[i] = item
         return results
@@ -247,9 +300,9 @@ class ParserFreeModel:
         with_distances: bool = False,
         with_tree: bool = False,
     ) -> list[dict]:
-        """One graph run's outputs (``run_outputs`` on ``batch``, already cut to ``max_len``) → one result
-        dict per sentence (see the module docstring). The class probabilities of the whole batch are one
-        softmax."""
+        """One graph run's outputs (``run_outputs`` on ``batch``, already cut to ``max_len``; the tree
+        graph's for ``with_distances`` or ``with_tree``) → one result dict per sentence (see the module
+        docstring). The class probabilities of the whole batch are one softmax."""
         task = outputs["task_output"]
         probabilities = softmax(task) if self.task != "regression" else None
         out = []

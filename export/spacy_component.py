@@ -4,7 +4,8 @@ Built by the spaCy factory ``"parserfree"`` (spacy_factory.py, registered throug
 entry point), so ``nlp.add_pipe("parserfree", config={"bundle": "runs/default/bundle"})`` works without
 importing parserfree. Per doc it sets ``doc.cats`` (label → probability, as ``textcat`` does) or, for a
 regression bundle, ``doc._.parserfree_score``; a parser-free bundle also gives the predicted tree as
-``token.head`` / ``token.dep_`` and sentence starts that agree with it, so ``doc.sents``,
+``token.head`` / ``token.dep_`` (from the bundle's tree graph; with ``tree: false`` only its task graph,
+which computes no tree, runs) and sentence starts that agree with it, so ``doc.sents``,
 ``token.children``, displaCy and ``Doc.to_json`` work as with spaCy's parser (``token.left_edge``/
 ``right_edge`` follow spaCy's own approximation on non-projective trees). A ``heads`` predictor's graph
 returns the tree itself: each word's head (cycles broken; a root is a word the graph makes its own head,
@@ -243,8 +244,8 @@ class ParserFreeComponent(Pipe):
     def annotate(self, docs: Sequence[Doc], batch_size: int) -> None:
         """Run the graph on ``docs`` (length-sorted, ``batch_size`` rows per run) and write the results."""
         model = self.runtime
-        tree = self.tree and "distances" in model.output_names
-        labelled = "dep_labels" in model.output_names
+        tree = self.tree and "distances" in model.tree_output_names  # the tree graph: task output and tree
+        labelled = tree and "dep_labels" in model.tree_output_names
         words = [doc_words(doc) for doc in docs]
         rows = [
             (k, start, w[start : start + model.max_len])  # one row per window of max_len words
@@ -256,7 +257,7 @@ class ParserFreeComponent(Pipe):
         labels: list[list[str]] = [[ROOT_LABEL] * len(w) for _, w in words]
         for first in range(0, len(rows), batch_size):
             batch = rows[first : first + batch_size]
-            outputs = model.run_outputs([row[2] for row in batch])
+            outputs = model.run_outputs([row[2] for row in batch], tree=tree)
             for b, (k, start, w) in enumerate(batch):
                 if start == 0:
                     self._set_prediction(docs[k], outputs["task_output"][b])

@@ -3,8 +3,9 @@
 Built by the export from ``model.onnx`` after it has passed the parity check, and checked the same way
 (parity.py): ``model.optimized.onnx`` is onnxruntime's ORT_ENABLE_EXTENDED graph (fused ops, saved once
 so a session need not redo the work) and must stay within the fp32 tolerance; ``model.int8.onnx``
-(``quantize_dynamic``, int8 weights) is only reported on — max difference and task-prediction
-agreement — since quantisation changes the numbers by design. Neither is assumed faster: measure (docs/design.md §6).
+(``quantize_dynamic``, int8 weights; a float16 weight, the static vector table, is left as it is) is only
+reported on — max difference and task-prediction agreement — since quantisation changes the numbers by
+design. Neither is assumed faster: measure (docs/design.md §6).
 """
 
 from __future__ import annotations
@@ -57,4 +58,19 @@ def quantize_model(source: str | Path, target: str | Path, mode: str = "int8") -
         # inference cannot resolve this graph's dynamic T×T shapes, so only ONNX shape inference runs.
         quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
         with _without_not_quantisable_notes():
-            quantize_dynamic(str(prepared), str(target), weight_type=QuantType.QInt8)
+            quantize_dynamic(
+                str(prepared),
+                str(target),
+                weight_type=QuantType.QInt8,
+                nodes_to_exclude=half_precision_nodes(prepared),
+            )
+
+
+def half_precision_nodes(path: str | Path) -> list[str]:
+    """Names of the nodes that read a float16 weight (the static vector table, ``encoder.static_vectors``): the
+    quantizer handles float32 weights only, and a table already stored at half precision stays as it is."""
+    import onnx
+
+    model = onnx.load(str(path))
+    half = {t.name for t in model.graph.initializer if t.data_type == onnx.TensorProto.FLOAT16}
+    return [node.name for node in model.graph.node if half.intersection(node.input)]

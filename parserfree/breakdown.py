@@ -8,10 +8,10 @@ them), and the items whose nearest noun before the verb is an attractor (where "
 noun" fails). Buckets: attractors 0, 1, 2+; distance 1, 2–3, 4–6, 7+ words; subject number sg/pl ×
 attractors; nearest noun of the subject's number or an attractor.
 Each bucket is also a *slice* of the items on which ``compare`` gives paired verdicts (``Slices``).
-``report.json`` holds ``domains.<dataset>.breakdown.<row>.<group>.<bucket>.{n, accuracy, sd, ci95,
-pair_accuracy, n_pairs}`` (in %): accuracy is the mean over seeds; the interval is Wilson's for one seed
+``report.json`` holds ``domains.<dataset>.breakdown.<row>.<group>.<bucket>``, a
+``report_parts.BucketScore`` (in %): accuracy is the mean over seeds; the interval is Wilson's for one seed
 on independent items, else the percentile bootstrap over minimal pairs (and seeds) of
-``parserfree.paired``. This module also renders it as Markdown tables and a plot.
+``parserfree.paired``. This module also renders it as Markdown tables (its plot: ``parserfree.figures``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -36,6 +35,7 @@ from parserfree.distill.agreement import (
     judges_both_versions,
 )
 from parserfree.paired import Resampler, clusters_of, pairs_of
+from parserfree.report_parts import BucketScore, RowBreakdown
 
 ALL = "all"  # the slice of every item
 
@@ -154,32 +154,32 @@ def pair_accuracy(
     return 100 * float(right.mean()), len(pairs)
 
 
-def bucket_entry(correct: np.ndarray, slices: Slices, name: str) -> dict:
-    """{n, accuracy, sd, ci95, pair_accuracy, n_pairs} of a row's S×N correctness on one slice (in %)."""
+def bucket_entry(correct: np.ndarray, slices: Slices, name: str) -> BucketScore:
+    """The ``BucketScore`` of a row's S×N correctness on one slice (in %)."""
     mask = slices.masks[name]
     hits = np.asarray(correct, dtype=bool)[:, mask]
     n = int(mask.sum())
     if n == 0:
         nan = float("nan")
-        return {"n": 0, "accuracy": nan, "sd": None, "ci95": [nan, nan], "pair_accuracy": None, "n_pairs": 0}
+        return BucketScore(n=0, accuracy=nan, sd=None, ci95=[nan, nan], pair_accuracy=None, n_pairs=0)
     per_seed = 100 * hits.mean(1)
     if slices.seeds == 1 and slices.pair_ids is None:
         ci = list(wilson(int(hits.sum()), n))
     else:
         ci = [float(v) for v in np.percentile(100 * slices.resampler(name).accuracies(hits), [2.5, 97.5])]
     pairs, n_pairs = slices.pair_accuracy(correct, mask)
-    return {
-        "n": n,
-        "accuracy": float(per_seed.mean()),
-        "sd": float(np.std(per_seed, ddof=1)) if per_seed.size > 1 else None,
-        "ci95": ci,
-        "pair_accuracy": pairs,
-        "n_pairs": n_pairs,
-    }
+    return BucketScore(
+        n=n,
+        accuracy=float(per_seed.mean()),
+        sd=float(np.std(per_seed, ddof=1)) if per_seed.size > 1 else None,
+        ci95=ci,
+        pair_accuracy=pairs,
+        n_pairs=n_pairs,
+    )
 
 
-def breakdown(correct: np.ndarray, slices: Slices) -> dict | None:
-    """{group: {bucket: entry}} of one row's S×N correctness; None when no breakdown applies."""
+def breakdown(correct: np.ndarray, slices: Slices) -> RowBreakdown | None:
+    """{group: {bucket: score}} of one row's S×N correctness; None when no breakdown applies."""
     if not slices.groups:
         return None
     return {
@@ -188,23 +188,23 @@ def breakdown(correct: np.ndarray, slices: Slices) -> dict | None:
     }
 
 
-def breakdowns(correct: Mapping[str, np.ndarray], slices: Slices) -> dict | None:
+def breakdowns(correct: Mapping[str, np.ndarray], slices: Slices) -> dict[str, RowBreakdown] | None:
     """``breakdown`` of every row (name → S×N correctness); None when the data has no such columns."""
     if not slices.groups:
         return None
-    return {name: breakdown(c, slices) for name, c in correct.items()}
+    return {name: row for name, c in correct.items() if (row := breakdown(c, slices)) is not None}
 
 
-def _cell(entry: dict) -> str:
-    if not entry["n"]:
+def _cell(entry: BucketScore) -> str:
+    if not entry.n:
         return "–"
-    lo, hi = entry["ci95"]
-    sd = f" ± {entry['sd']:.1f}" if entry.get("sd") is not None else ""
-    pairs = f" · pairs {entry['pair_accuracy']:.1f}" if entry.get("pair_accuracy") is not None else ""
-    return f"{entry['accuracy']:.1f}{sd} [{lo:.1f}, {hi:.1f}]{pairs}"
+    lo, hi = entry.ci95
+    sd = f" ± {entry.sd:.1f}" if entry.sd is not None else ""
+    pairs = f" · pairs {entry.pair_accuracy:.1f}" if entry.pair_accuracy is not None else ""
+    return f"{entry.accuracy:.1f}{sd} [{lo:.1f}, {hi:.1f}]{pairs}"
 
 
-def breakdown_markdown(result: dict) -> list[str]:
+def breakdown_markdown(result: Mapping[str, RowBreakdown] | None) -> list[str]:
     """Markdown lines: one table per breakdown, a row per report row, accuracy [95 % interval] (and
     minimal-pair accuracy) per bucket, n in the header."""
     if not result:
@@ -214,7 +214,7 @@ def breakdown_markdown(result: dict) -> list[str]:
     for group, g in GROUPS.items():
         if group not in first:
             continue
-        header = " | ".join(f"{b} (n={first[group][b]['n']:,})" for b in g.buckets)
+        header = " | ".join(f"{b} (n={first[group][b].n:,})" for b in g.buckets)
         lines += [
             f"Accuracy % by {g.title} [95 % interval] · minimal pairs both right %:",
             "",
@@ -226,37 +226,3 @@ def breakdown_markdown(result: dict) -> list[str]:
         ]
         lines.append("")
     return lines
-
-
-def plot_breakdown(result: dict, path: Path) -> None:
-    """Accuracy with 95 % intervals per bucket, one panel per breakdown, one series per row."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    first = next(iter(result.values()))
-    groups = [g for g in GROUPS if g in first]
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups), 4.2), squeeze=False)
-    width = 0.8 / max(1, len(result))
-    for ax, group in zip(axes[0], groups):
-        buckets = GROUPS[group].buckets
-        x = np.arange(len(buckets))
-        for m, (name, r) in enumerate(result.items()):
-            acc = np.array([r[group][b]["accuracy"] for b in buckets], dtype=float)
-            ci = np.array([r[group][b]["ci95"] for b in buckets], dtype=float)
-            err = np.clip(
-                np.nan_to_num(np.stack([acc - ci[:, 0], ci[:, 1] - acc])), 0, None
-            )  # rounding at 0 % and 100 %
-            ax.bar(x + (m - (len(result) - 1) / 2) * width, acc, width, yerr=err, capsize=2, label=name)
-        ax.axhline(50, color="grey", lw=0.6, ls="--")
-        ax.set_xticks(x, [f"{b}\nn={first[group][b]['n']:,}" for b in buckets], fontsize=8)
-        ax.set_xlabel(GROUPS[group].title)
-        ax.set_ylabel("accuracy %")
-        ax.set_ylim(0, 100)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=8)
-    fig.suptitle("Accuracy by attractors, subject–verb distance and subject number (95 % intervals; dashed: chance)")
-    fig.tight_layout(rect=(0, 0.09, 1, 1))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)

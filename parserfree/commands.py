@@ -22,6 +22,7 @@ from typing import BinaryIO
 from parserfree.distill.readers import DataError
 from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import atomic_open
+from parserfree.report_parts import Variants, from_json
 
 CHUNK_LINES = 1024  # lines predicted per call (sorted by length within a chunk)
 
@@ -44,11 +45,23 @@ def add_export_commands(subparsers) -> None:
     )
     p.add_argument("--out", required=True, help="bundle folder to create")
     p.add_argument(
-        "--optimize", action="store_true", help="also write model.optimized.onnx (onnxruntime extended optimisations)"
+        "--optimize",
+        action="store_true",
+        help="also write model.optimized.onnx (and tree.optimized.onnx; onnxruntime extended optimisations)",
     )
-    p.add_argument("--quantize", choices=["int8"], help="also write model.int8.onnx (dynamic quantisation)")
+    p.add_argument(
+        "--quantize", choices=["int8"], help="also write model.int8.onnx (and tree.int8.onnx; dynamic quantisation)"
+    )
     p.add_argument("--threads", type=_positive_int, help="onnxruntime intra-op threads for the parity checks")
     p.add_argument("--overwrite", action="store_true", help="replace an existing bundle at --out")
+    p.add_argument(
+        "--task-distances",
+        choices=["pointer_jumps", "adjacency_powers"],
+        default="pointer_jumps",
+        help="how the task graph computes the D̂ its bias reads: exact path lengths by pointer jumping "
+        "(default), or clamped where the bias saturates, by powers of the head adjacency (the same bias; "
+        "time it with python -m bench.task_distances). The tree graph's D̂ is exact either way",
+    )
     p.set_defaults(func=cmd_export)
 
     p = subparsers.add_parser("predict", help="predict from text lines with an exported bundle (no parser)")
@@ -93,23 +106,25 @@ def _format_report(variant: str, report: dict) -> str:
     return f"  {variant:<9} vs PyTorch: " + ", ".join(parts)
 
 
-def format_evaluation(evaluation: dict) -> list[str]:
-    """Lines of the test-split evaluation of every variant: metric, agreement with fp32, speed."""
-    if "skipped" in evaluation:
-        return [f"  no test-split evaluation of the variants: {evaluation['skipped']}"]
+def format_evaluation(evaluation: Variants) -> list[str]:
+    """Lines of the test-split evaluation of every variant (the manifest's ``evaluation`` read as
+    ``Variants``): metric, agreement with fp32, D̂, heads and labels as fp32, speed."""
+    if evaluation.skipped is not None:
+        return [f"  no test-split evaluation of the variants: {evaluation.skipped}"]
     lines = [
-        f"  {evaluation['source']}, {evaluation['n_examples']} sentences (speed: graph only, batch "
-        f"{evaluation['batch_size']}, {evaluation['threads'] or 'default'} threads):"
+        f"  {evaluation.source}, {evaluation.n_examples} sentences (speed: graph only, batch "
+        f"{evaluation.batch_size}, {evaluation.threads or 'default'} threads):"
     ]
-    for variant, v in evaluation["variants"].items():
-        rows = v.get("distance_rows_as_fp32")
-        trees = f", D̂ rows as fp32 {rows:.1%}" if rows is not None else ""
-        for key, what in (("heads_as_fp32", "heads"), ("labels_as_fp32", "labels")):
-            if v.get(key) is not None:
-                trees += f", {what} as fp32 {v[key]:.1%}"
+    for variant, v in evaluation.variants.items():
+        trees = f", D̂ rows as fp32 {v.distance_rows_as_fp32:.1%}" if v.distance_rows_as_fp32 is not None else ""
+        for share, what in ((v.heads_as_fp32, "heads"), (v.labels_as_fp32, "labels")):
+            if share is not None:
+                trees += f", {what} as fp32 {share:.1%}"
+        if v.tree_sentences_per_s is not None:
+            trees += f", tree graph {v.tree_sentences_per_s:,.0f} sentences/s, task graph"
         lines.append(
-            f"  {variant:<9} {v['metric_name']} {v['metric']:.2f}, agreement with fp32 "
-            f"{v['agreement_with_fp32']:.1%}{trees}, {v['sentences_per_s'] or float('nan'):,.0f} sentences/s"
+            f"  {variant:<9} {v.metric_name} {v.metric:.2f}, agreement with fp32 "
+            f"{v.agreement_with_fp32:.1%}{trees}, {v.sentences_per_s or float('nan'):,.0f} sentences/s"
         )
     return lines
 
@@ -126,13 +141,21 @@ def cmd_export(args: argparse.Namespace) -> int:
         quantize=args.quantize,
         threads=args.threads,
         overwrite=args.overwrite,
+        task_distances=args.task_distances,
     )
     parity = manifest["parity"]
-    print(f"{manifest['kind']} bundle → {args.out} ({', '.join(manifest['models'].values())})")
+    tree = manifest.get("tree_graph")
+    files = [*manifest["models"].values(), *(tree["models"].values() if tree else ())]
+    print(f"{manifest['kind']} bundle → {args.out} ({', '.join(files)})")
     print(f"  parity set: {parity['default']['source']}, batches (B, T) {parity['default']['batches']}")
+    print(f"  task graph ({', '.join(o['name'] for o in manifest['outputs'])}):")
     for variant, report in parity.items():
         print(_format_report(variant, report))
-    for line in format_evaluation(manifest["evaluation"]):
+    if tree:
+        print(f"  tree graph ({', '.join(o['name'] for o in tree['outputs'])}):")
+        for variant, report in tree["parity"].items():
+            print(_format_report(variant, report))
+    for line in format_evaluation(from_json(Variants, manifest["evaluation"])):
         print(line)
     words = manifest["tokenizer"]["training_words"]
     print(

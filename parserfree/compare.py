@@ -5,16 +5,16 @@ Where the project shows whether parser-free inference is worth it. Every model r
 from raw text (``parserfree.export.pipelines``), timed as a user would see it: the parser-fed model parses
 with spaCy (tok2vec+parser), builds tree distances and runs (PyTorch, or onnxruntime when given a
 parser-fed bundle) — a model trained on another text's trees (``parse.tree_text_column``: the parse-leak
-control) gets that text's tree here too; the parser-free model tokenises and runs its one ONNX graph; the
-other models tokenise and run. Each model may come as several seeds (seed s of every row trained alike). Shortcut
-baselines (``parserfree.baselines``) are fitted on the models' training data. Reported, per compared
-dataset: every row's task metric (mean ± sd over seeds), minimal-pair accuracy, breakdowns, the paired
-verdicts of like-for-like rows and of every model against every baseline (``parserfree.scoring``), the
-agreement of parser-free with parser-fed predictions and D̂ against the parser's trees (UUAS, DSpr, L1,
-with the |i−j| chain baseline); on the headline dataset also throughput at batch 32, latency p50/p95 at
-batch 1, the end-to-end speed-up and the parser-free checkpoint fed with parser distances (what the
-predictor costs). Files: report.json (``report_types.Report``), report.md, the PNGs and
-``predictions/<dataset>/<row>.jsonl`` (every row's prediction for every item, ``distill/predictions.py``).
+control) gets that text's tree here too; the parser-free model tokenises and runs its task graph (the
+timed passes; its D̂, heads and labels come from one untimed pass of its tree graph); the other models
+tokenise and run. Each model may come as several seeds (seed s of every row trained alike).
+Shortcut baselines (``parserfree.baselines``) are fitted on the models' training data. Reported, per
+compared dataset: every row's task metrics (mean ± sd over seeds), minimal-pair accuracy, breakdowns, the
+paired verdicts of like-for-like rows and of every model against every baseline (``parserfree.scoring``),
+the agreement of parser-free with parser-fed predictions, D̂ and the graph's trees against the parser's
+(``tree_scores``); on the headline dataset also speed (batch 32; latency p50/p95 at batch 1), the speed-up
+and the parser-free checkpoint fed with parser distances (what the predictor costs). Files: report.json
+(``report_types.Report``), report.md, the PNGs (``figures``), ``predictions/<dataset>/<row>.jsonl``.
 """
 
 from __future__ import annotations
@@ -28,14 +28,11 @@ import numpy as np
 import torch
 
 from parserfree.baselines import Baseline, fit_baselines
-from parserfree.breakdown import plot_breakdown
 from parserfree.distill.datasets import SPLITS, DataConfig, Example, load_dataset
-from parserfree.distill.evaluate import argmax_heads
 from parserfree.distill.predictions import item_records, records_from_outputs, write_predictions
 from parserfree.distill.recipes import ComparisonRoles
 from parserfree.distill.task_metrics import agreement, predictions
-from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
-from parserfree.distill.trees import batch_tree_distances
+from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
 from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import write_json
 from parserfree.export.bundle import package_versions
@@ -44,37 +41,20 @@ from parserfree.export.pipelines import (
     Pipeline,
     latency_ms,
     model_pipeline,
-    parser_distances,
     resolve_model,
     run_timed,
-    torch_outputs,
 )
 from parserfree.export.timing import describe_machine, machine
-from parserfree.export.tree_quality import tree_quality
+from parserfree.export.tree_quality import PredictedTree
+from parserfree.figures import comparison_figures
 from parserfree.like_for_like import Pairing, like_for_like
-from parserfree.paired import ALPHA, POWER, RESAMPLES
+from parserfree.paired import RESAMPLES
 from parserfree.parse_leak import pair_tree_differences
-from parserfree.predictor import DistanceMetrics, chain_baseline
-from parserfree.predictor.metrics import RelationMetrics
-from parserfree.report import (
-    plot_bias_curves,
-    plot_distance_heatmaps,
-    plot_throughput,
-    plot_training_curves,
-    plot_tree_comparison,
-    write_markdown,
-)
-from parserfree.report_types import (
-    BASELINE,
-    MODEL,
-    Contrast,
-    DomainResult,
-    ModelRow,
-    Report,
-    Speed,
-    StatisticsNote,
-)
-from parserfree.scoring import DomainScores, row_score, score_domain
+from parserfree.report import write_markdown
+from parserfree.report_parts import Variants, from_json
+from parserfree.report_types import BASELINE, MODEL, Contrast, DomainResult, ModelRow, Report, Speed
+from parserfree.scoring import DomainScores, score_domain, statistics_note
+from parserfree.tree_scores import parser_free_quality, tree_pass, with_parser_distances
 
 ROLE_NAMES = tuple(f.name for f in dataclasses.fields(ComparisonRoles))  # parser_free, reference, baseline, extra
 ROLE_NEEDS = {  # role → (what its model must be, the message when it is not)
@@ -84,33 +64,6 @@ ROLE_NEEDS = {  # role → (what its model must be, the message when it is not)
     ),
     "reference": (lambda s: s.row.needs_parser_at_inference, "--parser-fed must be a parser-fed run or bundle"),
 }
-
-
-def distance_quality(
-    dists: list[np.ndarray], words: list[list[str]], parses: list[Parse], argmax: list[np.ndarray] | None = None
-) -> dict:
-    """Every D̂ metric against the parser's trees as ``DistanceMetrics`` computes it (UUAS with punctuation
-    excluded, DSpr, L1, root accuracy, cycle rates), the |i−j| chain baseline's UUAS and DSpr on the same
-    sentences, the sentences skipped, and UUAS and relation recall by sentence length (``RelationMetrics``).
-    The cycle rate of the predictor's raw argmax heads needs ``argmax`` (else None)."""
-    ours, chain, relations = DistanceMetrics(), DistanceMetrics(), RelationMetrics()
-    skipped = 0
-    for k, (d, w, p) in enumerate(zip(dists, words, parses)):
-        if list(w) != list(p.words) or len(w) > d.shape[0]:
-            skipped += 1  # tokenisations differ (should not happen: same tokenizer) or truncated
-            continue
-        ours.update(d, p.heads, p.punct, argmax_heads=argmax[k] if argmax is not None else None)
-        chain.update(chain_baseline(len(w)).astype(float), p.heads, p.punct)
-        if p.deps is not None:
-            relations.update(d, p.heads, p.deps, p.punct)
-    base = chain.compute()
-    return {
-        **ours.compute(),
-        "chain_uuas": base["uuas"],
-        "chain_dspr": base["dspr"],
-        "skipped": skipped,
-        "relations": relations.compute(),
-    }
 
 
 @dataclass
@@ -181,7 +134,7 @@ class DomainRun:
     """Every pipeline (per row and seed) on one domain's texts in the same length-sorted batches."""
 
     order: np.ndarray  # position in the sorted run → index of the item
-    runs: dict[str, list[dict]]  # row → per seed, ``run_timed``'s result (outputs, words, D̂, parses, seconds)
+    runs: dict[str, list[dict]]  # row → per seed, ``run_timed``'s result (outputs, words, parses, seconds)
 
     def outputs(self, name: str) -> list[np.ndarray]:
         """Task outputs of a row, per seed, in item order."""
@@ -236,20 +189,23 @@ def compare(
             for name, row in rows.items()
         }
         run = run_domain(pipelines, [e.text for e in examples], options.batch_size, bar)
+        trees = tree_pass(free.sources, run.runs[roles["parser_free"]], options.batch_size)  # untimed
         domain, found = _score_run(
-            dataset, examples, task, label_names, run, rows, roles, baselines, pairings, options, out
+            dataset, examples, task, label_names, run, trees, rows, roles, baselines, pairings, options, out
         )
         domains[dataset], contrasts = domain, contrasts + found
         if k == 0:
             table = _headline_rows(run, rows, pipelines, baselines, examples, options)
-            with_parser = _with_parser_distances(free, run, roles, examples, task, label_names, options.batch_size)
-            if domain.breakdown:
-                plot_breakdown(domain.breakdown, out / "breakdown.png")
-            _figures(
-                out, rows, run.runs[roles["reference"]][0], run.runs[roles["parser_free"]][0], table, options.threads
+            parsed = run.runs[roles["reference"]][0]
+            with_parser = with_parser_distances(
+                free.sources, parsed, run.order, examples, task, label_names, options.batch_size
             )
+            words = run.runs[roles["parser_free"]][0]["words"]
+            parser_free = {"words": words, "distances": [t.distances for t in trees[0]]}
+            comparison_figures(out, rows, parsed, parser_free, table, options.threads, domain.breakdown)
     bar.close()
-    speed = {n: r.speed for n, r in table.items()}
+    speeds = {n: r.speed for n, r in table.items()}
+    evaluation = free.first.bundle.manifest.get("evaluation") if free.first.bundle is not None else None
     report = Report(
         dataset=datasets[0],
         split=options.split,
@@ -263,33 +219,14 @@ def compare(
         domains=domains,
         contrasts=contrasts,
         statistics=statistics_note(models.seeds, domains[datasets[0]].n_pairs > 0, options.resamples),
-        speedup_end_to_end=speed[roles["parser_free"]].sentences_per_s / speed[roles["reference"]].sentences_per_s,
+        speedup_end_to_end=speeds[roles["parser_free"]].sentences_per_s / speeds[roles["reference"]].sentences_per_s,
         versions=package_versions(),
         parser_free_with_parser_distances=with_parser,
-        variants=free.first.bundle.manifest.get("evaluation")
-        if free.first.bundle is not None
-        else None,  # each variant (int8 too), from the export
+        variants=from_json(Variants, evaluation),  # each variant (int8 too), as the export measured it
     )
     write_json(out / "report.json", report.to_dict())
     write_markdown(report, out / "report.md")
     return report
-
-
-def statistics_note(seeds: int, pairs: bool, resamples: int) -> StatisticsNote:
-    """What the verdicts of a report of this many seeds are (docs/statistics.md)."""
-    test = (
-        "sign-flip test over clusters (minimal pairs, else items) of the difference in correct items; "
-        "exact McNemar without pairs"
-        if seeds == 1
-        else "sign-flip permutation test over clusters of the seed-averaged difference and one-sample t-test "
-        "over the per-seed differences, both must reject (p = the larger)"
-    )
-    power = (
-        "Connor 1987 normal approximation on the cluster sums at the observed discordance (McNemar's without pairs)"
-        if seeds == 1
-        else "normal approximation on the cluster sums (items) and noncentral t (seeds); the larger"
-    )
-    return StatisticsNote(ALPHA, POWER, resamples, "minimal pair" if pairs else "item", test, power_method=power)
 
 
 def resolve_rows(models: ComparedModels, threads: int) -> dict[str, Row]:
@@ -347,7 +284,8 @@ def tree_texts(source: ModelSource, examples: Sequence[Example]) -> dict[str, st
 
 
 def run_domain(pipelines: dict[str, list[Pipeline]], texts: list[str], batch_size: int, bar) -> DomainRun:
-    """Every pipeline on the same length-sorted batches of ``texts``."""
+    """Every pipeline on the same length-sorted batches of ``texts``, timed (``model_pipeline``: a bundle runs
+    its task graph)."""
     order = np.argsort([len(t) for t in texts], kind="stable")  # every model sees the same length-sorted batches
     ordered = [texts[i] for i in order]
     runs: dict[str, list[dict]] = {}  # as DomainRun.runs
@@ -408,6 +346,7 @@ def _score_run(
     task: str,
     label_names: list[str],
     run: DomainRun,
+    trees: list[list[PredictedTree]],
     rows: dict[str, Row],
     roles: dict,
     baselines: list[Baseline],
@@ -415,7 +354,8 @@ def _score_run(
     options: CompareOptions,
     out: Path,
 ) -> tuple[DomainResult, list]:
-    """Scores, verdicts, agreement and D̂ quality of one domain run; writes every row's predictions."""
+    """Scores, verdicts, agreement and D̂ quality (from the parser-free row's ``trees``, per seed) of one
+    domain run; writes every row's predictions (the task outputs of the timed passes)."""
     scored, preds = score_outputs(
         dataset,
         examples,
@@ -429,32 +369,22 @@ def _score_run(
     )
     free, fed = roles["parser_free"], roles["reference"]
     parses = run.runs[fed][0]["parses"]
-    distance = [_distance(rows[free].sources[s], r, parses) for s, r in enumerate(run.runs[free])]
+    distance = [
+        parser_free_quality(src, r["words"], t, parses) for src, r, t in zip(rows[free].sources, run.runs[free], trees)
+    ]
     domain = DomainResult(
-        dataset,
-        task,
-        len(examples),
-        scored.n_pairs,
-        scored.scores,
-        seed_agreement(task, preds[free], preds[fed]),
-        distance[0],
-        scored.breakdown,
-        distance if len(distance) > 1 else None,
-        pair_tree_differences([examples[i] for i in run.order], parses),  # the parses are in run order
+        dataset=dataset,
+        task=task,
+        n_examples=len(examples),
+        n_pairs=scored.n_pairs,
+        scores=scored.scores,
+        agreement=seed_agreement(task, preds[free], preds[fed]),
+        distance=distance[0],
+        breakdown=scored.breakdown,
+        distance_by_seed=distance if len(distance) > 1 else None,
+        parse_leak=pair_tree_differences([examples[i] for i in run.order], parses),  # the parses are in run order
     )
     return domain, scored.contrasts
-
-
-def _distance(source: ModelSource, run: dict, parses: list[Parse]) -> dict:
-    """D̂ quality of one parser-free run (its checkpoint, when there is one, gives the argmax cycle rate), and
-    under ``tree`` UAS and LAS of the graph's own heads and labels."""
-    trained = source.trained
-    argmax = (
-        argmax_heads(trained.model, trained.vocab, run["words"], trained.encoder_config.max_len) if trained else None
-    )
-    quality = distance_quality(run["distances"], run["words"], parses, argmax)
-    quality["tree"] = tree_quality(source, run["words"], parses)
-    return quality
 
 
 def dataset_slug(dataset: str) -> str:
@@ -480,81 +410,22 @@ def _headline_rows(
     for name, row in rows.items():
         seconds = run.runs[name][0]["seconds"]
         p50, p95 = latency_ms(pipelines[name][0], sample)
+        speed = Speed(
+            sentences_per_s=len(texts) / seconds, words_per_s=n_words / seconds, latency_ms_p50=p50, latency_ms_p95=p95
+        )
         table[name] = ModelRow(
-            name,
-            MODEL,
-            row.role,
-            row.first.kind,
-            "onnxruntime" if row.first.bundle is not None else "pytorch",
-            len(row.sources),
-            row.first.row.summary,
-            Speed(len(texts) / seconds, n_words / seconds, p50, p95),
+            name=name,
+            kind=MODEL,
+            role=row.role,
+            recipe=row.first.kind,
+            runtime="onnxruntime" if row.first.bundle is not None else "pytorch",
+            seeds=len(row.sources),
+            description=row.first.row.summary,
+            speed=speed,
         )
     for b in baselines:
         if b.applies_to(examples):
-            table[b.name] = ModelRow(b.name, BASELINE, None, None, "numpy", 1, b.description)
+            table[b.name] = ModelRow(
+                name=b.name, kind=BASELINE, role=None, recipe=None, runtime="numpy", seeds=1, description=b.description
+            )
     return table
-
-
-def _with_parser_distances(
-    free: Row, run: DomainRun, roles: dict, examples: list[Example], task: str, label_names: list[str], batch_size: int
-):
-    """Task score of the parser-free checkpoints run in PyTorch on the parser's tree distances (None
-    without checkpoints)."""
-    if free.first.trained is None:
-        return None
-    parsed = run.runs[roles["reference"]][0]
-    per_seed = []
-    for source in free.sources:
-        max_len = source.trained.encoder_config.max_len
-        sorted_out = np.concatenate(
-            [
-                torch_outputs(
-                    source.trained,
-                    parsed["words"][i : i + batch_size],
-                    parser_distances(parsed["parses"][i : i + batch_size], max_len),
-                    "parser",
-                )
-                for i in range(0, len(examples), batch_size)
-            ]
-        )
-        ordered = np.empty_like(sorted_out)
-        ordered[run.order] = sorted_out
-        per_seed.append(predictions(task, ordered))
-    n_classes = max(2, len(label_names)) if task != "regression" else 1
-    return row_score(task, np.stack(per_seed), np.array([e.label for e in examples]), n_classes, None)
-
-
-def _figures(
-    out: Path, rows: dict[str, Row], parsed: dict, free_run: dict, table: dict[str, ModelRow], threads: int
-) -> None:
-    """Bias curves, distance heatmaps, tree pictures, throughput bars and training curves (seed 0)."""
-    curves = {}
-    for name, row in rows.items():
-        src = row.first
-        if src.trained is not None and src.trained.model.encoder.bias.table is not None:
-            curves[name] = src.trained.model.encoder.bias.curve().detach().numpy()
-    if curves:
-        plot_bias_curves(curves, out / "bias_curves.png")
-    picks = [i for i, w in enumerate(parsed["words"]) if 8 <= len(w) <= 14 and list(w) == list(free_run["words"][i])][
-        :3
-    ]
-    plot_distance_heatmaps(
-        [
-            (list(parsed["words"][i]), free_run["distances"][i], batch_tree_distances([parsed["parses"][i].heads])[0])
-            for i in picks
-        ],
-        out / "distance_heatmaps.png",
-    )
-    plot_tree_comparison(
-        [(list(parsed["words"][i]), parsed["parses"][i].heads, free_run["distances"][i]) for i in picks],
-        out / "tree_comparison.png",
-    )
-    plot_throughput(
-        {name: m.speed.sentences_per_s for name, m in table.items() if m.speed is not None},
-        out / "throughput.png",
-        threads,
-    )
-    runs = {name: row.first.run_dir for name, row in rows.items() if row.first.run_dir}
-    if runs:
-        plot_training_curves(runs, out / "training_curves.png")

@@ -6,30 +6,30 @@ share of the training split is kept; for one seed a smaller share is a subset of
 on the full test split. With ``--recipes pretrain_predictor`` the same command gives the predictor's
 scaling curve: UUAS against the number of pre-training sentences. Every run of a curve starts from the same
 pre-trained predictor (the config's, trained once with its own seed, or the best cached one of its family:
-``main_job.pretrain_stage``), so the seed-to-seed sd measures the task training and the share of the data
+``job_stages.pretrain_stage``), so the seed-to-seed sd measures the task training and the share of the data
 kept, not the variance of pre-training; ``curve.json`` names that predictor. Results: ``curve.json`` (every
 run, and mean ± sd per fraction and recipe, with each recipe's gain over the baseline, and the paired
 verdicts of every like-for-like pair of recipes per fraction over seeds × test items, from the test
-predictions each run keeps — ``parserfree.scoring``), ``curve.md`` and ``curve.png``. Runs that finished
-are reused, so an interrupted curve resumes.
+predictions each run keeps — ``parserfree.scoring``), ``curve.md`` (drawn by ``curve_tables``) and
+``curve.png`` (``figures``). Runs that finished are reused, so an interrupted curve resumes.
 """
 
 from __future__ import annotations
 
 import copy
-import statistics
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
-from parserfree.breakdown import ALL
+from parserfree.curve_tables import curve_markdown, summarise
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.predictions import read_predictions
 from parserfree.distill.recipes import comparison_roles, get_recipe
 from parserfree.encoder.files import write_json, write_text_atomic
+from parserfree.figures import plot_curve
+from parserfree.job_stages import pretrain_stage, recipe_config, train_recipes
 from parserfree.like_for_like import Pairing, like_for_like
-from parserfree.main_job import pretrain_stage, recipe_config, train_recipes
 from parserfree.report_types import MODEL, Contrast
 from parserfree.scoring import score_domain
 
@@ -156,197 +156,3 @@ def _run_row(fraction: float, seed: int, recipe: str, result: dict) -> dict:
     }
     row.update({k: test[k] for k in ("uuas", "dspr") if k in test})
     return row
-
-
-def _mean_sd(values: list[float]) -> tuple[float, float]:
-    return statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else 0.0
-
-
-def summarise(runs: list[dict]) -> dict:
-    """Per fraction and recipe: n, mean and sd of the test metric (and of the test DSpr where the runs have
-    it), and the training examples used."""
-    summary: dict = {}
-    for run in runs:
-        entry = summary.setdefault(f"{run['fraction']:g}", {}).setdefault(
-            run["recipe"], {"values": [], "dspr": [], "n_train": run["n_train"]}
-        )
-        entry["values"].append(run["test"])
-        if "dspr" in run:
-            entry["dspr"].append(run["dspr"])
-    for by_recipe in summary.values():
-        for entry in by_recipe.values():
-            values, dspr = entry.pop("values"), entry.pop("dspr")
-            mean, sd = _mean_sd(values)
-            entry.update(n=len(values), mean=mean, sd=sd)
-            if len(dspr) == len(values):
-                entry["dspr_mean"], entry["dspr_sd"] = _mean_sd(dspr)
-    return summary
-
-
-def gains(curve: dict, recipe: str) -> dict[str, float]:
-    """Mean gain of ``recipe`` over the baseline at each fraction (seed-paired means)."""
-    base = curve["baseline"]
-    return {
-        f: by[recipe]["mean"] - by[base]["mean"]
-        for f, by in curve["summary"].items()
-        if base and recipe in by and base in by
-    }
-
-
-def curve_markdown(curve: dict) -> str:
-    """The curve as a table: mean ± sd per recipe and fraction, and the gain over the baseline."""
-    recipes, base = curve["recipes"], curve["baseline"]
-    metric = curve["runs"][0]["metric_name"] if curve["runs"] else "metric"
-    kind = "Scaling curve of the predictor" if metric == "uuas" else "Low-resource curve"
-    seeds = f"{curve['seeds']} seed{'s' if curve['seeds'] != 1 else ''}"
-    lines = [
-        f"# {kind} — {curve['dataset']} (test {metric}, {seeds}, mean ± sd)",
-        "",
-        "| fraction | train examples | " + " | ".join(recipes) + " |",
-        "|---:|---:|" + "---:|" * len(recipes),
-    ]
-    for f, by in curve["summary"].items():
-        n = next(iter(by.values()))["n_train"]
-        cells = [f"{by[r]['mean']:.2f} ± {by[r]['sd']:.2f}" if r in by else "–" for r in recipes]
-        lines.append(f"| {f} | {n if n is not None else '–'} | " + " | ".join(cells) + " |")
-    if metric == "uuas" and any("dspr_mean" in e for by in curve["summary"].values() for e in by.values()):
-        lines += [
-            "",
-            "Test DSpr (Spearman of D̂ with the tree distances):",
-            "",
-            "| fraction | " + " | ".join(recipes) + " |",
-            "|---:|" + "---:|" * len(recipes),
-        ]
-        for f, by in curve["summary"].items():
-            cells = [
-                f"{by[r]['dspr_mean']:.3f} ± {by[r]['dspr_sd']:.3f}" if "dspr_mean" in by.get(r, {}) else "–"
-                for r in recipes
-            ]
-            lines.append(f"| {f} | " + " | ".join(cells) + " |")
-    if base:
-        lines += [
-            "",
-            f"Gain over {base} (points):",
-            "",
-            "| fraction | " + " | ".join(r for r in recipes if r != base) + " |",
-            "|---:|" + "---:|" * (len(recipes) - 1),
-        ]
-        for f in curve["summary"]:
-            lines.append(
-                f"| {f} | "
-                + " | ".join(f"{gains(curve, r).get(f, float('nan')):+.2f}" for r in recipes if r != base)
-                + " |"
-            )
-    lines += verdict_lines(curve)
-    return "\n".join(lines) + "\n"
-
-
-def verdict_lines(curve: dict) -> list[str]:
-    """The curve's paired verdicts on all test items, per fraction and like-for-like pair, as Markdown."""
-    overall = [c for c in curve.get("contrasts", []) if c["slice"] == ALL]
-    lines = []
-    if overall:
-        seeds = curve["seeds"]
-        test = (
-            "sign-flip over clusters of test items (McNemar without pairs)"
-            if seeds == 1
-            else f"sign-flip over test items and t-test over the {seeds} seeds, both must reject"
-        )
-        lines += [
-            "",
-            f"Paired verdicts on the test items ({test}; 95 % bootstrap interval; Holm per fraction; *detectable*: the "
-            "smallest paired difference detectable at α 0.05 with power 0.8 — docs/statistics.md):",
-            "",
-            "| fraction | a | b | a − b (points) [95 % interval] | p | p (Holm) | verdict | detectable |",
-            "|---:|---|---|---:|---:|---:|---|---:|",
-        ]
-        for c in overall:
-            detectable = f"±{c['detectable']:.2f}" if c["detectable"] is not None else "none"
-            lines.append(
-                f"| {c['domain']} | {c['a']} | {c['b']} | {c['difference']:+.2f} [{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}] | "
-                f"{c['p']:.3g} | {c['p_holm']:.3g} | **{c['verdict']}** | {detectable} |"
-            )
-    if curve.get("no_predictions"):
-        lines += [
-            "",
-            f"No verdicts where runs kept no test predictions ({len(curve['no_predictions'])} runs, e.g. "
-            f"{curve['no_predictions'][0]}): delete those runs to train them again.",
-        ]
-    if curve.get("pretrained"):
-        lines += [
-            "",
-            "**Seeds.** Every seed starts from the same pre-training run: the sd covers the task training (initialisation, "
-            "batch order, training share), not pre-training.",
-        ]
-    return lines
-
-
-def plot_curve(curve: dict, path: Path) -> None:
-    """Mean ± sd of the test metric against the fraction of training data, one line per recipe; for a
-    predictor-only curve (no task), UUAS and DSpr side by side against the number of training sentences."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    metric = curve["runs"][0]["metric_name"] if curve["runs"] else "metric"
-    panels = [("mean", "sd", f"test {'UUAS' if metric == 'uuas' else metric}")]
-    if metric == "uuas":
-        panels.append(("dspr_mean", "dspr_sd", "test DSpr"))
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.4 * len(panels), 4.2), squeeze=False)
-    fractions = [float(f) for f in curve["summary"]]
-    for ax, (mean, sd, label) in zip(axes[0], panels):
-        ax.set_xscale("log")
-        ticks = fractions
-        for recipe in curve["recipes"]:
-            points = [
-                (f, by[recipe]) for f, by in zip(fractions, curve["summary"].values()) if mean in by.get(recipe, {})
-            ]
-            xs = [e["n_train"] if metric == "uuas" else f for f, e in points]
-            ax.errorbar(
-                xs, [e[mean] for _, e in points], yerr=[e[sd] for _, e in points], marker="o", capsize=3, label=recipe
-            )
-            ticks = xs
-        ax.set_xticks(ticks, [f"{x:,}" if metric == "uuas" else f"{x:g}" for x in ticks])
-        ax.minorticks_off()
-        ax.set_xlabel("training sentences" if metric == "uuas" else "fraction of the training split")
-        ax.set_ylabel(label)
-        ax.grid(alpha=0.3)
-        ax.legend()
-    fig.suptitle(f"{curve['dataset']}: {curve['seeds']} seed{'s' if curve['seeds'] > 1 else ''}, mean ± sd")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def seeds_markdown(curve: dict, fraction: str) -> str:
-    """One fraction of the curve seed by seed: each recipe's test metric per seed with mean ± sd, and each
-    recipe's gain over the baseline per seed (the seeds share their start, so the pairs are like for like)."""
-    runs = [r for r in curve["runs"] if f"{r['fraction']:g}" == fraction]
-    if not runs:
-        raise ValueError(f"the curve has no runs at fraction {fraction} (it has {', '.join(curve['summary'])})")
-    seeds = sorted({r["seed"] for r in runs})
-    test = {(r["recipe"], r["seed"]): r["test"] for r in runs}
-    summary, base = curve["summary"][fraction], curve["baseline"]
-    lines = [
-        f"Test {runs[0]['metric_name']} at fraction {fraction}, seed by seed:",
-        "",
-        "| recipe | " + " | ".join(f"seed {s}" for s in seeds) + " | mean ± sd |",
-        "|---|" + "---:|" * (len(seeds) + 1),
-    ]
-    for recipe in curve["recipes"]:
-        cells = [f"{test[recipe, s]:.2f}" if (recipe, s) in test else "–" for s in seeds]
-        entry = summary.get(recipe)
-        mean = f"{entry['mean']:.2f} ± {entry['sd']:.2f}" if entry else "–"
-        lines.append(f"| {recipe} | " + " | ".join(cells) + f" | {mean} |")
-    for recipe in (r for r in curve["recipes"] if base and r != base):
-        cells = [
-            f"{test[recipe, s] - test[base, s]:+.2f}" if (recipe, s) in test and (base, s) in test else "–"
-            for s in seeds
-        ]
-        lines.append(
-            f"| gain of {recipe} over {base} | "
-            + " | ".join(cells)
-            + f" | {gains(curve, recipe).get(fraction, float('nan')):+.2f} |"
-        )
-    return "\n".join(lines)

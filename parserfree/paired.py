@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, stats
 
+from parserfree.report_parts import json_only
+
 ALPHA = 0.05
 POWER = 0.8
 RESAMPLES = 2000  # bootstrap resamples of an interval
@@ -232,22 +234,25 @@ def verdict(difference: float, ci95: Sequence[float], p_adjusted: float, alpha: 
     return NO_DIFFERENCE
 
 
-@dataclass
+PARTS = "the items' and the seeds' halves of p and detectable, of which the report renders the larger"
+
+
+@dataclass(kw_only=True)
 class PairedResult:
     """One paired comparison of row a with row b on one slice of items (differences in points, a − b)."""
 
-    n_items: int
-    n_clusters: int
-    seeds: int
+    n_items: int = json_only("the slice's items, rendered as its domain's or bucket's n")
+    n_clusters: int = json_only("the resampling clusters (minimal pairs or items), named in the verdicts' text")
+    seeds: int = json_only("the report's seeds, rendered in its heading")
     difference: float
     ci95: list[float]
     discordant: list[float]  # items only a gets right, only b gets right (mean over seeds)
     p: float  # the test's p (one seed: p_items; several: the larger of p_items and p_seeds)
-    p_items: float  # sign-flip test over clusters (exact McNemar without pair ids and one seed)
-    p_seeds: float | None
+    p_items: float = json_only(PARTS)  # sign-flip test over clusters (exact McNemar without pair ids and one seed)
+    p_seeds: float | None = json_only(PARTS)
     detectable: float | None  # smallest difference (points) detectable at ALPHA with POWER; None: none is
-    detectable_items: float | None
-    detectable_seeds: float | None
+    detectable_items: float | None = json_only(PARTS)
+    detectable_seeds: float | None = json_only(PARTS)
 
 
 def paired_test(
@@ -288,16 +293,16 @@ def paired_test(
         return None if x is None else 100 * x
 
     return PairedResult(
-        n,
-        k,
-        seeds,
-        100 * float(per_seed.mean()),
-        [100 * float(lo), 100 * float(hi)],
-        [float(only_a.mean()), float(only_b.mean())],
-        p,
-        p_items,
-        p_seeds,
-        points(detectable),
-        points(detectable_items),
-        points(detectable_seeds),
+        n_items=n,
+        n_clusters=k,
+        seeds=seeds,
+        difference=100 * float(per_seed.mean()),
+        ci95=[100 * float(lo), 100 * float(hi)],
+        discordant=[float(only_a.mean()), float(only_b.mean())],
+        p=p,
+        p_items=p_items,
+        p_seeds=p_seeds,
+        detectable=points(detectable),
+        detectable_items=points(detectable_items),
+        detectable_seeds=points(detectable_seeds),
     )

@@ -21,6 +21,7 @@ from parserfree.distill.agreement import judges_both_versions
 from parserfree.distill.datasets import Example
 from parserfree.distill.teacher import Parse
 from parserfree.paired import pairs_of
+from parserfree.report_parts import ParseLeak
 
 SUBJECT_LABELS = ("nsubj", "nsubjpass")
 
@@ -32,12 +33,11 @@ def _subject_arcs(parse: Parse) -> set[tuple[int, int]]:
     return {(i, int(parse.heads[i])) for i, d in enumerate(parse.deps) if d in SUBJECT_LABELS}
 
 
-def pair_tree_differences(examples: Sequence[Example], parses: Sequence[Parse]) -> dict | None:
-    """{pairs, trees_differ, labels_differ, subject_arcs_differ} (shares in %) over the minimal pairs of
-    ``examples`` (parallel to ``parses``); None without pairs. Two versions of different lengths count as
-    differing trees."""
+def pair_tree_differences(examples: Sequence[Example], parses: Sequence[Parse]) -> ParseLeak | None:
+    """The ``ParseLeak`` (shares in %) over the minimal pairs of ``examples`` (parallel to ``parses``); None
+    without pairs. Two versions of different lengths count as differing trees."""
     if judges_both_versions([e.columns for e in examples]):  # one text per pair: nothing to leak
-        return {"pairs": len(examples), "trees_differ": 0.0, "labels_differ": 0.0, "subject_arcs_differ": 0.0}
+        return ParseLeak(pairs=len(examples), trees_differ=0.0, labels_differ=0.0, subject_arcs_differ=0.0)
     pairs = [ids for ids in pairs_of([(e.columns or {}).get("pair_id") for e in examples]) if len(ids) == 2]
     if not pairs:
         return None
@@ -48,9 +48,9 @@ def pair_tree_differences(examples: Sequence[Example], parses: Sequence[Parse]) 
         labels += not (same_length and a.deps == b.deps)
         subjects += _subject_arcs(a) != _subject_arcs(b)
     n = len(pairs)
-    return {
-        "pairs": n,
-        "trees_differ": 100.0 * trees / n,
-        "labels_differ": 100.0 * labels / n,
-        "subject_arcs_differ": 100.0 * subjects / n,
-    }
+    return ParseLeak(
+        pairs=n,
+        trees_differ=100.0 * trees / n,
+        labels_differ=100.0 * labels / n,
+        subject_arcs_differ=100.0 * subjects / n,
+    )

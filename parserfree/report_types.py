@@ -4,38 +4,46 @@
 without parserfree) and ``Report.from_dict`` reads one back, so report.md, the main job's index and any
 page generated from committed reports all read the same fields. Rows are named by recipe (a model) or by
 baseline name; a model row's ``role`` is its part in the comparison (``distill.recipes.ComparisonRoles``:
-parser_free, reference, baseline, extra). Metric results are kept as the metric code returns them
-(``Score.per_seed``: ``task_metrics`` of each seed; ``DomainResult.distance``: ``compare.distance_quality``).
+parser_free, reference, baseline, extra). Every class is built with keywords. The parts below a domain —
+D̂ and tree quality, breakdown buckets, the parse leak, the bundle's variants — are in
+``parserfree.report_parts``, with the JSON reading and writing; task metrics stay as ``task_metrics``
+returns them (``Score.per_seed``). A numeric field is rendered in report.md or marked ``json_only``
+(``TASK_SCORES_JSON_ONLY`` for the keys of ``per_seed``).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import types
-import typing
 from dataclasses import dataclass
-from typing import Any
 
 from parserfree.distill.task_metrics import TaskScores
 from parserfree.encoder.errors import UsageError
 from parserfree.paired import PairedResult
+from parserfree.report_parts import (
+    DistanceQuality,
+    ParseLeak,
+    RowBreakdown,
+    Variants,
+    from_json,
+    json_only,
+    to_json,
+)
 
 REPORT_FORMAT = 2  # 1: the untyped report.json of parserfree ≤ 0.2 (no baselines, no paired verdicts)
 MODEL, BASELINE = "model", "baseline"  # kinds of row
 LIKE_FOR_LIKE = "like_for_like"  # kind of contrast between two model rows (else BASELINE: a model vs a baseline)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Speed:
     """End-to-end speed of a model row on the headline domain (seed 0; parsing or tokenising included)."""
 
     sentences_per_s: float
-    words_per_s: float
+    words_per_s: float = json_only("the same throughput counted in words")
     latency_ms_p50: float
     latency_ms_p95: float
 
 
-@dataclass
+@dataclass(kw_only=True)
 class ModelRow:
     """A row of the report: a trained model (one per seed) or a shortcut baseline."""
 
@@ -44,23 +52,31 @@ class ModelRow:
     role: str | None  # a model's part in the comparison (ComparisonRoles field), None for a baseline
     recipe: str | None
     runtime: str  # onnxruntime | pytorch | numpy
-    seeds: int
+    seeds: int = json_only("the report's seeds (rendered) for a model row, 1 for a baseline")
     description: str = ""
     speed: Speed | None = None
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Margin:
     """How far a model row is from the best shortcut baseline of a domain (points, the model minus it)."""
 
     baseline: str
     difference: float
     ci95: list[float]
-    p_holm: float
+    p_holm: float = json_only("the p of the same contrast, rendered in the verdicts table")
     verdict: str
 
 
-@dataclass
+# The keys of Score.per_seed (``task_metrics``) not rendered; the others are, as the mean ± sd over seeds.
+TASK_SCORES_JSON_ONLY = {
+    "metric": "one seed's; Score.metric is the mean over seeds",
+    "accuracy": "one seed's metric under its name (accuracy is the metric of classification)",
+    "pearson": "one seed's metric under its name (Pearson r is the metric of regression)",
+}
+
+
+@dataclass(kw_only=True)
 class Score:
     """A row's task score on one domain: the metric (mean over seeds) and its sd, every seed's metrics as
     ``task_metrics`` returns them, minimal-pair accuracy (both versions of a pair right) where items come in
@@ -71,11 +87,11 @@ class Score:
     metric_sd: float | None
     per_seed: list[TaskScores]
     pair_accuracy: float | None = None
-    n_pairs: int = 0
+    n_pairs: int = json_only("the domain's minimal pairs (rendered with the domain)", default=0)
     over_best_baseline: Margin | None = None
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Contrast(PairedResult):
     """The paired verdict of row a against row b on one slice of one domain's items."""
 
@@ -89,7 +105,7 @@ class Contrast(PairedResult):
     verdict: str
 
 
-@dataclass
+@dataclass(kw_only=True)
 class DomainResult:
     """One compared dataset: every row's score, the parser-free model's agreement with its reference, D̂
     against the parser's trees (seed 0; every seed's too when there are several) and the breakdowns."""
@@ -100,13 +116,13 @@ class DomainResult:
     n_pairs: int
     scores: dict[str, Score]
     agreement: float | None
-    distance: dict | None
-    breakdown: dict | None = None
-    distance_by_seed: list[dict] | None = None
-    parse_leak: dict | None = None  # how often the parser's trees of a minimal pair's versions differ (parse_leak.py)
+    distance: DistanceQuality | None
+    breakdown: dict[str, RowBreakdown] | None = None  # row → group → bucket → score
+    distance_by_seed: list[DistanceQuality] | None = None
+    parse_leak: ParseLeak | None = None  # how often the parser's trees of a minimal pair's versions differ
 
 
-@dataclass
+@dataclass(kw_only=True)
 class StatisticsNote:
     """How the report's verdicts were computed (docs/statistics.md)."""
 
@@ -119,7 +135,7 @@ class StatisticsNote:
     power_method: str = ""
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Report:
     """A comparison report; ``dataset`` names the headline domain (speed, figures, the markdown's top)."""
 
@@ -138,8 +154,8 @@ class Report:
     speedup_end_to_end: float | None
     versions: dict
     parser_free_with_parser_distances: Score | None = None
-    variants: dict | None = None
-    format: int = REPORT_FORMAT
+    variants: Variants | None = None
+    format: int = json_only("the report.json format, checked on reading", default=REPORT_FORMAT)
 
     @property
     def headline(self) -> DomainResult:
@@ -148,7 +164,7 @@ class Report:
 
     def to_dict(self) -> dict:
         """The JSON form (report.json)."""
-        return dataclasses.asdict(self)
+        return to_json(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> Report:
@@ -157,34 +173,12 @@ class Report:
             raise UsageError(
                 f"report format {data.get('format', 1)} is not {REPORT_FORMAT}: compare again to rebuild it"
             )
-        return _build(cls, data)
+        return from_json(cls, data)
 
 
 def as_report(report: Report | dict) -> Report:
     """A Report, from itself or from its JSON form."""
     return report if isinstance(report, Report) else Report.from_dict(report)
-
-
-def _build(hint: Any, value: Any) -> Any:
-    """``value`` (JSON) as the type ``hint`` says: dataclasses, lists and dicts of them, optionals."""
-    origin = typing.get_origin(hint)
-    if value is None:
-        return None
-    if origin in (typing.Union, types.UnionType):
-        options = [o for o in typing.get_args(hint) if o is not type(None)]
-        return _build(options[0], value) if len(options) == 1 else value
-    if isinstance(hint, type) and dataclasses.is_dataclass(hint):  # a hint is a class, never an instance
-        hints = typing.get_type_hints(hint)
-        return hint(
-            **{f.name: _build(hints[f.name], value[f.name]) for f in dataclasses.fields(hint) if f.name in value}
-        )
-    if origin is list:
-        (inner,) = typing.get_args(hint)
-        return [_build(inner, v) for v in value]
-    if origin is dict:
-        _, inner = typing.get_args(hint)
-        return {k: _build(inner, v) for k, v in value.items()}
-    return value
 
 
 __all__ = [
@@ -200,5 +194,6 @@ __all__ = [
     "Score",
     "Speed",
     "StatisticsNote",
+    "TASK_SCORES_JSON_ONLY",
     "as_report",
 ]

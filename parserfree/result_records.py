@@ -5,7 +5,9 @@ A record is one JSON file ``docs/results/<name>.json``: ``command`` (what was ru
 ``curve``: a ``curve.json``; ``json``: any other result, e.g. a benchmark's JSON or the main job's
 ``index.json``), optionally ``source`` (the file it was copied from) and ``note`` (machine, conditions),
 and ``payload``: the result as its command wrote it, unchanged. The pages (``parserfree.results_page``)
-render every number they show from these files; ``add_records`` copies a new result in.
+render every number they show from these files; ``add_records`` copies a new result in. The benchmarks'
+records are files of the same form in ``docs/bench/`` (``kind`` json, written by the bench scripts
+themselves: bench/lib/common.py), rendered into bench/README.md by ``python -m bench.readme``.
 """
 
 from __future__ import annotations
@@ -108,10 +110,9 @@ def load_record(path: str | Path) -> ResultRecord:
     )
 
 
-def load_records(root: str | Path) -> dict[str, ResultRecord]:
-    """Every record under ``root``/docs/results, by name."""
-    folder = Path(root) / RECORDS_DIR
-    return {p.stem: load_record(p) for p in sorted(folder.glob("*.json"))}
+def load_records(root: str | Path, folder: str | Path = RECORDS_DIR) -> dict[str, ResultRecord]:
+    """Every record under ``root``/``folder`` (docs/results by default; docs/bench holds the benchmarks'), by name."""
+    return {p.stem: load_record(p) for p in sorted((Path(root) / folder).glob("*.json"))}
 
 
 def current_commit(root: str | Path) -> str:

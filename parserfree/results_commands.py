@@ -2,7 +2,7 @@
 
 Registered on the main CLI by ``add_results_commands(subparsers)`` (parserfree/cli.py); thin argument
 parsing over ``parserfree.result_records`` and ``parserfree.results_page``, imported only when a command
-runs (the page pulls in matplotlib). Bad records or placeholders end as the CLI's one-line errors.
+runs. Bad records or placeholders end as the CLI's one-line errors.
 """
 
 from __future__ import annotations

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from parserfree.breakdown import breakdown_markdown
-from parserfree.curve import curve_markdown, gains, seeds_markdown
+from parserfree.curve_tables import curve_markdown, gains, seeds_markdown
 from parserfree.encoder.files import write_text_atomic
-from parserfree.report import domain_relations, headline_table, relations_markdown, variants_markdown
+from parserfree.quality_tables import quality_table, relations_markdown
+from parserfree.report_tables import headline_table, variants_markdown
 from parserfree.report_types import as_report
 from parserfree.result_records import RECORDS_DIR, RecordError, ResultRecord, load_records
 
@@ -36,17 +37,19 @@ REGION = re.compile(r"(<!-- results:(.*?)-->\n)(.*?)(<!-- /results -->)", re.S)
 
 
 class Context:
-    """What a placeholder is rendered with: the records, and where the page lies (for its links)."""
+    """What a placeholder is rendered with: the records, where the page lies (for its links) and the records'
+    folder (for its messages: docs/results, or docs/bench for bench/README.md)."""
 
-    def __init__(self, records: dict[str, ResultRecord], link_base: str) -> None:
+    def __init__(self, records: dict[str, ResultRecord], link_base: str, records_dir: Path = RECORDS_DIR) -> None:
         self.records = records
         self.link_base = link_base  # the records folder as the page links to it, e.g. "results/" from docs/
+        self.records_dir = records_dir
 
     def record(self, name: str, kind: str | None = None) -> ResultRecord:
         """The record ``name`` (of ``kind`` when given)."""
         record = self.records.get(name)
         if record is None:
-            raise RecordError(f"no record {RECORDS_DIR / name}.json")
+            raise RecordError(f"no record {self.records_dir / name}.json")
         if kind is not None and record.kind != kind:
             raise RecordError(f"record {name} is a {record.kind}, not a {kind}")
         return record
@@ -63,7 +66,7 @@ class Context:
 
     def missing(self, name: str) -> str:
         """The one line a table of a record not made yet renders as."""
-        return f"*Not recorded yet: no `{RECORDS_DIR / name}.json`.*"
+        return f"*Not recorded yet: no `{self.records_dir / name}.json`.*"
 
 
 def _headings_as_captions(markdown: str) -> str:
@@ -95,12 +98,22 @@ def _breakdown(ctx: Context, name: str) -> str:
 
 def _relations(ctx: Context, name: str) -> str:
     """A report's UUAS and relation recall by domain and sentence length."""
-    return _with_source(ctx, name, "report", lambda r: "\n".join(relations_markdown(domain_relations(as_report(r)))))
+
+    def draw(payload: dict) -> str:
+        domains = as_report(payload).domains.items()
+        return "\n".join(relations_markdown({n: d.distance.relations if d.distance else None for n, d in domains}))
+
+    return _with_source(ctx, name, "report", draw)
+
+
+def _trees(ctx: Context, name: str) -> str:
+    """A report's D̂ and the graph's own trees against spaCy's, one row per domain."""
+    return _with_source(ctx, name, "report", lambda r: "\n".join(quality_table(as_report(r))))
 
 
 def _variants(ctx: Context, name: str) -> str:
     """A report's model variants of the parser-free bundle (fp32, optimised, int8)."""
-    return _with_source(ctx, name, "report", lambda r: "\n".join(variants_markdown(r.get("variants"))))
+    return _with_source(ctx, name, "report", lambda r: "\n".join(variants_markdown(as_report(r).variants)))
 
 
 def _seeds(ctx: Context, name: str, fraction: str) -> str:
@@ -179,6 +192,7 @@ RENDERERS: dict[str, Callable[..., str]] = {
     "table": _table,
     "breakdown": _breakdown,
     "relations": _relations,
+    "trees": _trees,
     "variants": _variants,
     "seeds": _seeds,
     "headline": _headline,
@@ -188,16 +202,17 @@ RENDERERS: dict[str, Callable[..., str]] = {
 }
 
 
-def render_placeholder(text: str, ctx: Context) -> str:
-    """``KIND ARG …`` (the inside of ``{{…}}`` or of a README marker) rendered from the records."""
+def render_placeholder(text: str, ctx: Context, renderers: dict[str, Callable[..., str]] = RENDERERS) -> str:
+    """``KIND ARG …`` (the inside of ``{{…}}`` or of a README marker) rendered from the records by
+    ``renderers[KIND]`` (this page's; bench/readme.py passes the benchmarks')."""
     kind, *args = text.split()
-    if kind not in RENDERERS:
-        raise RecordError(f"unknown placeholder '{kind}' (one of {', '.join(RENDERERS)})")
+    if kind not in renderers:
+        raise RecordError(f"unknown placeholder '{kind}' (one of {', '.join(renderers)})")
     try:
-        inspect.signature(RENDERERS[kind]).bind(ctx, *args)
+        inspect.signature(renderers[kind]).bind(ctx, *args)
     except TypeError:
-        raise RecordError(f"wrong arguments for '{kind}': {RENDERERS[kind].__doc__.splitlines()[0]}") from None
-    return RENDERERS[kind](ctx, *args)
+        raise RecordError(f"wrong arguments for '{kind}': {renderers[kind].__doc__.splitlines()[0]}") from None
+    return renderers[kind](ctx, *args)
 
 
 def _line_of(text: str, position: int) -> int:
@@ -216,12 +231,12 @@ def render_template(template: str, ctx: Context, where: str) -> str:
     return PLACEHOLDER.sub(one, template)
 
 
-def render_regions(text: str, ctx: Context, where: str) -> str:
+def render_regions(text: str, ctx: Context, where: str, renderers: dict[str, Callable[..., str]] = RENDERERS) -> str:
     """``text`` with what lies between each ``<!-- results: … -->`` and ``<!-- /results -->`` rendered."""
 
     def one(m: re.Match) -> str:
         try:
-            body = render_placeholder(m.group(2), ctx)
+            body = render_placeholder(m.group(2), ctx, renderers)
         except RecordError as e:
             raise RecordError(f"{where}:{_line_of(text, m.start())}: results:{m.group(2).rstrip()}: {e}") from None
         return f"{m.group(1)}{body}\n{m.group(4)}"

@@ -19,8 +19,9 @@ from parserfree.breakdown import ALL, Slices, breakdowns, item_slices
 from parserfree.distill.agreement import PAIR_ID
 from parserfree.distill.task_metrics import task_metrics
 from parserfree.like_for_like import Pairing
-from parserfree.paired import RESAMPLES, holm, paired_test, verdict
-from parserfree.report_types import BASELINE, LIKE_FOR_LIKE, MODEL, Contrast, Margin, Score
+from parserfree.paired import ALPHA, POWER, RESAMPLES, holm, paired_test, verdict
+from parserfree.report_parts import RowBreakdown
+from parserfree.report_types import BASELINE, LIKE_FOR_LIKE, MODEL, Contrast, Margin, Score, StatisticsNote
 
 AGAINST_BASELINE = "a model row against a shortcut baseline"
 
@@ -30,7 +31,7 @@ class DomainScores:
     """What ``score_domain`` finds on one domain."""
 
     scores: dict[str, Score]
-    breakdown: dict | None
+    breakdown: dict[str, RowBreakdown] | None
     contrasts: list[Contrast]
     n_pairs: int
 
@@ -44,12 +45,36 @@ def row_score(task: str, predictions: np.ndarray, gold: np.ndarray, n_classes: i
     if slices is not None:
         pairs, n_pairs = slices.pair_accuracy(predictions == gold, slices.masks[ALL])
     return Score(
-        per_seed[0]["metric_name"],
-        float(values.mean()),
-        float(np.std(values, ddof=1)) if values.size > 1 else None,
-        per_seed,
-        pairs,
-        n_pairs,
+        metric_name=per_seed[0]["metric_name"],
+        metric=float(values.mean()),
+        metric_sd=float(np.std(values, ddof=1)) if values.size > 1 else None,
+        per_seed=per_seed,
+        pair_accuracy=pairs,
+        n_pairs=n_pairs,
+    )
+
+
+def statistics_note(seeds: int, pairs: bool, resamples: int) -> StatisticsNote:
+    """What the verdicts of a report of this many seeds are (docs/statistics.md)."""
+    test = (
+        "sign-flip test over clusters (minimal pairs, else items) of the difference in correct items; "
+        "exact McNemar without pairs"
+        if seeds == 1
+        else "sign-flip permutation test over clusters of the seed-averaged difference and one-sample t-test "
+        "over the per-seed differences, both must reject (p = the larger)"
+    )
+    power = (
+        "Connor 1987 normal approximation on the cluster sums at the observed discordance (McNemar's without pairs)"
+        if seeds == 1
+        else "normal approximation on the cluster sums (items) and noncentral t (seeds); the larger"
+    )
+    return StatisticsNote(
+        alpha=ALPHA,
+        power=POWER,
+        resamples=resamples,
+        resampling_unit="minimal pair" if pairs else "item",
+        test=test,
+        power_method=power,
     )
 
 
@@ -124,6 +149,8 @@ def score_domain(
         best = max(baselines, key=lambda n: scores[n].metric)
         for c in contrasts:
             if c.slice == ALL and c.kind == BASELINE and c.b == best:
-                scores[c.a].over_best_baseline = Margin(best, c.difference, c.ci95, c.p_holm, c.verdict)
+                scores[c.a].over_best_baseline = Margin(
+                    baseline=best, difference=c.difference, ci95=c.ci95, p_holm=c.p_holm, verdict=c.verdict
+                )
     n_pairs = slices.pair_accuracy(np.ones((1, gold.size), dtype=bool), slices.masks[ALL])[1]
     return DomainScores(scores, breakdowns(correct, slices), contrasts, n_pairs)

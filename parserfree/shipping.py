@@ -3,7 +3,7 @@
 The shipped artefact and its record are ``distill/shipped.py``'s; this command strings the steps: the
 pre-training of the config's ``run.pretrain_*`` settings (trained into the cache, or the finished one of
 exactly these settings reused), its dev and test scores from the run, optionally the scores of
-``bench/bench_parser.py`` by spaCy's scorer (``--scores``), then the float16 copy and the record in
+``python -m bench.parser`` by spaCy's scorer (``--scores``: its record, e.g. ``docs/bench/parser-en.json``), then the float16 copy and the record in
 ``models/<name>/``, refused when the shipped record is better.
 """
 
@@ -27,9 +27,12 @@ def run_scores(metrics: dict) -> dict:
 
 
 def bench_scores(path: str) -> dict:
-    """The overall scores (spaCy's scorer on the held-out sentences) and speed of a ``bench/bench_parser.py``
-    result of the shipped checkpoint."""
+    """The overall scores (spaCy's scorer on the held-out sentences) and speed of a ``python -m bench.parser``
+    result of the shipped checkpoint: its record (``docs/bench/*.json``: the result is its payload) or a
+    result file as the bench wrote it before records."""
     result = json.loads(Path(path).read_text(encoding="utf-8"))
+    if isinstance(result.get("payload"), dict) and "command" in result:
+        result = result["payload"]
     overall = result["accuracy"]["predictor"]["all"]
     speed = result["speed"]
     return {
@@ -49,7 +52,7 @@ def cmd_ship(args: argparse.Namespace) -> int:
     from parserfree.distill.config import load_config
     from parserfree.distill.fingerprints import data_digest
     from parserfree.distill.shipped import ship, write_readme
-    from parserfree.main_job import pretrain_config, pretrain_stage
+    from parserfree.job_stages import pretrain_config, pretrain_stage
     from parserfree.result_records import RecordError, current_commit
 
     config = load_config(args.config, args.set or [])
@@ -100,7 +103,10 @@ def add_ship_command(sub) -> None:
     p.add_argument("--config", required=True, help="a task's YAML config; its run.pretrain_* and model settings")
     p.add_argument("--name", required=True, help="the shipped name, e.g. parser-en (builtin:parser-en)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
-    p.add_argument("--scores", help="a bench/bench_parser.py result JSON of the same checkpoint, kept in the record")
+    p.add_argument(
+        "--scores",
+        help="a `python -m bench.parser` record of the same checkpoint (e.g. docs/bench/parser-en.json), kept in the record",
+    )
     p.add_argument("--models-dir", default="models", help="where the shipped models live (default: models)")
     p.add_argument("--force", action="store_true", help="replace the shipped model even if its record is better")
     p.add_argument("--cache-dir", help="cache folder for data, parses and pre-trainings")

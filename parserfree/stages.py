@@ -20,23 +20,19 @@ from pathlib import Path
 
 from parserfree.distill.config import ExperimentConfig
 from parserfree.distill.datasets import DataConfig
-from parserfree.distill.fingerprints import changes, data_digest, file_digest, flatten, summary, without
+from parserfree.distill.fingerprints import (
+    changes,
+    data_digest,
+    file_digest,
+    summary,
+    without,
+    without_added_at_their_old_value,
+)
 from parserfree.distill.shipped import resolve_weights
 from parserfree.encoder.files import write_json
 
 # settings that say where things are or how fast they run, not what is computed
 WHERE_AND_HOW_FAST = ("threads", "data.cache_dir", "data.archive", "training.num_workers", "training.init_from", "run")
-
-
-# settings added after stage records were written, with the value that computes what the records did: a
-# record is not made stale by a setting that did not exist when it was written and is at that value
-ADDED_SETTINGS = {"data.split_column": None}
-
-
-def without_added_at_their_old_value(settings: dict) -> dict:
-    """``settings`` without the ``ADDED_SETTINGS`` that are at the value computing what came before them."""
-    flat = flatten(settings)
-    return without(settings, tuple(key for key, old in ADDED_SETTINGS.items() if flat.get(key) == old))
 
 
 def training_fingerprint(config: ExperimentConfig) -> dict:

@@ -7,7 +7,9 @@ interface, two forms chosen by ``PredictorConfig.form``:
 
 - ``heads``: ArcScorer → argmax head per word → cycles broken (cycle_breaking.py), so the heads always
   form a forest → D̂ = the exact tree distances of that forest, by pointer jumping (tree_ops.py,
-  O(B·T² log T)). With labelled training data a LabelScorer (label_scorer.py) names the relation of
+  O(B·T² log T)) — or, with ``distance_cap`` K set (the export's task graph may ask for it), min(d, K)
+  from K − 2 products of the undirected head adjacency (``clamped_distances_from_heads``): all a bias
+  that saturates at K reads. With labelled training data a LabelScorer (label_scorer.py) names the relation of
   every word to its predicted head (trained at the gold head). The task loss reaches the scorer in one
   of two ways:
   - ``soft``: D̂ is the expected distance under the arc probabilities (path doubling over the softmax
@@ -41,6 +43,7 @@ from parserfree.predictor.loss import arc_loss, label_loss, probe_loss
 from parserfree.predictor.probe import StructuralProbe
 from parserfree.predictor.tower import ParserTower
 from parserfree.predictor.tree_ops import (
+    clamped_distances_from_heads,
     distances_from_heads,
     distances_from_parents,
     parents_from_heads,
@@ -100,6 +103,10 @@ class DistancePredictor(nn.Module):
         self.max_len = max_len
         self.far_distance = far_distance
         self.n_steps = steps_for_length(max_len)
+        # None: D̂ = the predicted tree's exact path lengths (pointer jumping); an integer K: D̂ = min(d, K)
+        # by powers of the head adjacency (`heads` form without ``soft``, outside a straight-through step).
+        # Not a setting: the export sets it for the task graph, whose bias reads nothing beyond K.
+        self.distance_cap: int | None = None
         self.tower: ParserTower | None = None
         if config.has_tower:
             if encoder is None:
@@ -143,6 +150,8 @@ class DistancePredictor(nn.Module):
             # straight through: the values of the one-hot tree, the gradient of the probabilities
             parents = parents_from_heads(heads, dtype=scores.dtype) + (probabilities - probabilities.detach())
             distances = distances_from_parents(parents, mask, self.n_steps)
+        elif self.distance_cap is not None:
+            distances = clamped_distances_from_heads(heads, mask, self.distance_cap)
         else:
             distances = distances_from_heads(heads, mask, self.n_steps)
         whole = not self.config.soft and not differentiable

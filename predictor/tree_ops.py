@@ -206,6 +206,34 @@ def distances_from_heads(heads: Tensor, mask: Tensor, n_steps: int) -> Tensor:
     return value.clamp_(min=float(PAD_DISTANCE), max=float(CROSS_TREE_DISTANCE)).to(torch.float32)
 
 
+# --- head indices: powers of the adjacency, clamped -------------------------------------------------
+def clamped_distances_from_heads(heads: Tensor, mask: Tensor, cap: int) -> Tensor:
+    """Head indices (B×T long, root = self, pad −1) + mask (B×T bool) → min(d, ``cap``) (B×T×T float).
+
+    What a syntax bias that saturates at ``cap`` reads (``SyntaxBias.saturation``: every distance from
+    ``cap`` on, and every pair in different trees, gets the same bias), in fewer nodes than
+    ``distances_from_heads``: no pointer jumping, no depths, sizes or sort. With A = I + P + Pᵀ (P the
+    strict parent one-hot, the undirected head adjacency with self-loops), the pairs within k edges are
+    R_k = [A^k > 0], built as R_k = min(R_(k−1)·A, 1), so min(d, cap) = Σ_(k<cap) [not R_k] = cap − Σ_(k<cap) R_k:
+    cap − 2 batched T×T products of 0/1 floats (exact), O(B·T³·cap), three nodes each. Pairs in different
+    trees and pairs beyond ``cap`` edges → ``cap``, pairs touching padding → PAD_DISTANCE. For a forest it
+    equals ``distances_from_heads`` clamped at ``cap`` (tests/predictor/test_adjacency_powers.py).
+    """
+    if cap < 1:
+        raise ValueError(f"cap: expected an integer ≥ 1, got {cap!r}")
+    eye = identity(heads.shape[-1], heads.device)  # T×T
+    # B×T×T strict parent one-hot: no root self-loop, pad rows all 0 (a pad's head −1 is no position)
+    parent = (heads.unsqueeze(-1) == positions_like(heads)) & ~eye
+    step = (parent | parent.transpose(1, 2) | eye).to(torch.float32)  # A = R_1
+    within = eye.to(torch.float32) + step if cap >= 2 else eye.to(torch.float32).expand_as(step)  # Σ R_k so far
+    reach = step
+    for _ in range(2, cap):
+        reach = torch.matmul(reach, step).clamp_(max=1.0)  # R_k = [A^k > 0]
+        within = within + reach
+    distances = float(cap) - within
+    return torch.where(pair_mask(mask), distances, float(PAD_DISTANCE))
+
+
 # --- parent probabilities: path doubling ------------------------------------------------------------
 def ancestor_matrix(parents: Tensor, mask: Tensor, n_steps: int) -> Tensor:
     """Ancestor-or-self matrix S (B×T×T, values in [0, 1]) from parents (B×T×T) by path doubling.

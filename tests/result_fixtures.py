@@ -8,45 +8,62 @@ from pathlib import Path
 
 def report_payload(dataset: str = "agreement", twin: float = 71.74, free: float = 71.02) -> dict:
     """A comparison report.json (``report_types.Report``) with two model rows and no baselines."""
-    from parserfree.compare import statistics_note
-    from parserfree.report_types import MODEL, DomainResult, ModelRow, Report, Score, Speed
+    from parserfree.report_parts import DistanceQuality
+    from parserfree.report_types import MODEL, DomainResult, ModelRow, Score, Speed
 
     def row(recipe: str, role: str, speed: float) -> ModelRow:
-        return ModelRow(recipe, MODEL, role, recipe, "onnxruntime", 1, "", Speed(speed, 12 * speed, 1.25, 2.5))
+        return ModelRow(
+            name=recipe,
+            kind=MODEL,
+            role=role,
+            recipe=recipe,
+            runtime="onnxruntime",
+            seeds=1,
+            speed=Speed(sentences_per_s=speed, words_per_s=12 * speed, latency_ms_p50=1.25, latency_ms_p95=2.5),
+        )
 
     def score(metric: float) -> Score:
-        return Score("accuracy", metric, None, [{"metric_name": "accuracy", "metric": metric, "accuracy": metric}])
+        per_seed = [{"metric_name": "accuracy", "metric": metric, "accuracy": metric}]
+        return Score(metric_name="accuracy", metric=metric, metric_sd=None, per_seed=per_seed)
 
     domain = DomainResult(
-        dataset,
-        "binary",
-        3054,
-        0,
-        {"parser_fed_twin": score(twin), "parser_free": score(free)},
-        0.97,
-        {"uuas": 81.6, "dspr": 0.77, "l1": 1.5},
+        dataset=dataset,
+        task="binary",
+        n_examples=3054,
+        n_pairs=0,
+        scores={"parser_fed_twin": score(twin), "parser_free": score(free)},
+        agreement=0.97,
+        distance=DistanceQuality(uuas=81.6, dspr=0.77, l1=1.5),
     )
+    models = {
+        "parser_fed_twin": row("parser_fed_twin", "reference", 210.0),
+        "parser_free": row("parser_free", "parser_free", 1050.0),
+    }
     roles = {"parser_free": "parser_free", "reference": "parser_fed_twin", "baseline": None}
-    report = Report(
-        dataset,
-        "test",
-        "binary",
-        1,
-        2,
-        32,
-        "test machine",
-        roles,
-        {
-            "parser_fed_twin": row("parser_fed_twin", "reference", 210.0),
-            "parser_free": row("parser_free", "parser_free", 1050.0),
-        },
-        {dataset: domain},
-        [],
-        statistics_note(1, False, 100),
-        5.0,
-        {"parserfree": "0"},
+    return one_seed_report(domain, models, roles, speedup=5.0).to_dict()
+
+
+def one_seed_report(domain, models: dict, roles: dict, contrasts=(), resamples: int = 100, speedup: float = 5.0):
+    """A one-seed binary ``Report`` of one domain (its headline) on the test split of a test machine."""
+    from parserfree.report_types import Report
+    from parserfree.scoring import statistics_note
+
+    return Report(
+        dataset=domain.dataset,
+        split="test",
+        task="binary",
+        seeds=1,
+        threads=2,
+        batch_size=32,
+        machine="test machine",
+        roles=roles,
+        models=models,
+        domains={domain.dataset: domain},
+        contrasts=list(contrasts),
+        statistics=statistics_note(1, domain.n_pairs > 0, resamples),
+        speedup_end_to_end=speedup,
+        versions={"parserfree": "0"},
     )
-    return report.to_dict()
 
 
 def curve_payload() -> dict:
@@ -72,7 +89,7 @@ def curve_payload() -> dict:
             (1.0, 1, "parser_fed_twin", 71.0),
         ]
     ]
-    from parserfree.curve import summarise
+    from parserfree.curve_tables import summarise
 
     return {
         "dataset": "agreement",

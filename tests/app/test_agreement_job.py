@@ -7,6 +7,7 @@ import pytest
 
 from parserfree.distill.config import load_config
 from parserfree.main_job import run_task
+from parserfree.report_parts import ParseLeak
 
 
 def _overrides(tmp_path, dataset: str) -> list[str]:
@@ -30,14 +31,11 @@ def test_number_view_report_has_the_noun_baselines_whole_pair_metrics_and_no_par
     assert {"nearest_noun", "nearest_noun_s", "first_noun", "prev_word", "bag_of_words"} <= set(domain.scores)
     assert "verb_form" not in domain.scores  # the number view's text shows no verb form
     rule = domain.breakdown["nearest_noun"]["attractors"]  # the fixture's nearest noun: the subject iff no attractor
-    assert rule["0"]["accuracy"] == 100.0 and rule["1"]["accuracy"] == 0.0 and rule["2+"]["accuracy"] == 0.0
+    assert rule["0"].accuracy == 100.0 and rule["1"].accuracy == 0.0 and rule["2+"].accuracy == 0.0
     for row in ("parser_fed_twin", "parser_free", "nearest_noun"):
         score = domain.scores[row]
         assert score.pair_accuracy == pytest.approx(score.metric) and score.n_pairs == domain.n_examples
-    assert domain.parse_leak == {
-        "pairs": domain.n_examples,
-        "trees_differ": 0.0,
-        "labels_differ": 0.0,
-        "subject_arcs_differ": 0.0,
-    }
+    assert domain.parse_leak == ParseLeak(
+        pairs=domain.n_examples, trees_differ=0.0, labels_differ=0.0, subject_arcs_differ=0.0
+    )
     assert set(domain.breakdown["parser_free"]["nearest_noun"]) == {"subject's number", "attractor"}

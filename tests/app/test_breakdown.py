@@ -15,12 +15,12 @@ from parserfree.breakdown import (
     breakdowns,
     item_slices,
     pair_accuracy,
-    plot_breakdown,
     wilson,
 )
 from parserfree.compare import run_domain, score_outputs
 from parserfree.distill.agreement import PAIR_ID
 from parserfree.distill.datasets import Example
+from parserfree.figures import plot_breakdown
 
 
 def test_wilson_interval_matches_the_textbook_values():
@@ -36,15 +36,13 @@ def test_examples_fall_into_their_buckets_with_counts_and_accuracy():
     gold = np.array([1, 0, 1, 0, 1, 0, 1])
     pred = np.array([1, 0, 0, 0, 0, 1, 1])
     got = breakdown((pred == gold)[None], item_slices(columns, 7, 1, 200, PAIR_ID))
-    assert {b: (e["n"], e["accuracy"]) for b, e in got["attractors"].items()} == {
+    assert {b: (e.n, e.accuracy) for b, e in got["attractors"].items()} == {
         "0": (3, pytest.approx(200 / 3)),
         "1": (2, 50.0),
         "2+": (2, 50.0),
     }
-    assert {b: e["n"] for b, e in got["distance"].items()} == {"1": 1, "2-3": 2, "4-6": 2, "7+": 2}
-    assert got["distance"]["4-6"]["accuracy"] == 50.0 and got["distance"]["4-6"]["ci95"] == pytest.approx(
-        list(wilson(1, 2))
-    )
+    assert {b: e.n for b, e in got["distance"].items()} == {"1": 1, "2-3": 2, "4-6": 2, "7+": 2}
+    assert got["distance"]["4-6"].accuracy == 50.0 and got["distance"]["4-6"].ci95 == pytest.approx(list(wilson(1, 2)))
     assert "subject_number×attractors" not in got  # no subject number column: no such breakdown
 
 
@@ -60,15 +58,15 @@ def test_subject_number_by_attractors_and_minimal_pairs():
     slices = item_slices(columns, 6, 1, 500, PAIR_ID)
     got = breakdown(correct, slices)["subject_number×attractors"]
     assert (
-        got["sg/1"]["n"] == 4
-        and got["sg/1"]["accuracy"] == 75.0
-        and got["sg/1"]["pair_accuracy"] == 50.0
-        and got["sg/1"]["n_pairs"] == 2
+        got["sg/1"].n == 4
+        and got["sg/1"].accuracy == 75.0
+        and got["sg/1"].pair_accuracy == 50.0
+        and got["sg/1"].n_pairs == 2
     )
-    assert got["pl/0"]["accuracy"] == 50.0 and got["pl/0"]["pair_accuracy"] == 0.0
-    assert got["sg/0"]["n"] == 0 and got["pl/2+"]["n"] == 0
+    assert got["pl/0"].accuracy == 50.0 and got["pl/0"].pair_accuracy == 0.0
+    assert got["sg/0"].n == 0 and got["pl/2+"].n == 0
     assert pair_accuracy(correct, slices.pair_ids, slices.masks[ALL]) == (pytest.approx(100 / 3), 3)
-    lo, hi = got["sg/1"]["ci95"]  # pairs: the bootstrap over the 2 pairs, not Wilson over 4 items
+    lo, hi = got["sg/1"].ci95  # pairs: the bootstrap over the 2 pairs, not Wilson over 4 items
     assert (lo, hi) == (50.0, 100.0)
 
 
@@ -112,7 +110,7 @@ def test_compare_keeps_each_examples_columns_with_it_when_sorting_by_length():
     )
     for model in pipes:
         assert (
-            scored.breakdown[model]["attractors"]["1"]["accuracy"] == 100.0
-            and scored.breakdown[model]["attractors"]["1"]["n"] == 6
+            scored.breakdown[model]["attractors"]["1"].accuracy == 100.0
+            and scored.breakdown[model]["attractors"]["1"].n == 6
         )
-        assert scored.breakdown[model]["attractors"]["0"]["accuracy"] == 0.0
+        assert scored.breakdown[model]["attractors"]["0"].accuracy == 0.0

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import parserfree.cli as cli
+import parserfree.data_commands as data_commands
 from parserfree.distill.readers import DataError
 from parserfree.encoder.errors import ParserfreeError
 
@@ -21,7 +22,7 @@ def test_a_stray_value_error_in_a_command_keeps_its_traceback(monkeypatch, tmp_p
     def buggy(args):
         raise ValueError("a bug, not bad input")
 
-    monkeypatch.setattr(cli, "cmd_data", buggy)
+    monkeypatch.setattr(data_commands, "cmd_data", buggy)
     with pytest.raises(ValueError, match="a bug"):
         cli.main(["data", "--dataset", str(tmp_path / "x.csv")])
 

@@ -160,9 +160,11 @@ def test_report_numbers_match_an_independent_run_of_the_bundles(smoke_job):
 
 
 def test_report_markdown_shows_the_json_numbers_and_links_every_picture(smoke_job):
-    """Each model's row of report.md holds its metric, speed and latency from report.json (rounded as shown);
-    the pictures linked are exactly the report folder's pictures, all drawn (not empty)."""
+    """Each model's row of report.md holds its metric, macro-F1, speed and latency from report.json (rounded
+    as shown), the graph's UAS and LAS and its roots are drawn; the pictures linked are exactly the report
+    folder's pictures, all drawn (not empty)."""
     import re
+    import statistics
 
     out, _ = smoke_job
     report = json.loads((out / "report" / "report.json").read_text())
@@ -174,10 +176,12 @@ def test_report_markdown_shows_the_json_numbers_and_links_every_picture(smoke_jo
     for line, (name, m) in zip(table, report["models"].items(), strict=True):
         score, speed = scores[name], m["speed"]
         margin = score["over_best_baseline"]
+        f1 = [s["macro_f1"] for s in score["per_seed"]]
         expected = [
             name,
             f"{m['recipe']} · {m['role']}" if m["kind"] == "model" else "shortcut baseline",
             f"{score['metric']:,.2f}",
+            f"{statistics.fmean(f1):,.3f}" + (f" ± {statistics.stdev(f1):.3f}" if len(f1) > 1 else ""),
             f"{margin['difference']:+.1f} [{margin['ci95'][0]:,.1f}, {margin['ci95'][1]:,.1f}] {margin['verdict']} "
             f"({margin['baseline']})"
             if margin
@@ -194,6 +198,11 @@ def test_report_markdown_shows_the_json_numbers_and_links_every_picture(smoke_jo
         ]
         assert [c.strip() for c in line.strip("|").split("|")] == expected, line
     assert "## Paired verdicts" in md
+    distance = report["domains"][report["dataset"]]["distance"]
+    tree = distance["tree"]["all"]
+    assert f"UAS **{tree['uas']:.1f}**, LAS **{tree['las'] or float('nan'):.1f}**".replace("nan", "–") in md
+    assert distance["cycle_rate"] == 0.0  # the graph's heads: the cycle breaking leaves none
+    assert f"the roots right in {100 * distance['root_acc']:.1f}% of sentences; a cycle in 0.0% of them" in md
     linked = set(re.findall(r"!\[[^\]]*\]\(([\w.]+\.png)\)", md))
     drawn = {p.name for p in (out / "report").glob("*.png")}
     assert (
@@ -236,12 +245,12 @@ def test_rerun_skips_finished_stages(smoke_job, capsys):
 
 def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_to_text(monkeypatch, tmp_path):
     """silver-trees carries spaCy's trees: joining it into a text file would parse 70,000 sentences again."""
-    from parserfree import main_job
+    from parserfree import job_stages
     from parserfree.distill import builtin_text
 
     seen = {}
     monkeypatch.setattr(
-        main_job, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg, run_dir=run_dir)
+        job_stages, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg, run_dir=run_dir)
     )
     monkeypatch.setattr(
         builtin_text, "source_texts", lambda cache_dir, archive, text=None: (builtin_text.SourceText("src", "A text."),)
@@ -250,19 +259,19 @@ def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_
         "configs/main/agreement.yaml",
         ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2", "run.pretrained=auto"],
     )
-    predictor = main_job.pretrain_stage(config, str(tmp_path), False)
+    predictor = job_stages.pretrain_stage(config, str(tmp_path), False)
     pre = seen["cfg"]
     assert pre.recipe == "pretrain_predictor" and pre.training.max_epochs == 2
     assert pre.data.dataset == "silver-trees" and pre.data.task == "none" and not list(tmp_path.rglob("*.txt"))
     assert predictor["checkpoint"] == str(seen["run_dir"] / "checkpoints" / "best.ckpt")
-    assert seen["run_dir"].parent.parent == tmp_path / main_job.PREDICTORS  # in the cache, not beside the output
+    assert seen["run_dir"].parent.parent == tmp_path / job_stages.PREDICTORS  # in the cache, not beside the output
 
 
 def test_a_pretrained_predictor_in_the_cache_is_reused_whatever_the_output_folder(
     smoke_overrides, sentiment_file, tmp_path, capsys
 ):
     """`parserfree pretrain` trains once; run, train and curve of the same settings find it in the cache."""
-    from parserfree.main_job import cached_init, pretrain_stage
+    from parserfree.job_stages import cached_init, pretrain_stage
 
     overrides = [
         *smoke_overrides,

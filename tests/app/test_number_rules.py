@@ -14,6 +14,7 @@ from parserfree.distill.agreement import LABEL_NAMES, NUMBER_LABELS, PAIR_ID, ag
 from parserfree.distill.datasets import Example
 from parserfree.distill.teacher import Parse
 from parserfree.parse_leak import pair_tree_differences
+from parserfree.report_parts import ParseLeak
 
 
 def examples(task: str, split: str = "test") -> list[Example]:
@@ -68,7 +69,7 @@ def test_number_view_item_right_is_its_minimal_pair_judged_right_on_both_version
     share, n_pairs = pair_accuracy(correct, slices.pair_ids, slices.masks[ALL], slices.whole_pairs)
     assert n_pairs == len(items) and share == pytest.approx(100 * correct.mean())
     by = breakdown(correct, slices)["attractors"]["0"]
-    assert by["pair_accuracy"] == pytest.approx(by["accuracy"]) and by["n_pairs"] == by["n"]
+    assert by.pair_accuracy == pytest.approx(by.accuracy) and by.n_pairs == by.n
     grammaticality = [e.columns for e in examples("grammaticality")]
     assert not item_slices(grammaticality, len(grammaticality), 1, 200, PAIR_ID).whole_pairs
 
@@ -77,7 +78,7 @@ def test_parse_leak_of_the_number_view_counts_every_pair_and_reads_zero():
     items = examples("number")
     parses = [Parse(("a", "b"), np.zeros(2, dtype=np.int64), np.zeros(2, dtype=bool), ("nsubj", "ROOT")) for _ in items]
     leak = pair_tree_differences(items, parses)
-    assert leak == {"pairs": len(items), "trees_differ": 0.0, "labels_differ": 0.0, "subject_arcs_differ": 0.0}
+    assert leak == ParseLeak(pairs=len(items), trees_differ=0.0, labels_differ=0.0, subject_arcs_differ=0.0)
     assert agreement.judges_both_versions([e.columns for e in items])
 
 
@@ -90,4 +91,4 @@ def test_items_whose_nearest_noun_is_an_attractor_are_a_slice_of_their_own():
     rule = named_rule("nearest_noun", list(NUMBER_LABELS))
     correct = (rule.predict(items)[0] == np.array([e.label for e in items]))[None]
     got = breakdown(correct, slices)["nearest_noun"]
-    assert got["attractor"]["accuracy"] == 0.0 and got["subject's number"]["accuracy"] == 100.0
+    assert got["attractor"].accuracy == 0.0 and got["subject's number"].accuracy == 100.0

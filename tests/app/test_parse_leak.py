@@ -5,6 +5,7 @@ import numpy as np
 from parserfree.distill.datasets import Example
 from parserfree.distill.teacher import Parse
 from parserfree.parse_leak import pair_tree_differences
+from parserfree.report_parts import ParseLeak
 
 
 def _parse(heads, deps):
@@ -32,7 +33,7 @@ def test_pairs_whose_versions_get_other_heads_labels_or_subject_arcs_are_counted
     parses = [p for _, ps in pairs for p in ps]
     unpaired = Example("alone", 1, "s", columns={"pair_id": "p5"})
     out = pair_tree_differences([*examples, unpaired], [*parses, same])
-    assert out == {"pairs": 4, "trees_differ": 25.0, "labels_differ": 25.0, "subject_arcs_differ": 50.0}
+    assert out == ParseLeak(pairs=4, trees_differ=25.0, labels_differ=25.0, subject_arcs_differ=50.0)
 
 
 def test_a_split_without_minimal_pairs_has_no_parse_leak_line():

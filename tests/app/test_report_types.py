@@ -7,11 +7,13 @@ import json
 
 import numpy as np
 import pytest
+from result_fixtures import one_seed_report
 from test_scoring import agreement_fixture, noisy
 
-from parserfree.compare import statistics_note
 from parserfree.like_for_like import Pairing
-from parserfree.report import headline_table, write_index, write_markdown
+from parserfree.report import write_index, write_markdown
+from parserfree.report_parts import DistanceQuality
+from parserfree.report_tables import headline_table
 from parserfree.report_types import BASELINE, MODEL, DomainResult, ModelRow, Report, Speed
 from parserfree.scoring import score_domain
 
@@ -44,36 +46,26 @@ def agreement_report() -> Report:
     ]
     scored = score_domain("agreement", "binary", gold, columns, preds, kinds, like, 2, resamples=300)
     roles = {"parser_free": "parser_free", "reference": "parser_fed_twin", "baseline": "no_syntax"}
+    speed = Speed(sentences_per_s=100.0, words_per_s=900.0, latency_ms_p50=1.0, latency_ms_p95=2.0)
     models = {
-        n: ModelRow(n, MODEL, role, n, "onnxruntime", 1, "", Speed(100.0, 900.0, 1.0, 2.0)) for role, n in roles.items()
+        n: ModelRow(name=n, kind=MODEL, role=role, recipe=n, runtime="onnxruntime", seeds=1, speed=speed)
+        for role, n in roles.items()
     }
-    models |= {n: ModelRow(n, BASELINE, None, None, "numpy", 1, "a rule") for n in ("majority", "verb_form")}
+    models |= {
+        n: ModelRow(name=n, kind=BASELINE, role=None, recipe=None, runtime="numpy", seeds=1, description="a rule")
+        for n in ("majority", "verb_form")
+    }
     domain = DomainResult(
-        "agreement",
-        "binary",
-        gold.size,
-        scored.n_pairs,
-        scored.scores,
-        0.95,
-        {"uuas": 70.0, "dspr": 0.7, "l1": 1.0, "chain_uuas": 40.0, "chain_dspr": 0.5},
-        scored.breakdown,
+        dataset="agreement",
+        task="binary",
+        n_examples=gold.size,
+        n_pairs=scored.n_pairs,
+        scores=scored.scores,
+        agreement=0.95,
+        distance=DistanceQuality(uuas=70.0, dspr=0.7, l1=1.0, chain_uuas=40.0, chain_dspr=0.5),
+        breakdown=scored.breakdown,
     )
-    return Report(
-        "agreement",
-        "test",
-        "binary",
-        1,
-        2,
-        32,
-        "test machine",
-        roles,
-        models,
-        {"agreement": domain},
-        scored.contrasts,
-        statistics_note(1, True, 300),
-        3.0,
-        {"parserfree": "test"},
-    )
+    return one_seed_report(domain, models, roles, scored.contrasts, resamples=300, speedup=3.0)
 
 
 def test_report_json_reads_back_into_the_same_report():

@@ -94,7 +94,7 @@ def test_contrasts_verdicts_holm_and_the_margin_over_the_best_baseline():
     assert (
         scored.scores["majority"].pair_accuracy == 0.0 and scored.n_pairs == 300
     )  # always "grammatical": one of each pair
-    assert scored.breakdown["parser_fed_twin"]["subject_number×attractors"]["sg/0"]["n"] > 0
+    assert scored.breakdown["parser_fed_twin"]["subject_number×attractors"]["sg/0"].n > 0
 
 
 def test_several_seeds_give_mean_and_sd_and_verdicts_over_seeds_and_items():

@@ -17,7 +17,21 @@ def test_manifest_describes_the_bundle(smoke_bundle):
     folder, manifest = smoke_bundle
     assert manifest["kind"] == "parser_free" and manifest["format_version"] == FORMAT_VERSION
     assert [i["name"] for i in manifest["inputs"]] == ["word_ids", "feature_ids", "mask"]
-    assert [o["name"] for o in manifest["outputs"]] == ["task_output", "distances", "heads", "dep_labels"]
+    assert [o["name"] for o in manifest["outputs"]] == ["task_output"]  # the task graph computes nothing else
+    tree = manifest["tree_graph"]  # which file is which graph
+    assert [o["name"] for o in tree["outputs"]] == ["task_output", "distances", "heads", "dep_labels"]
+    assert manifest["models"] == {
+        "default": "model.onnx",
+        "optimized": "model.optimized.onnx",
+        "int8": "model.int8.onnx",
+    }
+    assert tree["models"] == {"default": "tree.onnx", "optimized": "tree.optimized.onnx", "int8": "tree.int8.onnx"}
+    assert (
+        manifest["task_graph"]["distances"] == "pointer_jumps"
+        and "task output only" in manifest["task_graph"]["computes"]
+    )
+    assert tree["parity"]["default"]["heads_differing"] == 0 and tree["parity"]["default"]["labels_differing"] == 0
+    assert manifest["parity"]["default"]["heads_differing"] is None  # no tree in the task graph
     assert "ROOT" in manifest["dependency_labels"] and "nsubj" in manifest["dependency_labels"]  # spaCy's labels
     assert manifest["max_len"] == 64 and manifest["opset"] == 17
     assert set(manifest["versions"]) == {"torch", "onnx", "onnxruntime", "spacy", "numpy", "parserfree"}
@@ -25,6 +39,9 @@ def test_manifest_describes_the_bundle(smoke_bundle):
         "model.onnx",
         "model.optimized.onnx",
         "model.int8.onnx",
+        "tree.onnx",
+        "tree.optimized.onnx",
+        "tree.int8.onnx",
         "vocab.json",
         "labels.json",
         "config.yaml",
@@ -40,10 +57,12 @@ def test_manifest_describes_the_bundle(smoke_bundle):
 
 
 def test_graph_matches_pytorch_at_other_batch_sizes_and_lengths(smoke_bundle, smoke_checkpoint):
-    """D̂, the predicted heads and their labels as PyTorch computes them, at shapes other than the trace's."""
+    """The tree graph's D̂, predicted heads and labels and both graphs' task output as PyTorch computes them,
+    at shapes other than the trace's."""
     folder, manifest = smoke_bundle
     trained = load_trained(smoke_checkpoint)
-    session = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(folder / "tree.onnx"), providers=["CPUExecutionProvider"])
+    task_session = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
     words = [w for w in trained.vocab.words[2:]]
     for batch, length in [(7, 23), (1, 64), (3, 2)]:
@@ -58,6 +77,8 @@ def test_graph_matches_pytorch_at_other_batch_sizes_and_lengths(smoke_bundle, sm
             ref = trained.model(torch.from_numpy(word_ids), torch.from_numpy(feature_ids), torch.from_numpy(mask))
         assert task.shape == (batch, 2) and distances.shape == (batch, length, length)
         np.testing.assert_allclose(task, ref.task.numpy(), atol=1e-4, rtol=0)
+        (task_only,) = task_session.run(None, {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask})
+        np.testing.assert_allclose(task_only, ref.task.numpy(), atol=1e-4, rtol=0)
         pairs = mask[:, :, None] & mask[:, None, :]
         np.testing.assert_allclose(distances[pairs], ref.predicted.distances.numpy()[pairs], atol=1e-4, rtol=0)
         assert heads.shape == labels.shape == (batch, length)

@@ -11,6 +11,7 @@ import pytest
 from parserfree.commands import format_evaluation
 from parserfree.distill.datasets import DataConfig, load_dataset
 from parserfree.export import ParserFreeModel
+from parserfree.report_parts import Variants, from_json
 
 
 def test_manifest_evaluates_every_variant_on_the_test_split_it_names(smoke_bundle):
@@ -65,7 +66,7 @@ def _experiment(folder) -> dict:
 
 def test_export_output_shows_each_variants_own_numbers(smoke_bundle):
     evaluation = smoke_bundle[1]["evaluation"]
-    lines = format_evaluation(evaluation)
+    lines = format_evaluation(from_json(Variants, evaluation))
     assert lines[0].strip().startswith(f"{evaluation['source']}, {evaluation['n_examples']} sentences")
     for variant, v in evaluation["variants"].items():
         line = next(line for line in lines[1:] if line.split()[0] == variant)
@@ -83,4 +84,4 @@ def test_without_data_the_evaluation_says_why(smoke_checkpoint, tmp_path):
     torch.save(ckpt, tmp_path / "model.ckpt")
     manifest = export_bundle(tmp_path / "model.ckpt", tmp_path / "bundle", quantize="int8", threads=1)
     assert "gone.jsonl is not available locally" in manifest["evaluation"]["skipped"]
-    assert "no test-split evaluation" in format_evaluation(manifest["evaluation"])[0]
+    assert "no test-split evaluation" in format_evaluation(from_json(Variants, manifest["evaluation"]))[0]

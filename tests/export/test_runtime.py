@@ -101,7 +101,7 @@ def test_a_variant_serves_its_own_graph_on_the_awkward_inputs(smoke_bundle, vari
     predicted = model.predict(list(awkward_texts.values()), batch_size=1, with_tree=True)
     results = dict(zip(awkward_texts, predicted, strict=True))
     assert [k for k, r in results.items() if "error" in r] == list(EMPTY_AFTER_NORMALISATION)
-    session = make_session(folder / manifest["models"][variant], threads=1)
+    session = make_session(folder / manifest["tree_graph"]["models"][variant], threads=1)  # with_tree: the tree graph
     fp32 = ParserFreeModel.load(folder, threads=1)
     for name, item in results.items():
         if "error" in item:

@@ -105,7 +105,7 @@ def test_component_sets_the_graphs_heads_and_labels(nlp, model):
         assert doc_words(doc)[1] == item["words"] == [t.text for t in doc]
         for label, p in item["probabilities"].items():
             assert doc.cats[label] == pytest.approx(p, abs=1e-5)
-        outputs = model.run_outputs([item["words"]])
+        outputs = model.run_outputs([item["words"]], tree=True)
         assert heads(doc) == item["heads"] == outputs["heads"][0].tolist()
         assert [t.dep_ for t in doc] == item["labels"] == [model.dependency_labels[k] for k in outputs["dep_labels"][0]]
         check_tree_per_sentence(doc)
@@ -121,7 +121,7 @@ def test_probe_bundle_tree_is_decoded_from_distances(checkpoint_of_recipe, smoke
     checkpoint_of_recipe(tmp_path / "smoke-probe.ckpt", "parser_free", "binary", tmp_path / "probe.ckpt")
     export_bundle(tmp_path / "probe.ckpt", tmp_path / "probe", threads=1)
     model = ParserFreeModel.load(tmp_path / "probe", threads=1)
-    assert "heads" not in model.output_names
+    assert "heads" not in model.tree_output_names and "distances" in model.tree_output_names
     text = "The film is great, and I told my friends. The ending was dull!"
     item = model.predict([text], with_distances=True, with_tree=True)[0]
     assert "labels" not in item and item["heads"] == heads_from_distances(np.array(item["distances"])).tolist()

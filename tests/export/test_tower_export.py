@@ -55,12 +55,11 @@ def _random_batches(trained, shapes):
 
 def test_tower_bundle_matches_pytorch_at_other_shapes(tower_checkpoint, tmp_path):
     manifest = export_bundle(tower_checkpoint, tmp_path / "bundle", threads=1)
-    assert (
-        manifest["parity"]["default"]["heads_differing"] == 0 and manifest["parity"]["default"]["labels_differing"] == 0
-    )
+    tree_parity = manifest["tree_graph"]["parity"]["default"]
+    assert tree_parity["heads_differing"] == 0 and tree_parity["labels_differing"] == 0
     trained = load_trained(tower_checkpoint)
     assert trained.model.predictor.tower is not None
-    session = ort.InferenceSession(str(tmp_path / "bundle" / "model.onnx"), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(tmp_path / "bundle" / "tree.onnx"), providers=["CPUExecutionProvider"])
     for word_ids, feature_ids, mask in _random_batches(trained, [(5, 17), (1, 40), (3, 2)]):
         assert [*word_ids.shape] != manifest["trace_shape"]
         task, distances, heads, labels = session.run(
