@@ -4,12 +4,11 @@ Writes the test (or dev) texts of the run's dataset to a file, runs the ``parser
 it (the bundled tokenizer and ONNX graph, no parser), scores the JSON lines against the gold labels and
 compares with the PyTorch score of the best checkpoint in the run's ``metrics.json``.
 
-    python bench/check_predict.py --run runs/main/sentiment/parser_free --bundle runs/main/sentiment/bundle
+    python -m bench.check_predict --run runs/main/sentiment/parser_free --bundle runs/main/sentiment/bundle
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -22,16 +21,22 @@ from parserfree.distill.config import load_config
 from parserfree.distill.datasets import load_dataset
 from parserfree.distill.task_metrics import task_metrics
 
+from bench.lib.common import parse, script_arguments, write_record
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+
+def arguments():
+    parser = script_arguments(__file__, __doc__)
     parser.add_argument(
         "--run", default="runs/main/sentiment/parser_free", help="run folder (config.yaml, metrics.json)"
     )
     parser.add_argument("--bundle", default="runs/main/sentiment/bundle")
     parser.add_argument("--split", default="test", choices=["dev", "test"])
     parser.add_argument("--tolerance", type=float, default=0.1, help="allowed |ONNX − PyTorch| in metric points")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
     run = Path(args.run)
     config = load_config(run / "config.yaml")
     dataset = load_dataset(config.data)
@@ -73,6 +78,7 @@ def main(argv: list[str] | None = None) -> dict:
         "within_tolerance": delta <= args.tolerance,
     }
     print(json.dumps(result, indent=1))
+    print(f"results: {write_record(result, args)}")
     return result
 
 

@@ -13,9 +13,9 @@ PyTorch and onnxruntime limited to the same intra-op threads (2 by default):
 
 Reported per row and batch size: sentences/s, words/s, latency p50/p95 per call and the speed ratio to the
 fastest parser-fed pipeline at the same batch size (per-call rows, PyTorch or onnxruntime; at batch 32
-also spaCy streamed with its best ``n_process`` × ``batch_size``, spacy_tuning.py); then the graph alone
-against the machine's limit (attainable.py: the large-GEMM rate measured in the same run; bench/flops.py:
-FLOPs per word) and the levers tried on it (graph_levers.py), next to the ``no_syntax`` graph of the same
+also spaCy streamed with its best ``n_process`` × ``batch_size``, bench/lib/spacy_tuning.py); then the graph
+alone against the machine's limit (bench/lib/attainable.py: the large-GEMM rate measured in the same run;
+bench/lib/flops.py: FLOPs per word) and the levers tried on it (bench/lib/graph_levers.py), next to the ``no_syntax`` graph of the same
 size and run; then the goals (parser-free ORT ≥10× parser-fed end to end at batch 32 and at batch 1, int8
 counting only when it loses ≤ 0.3 test points; the parser-free graph ≥ 0.85× the sentences/s of the
 no_syntax graph; the fp32 graph at ≥ 35 % of the attainable rate at batch 32; fp32 parity ≤ 1e-4 from the
@@ -23,6 +23,8 @@ bundle's export check; ORT ≥1.5× PyTorch on the same model). With ``--repeats
 fastest pass. Every result records the CPU's vector flags and machine type (AVX2 / AVX-512 / VNNI), the
 threads and the runtime's session settings. Models default to the main job's sentiment task
 (``parserfree run``: runs/main/sentiment/...).
+
+    python -m bench.inference [--bundle B --parser-fed F --no-syntax N] [--threads 2] [--spinning] [--quick]
 """
 
 from __future__ import annotations
@@ -32,11 +34,12 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import torch
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
-from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.datasets import normalise_text
 from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
 from parserfree.export.pipelines import (
     ModelSource,
@@ -48,24 +51,16 @@ from parserfree.export.pipelines import (
 from parserfree.export.runtime import SINGLE_TEXT_THREADS, SPINNING, ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
 
-from attainable import attainable_rates
-from flops import bundle_shape, flops_per_word
-from graph_levers import graph_levers
-from spacy_tuning import tuned_stream
-from timing import format_table, write_result
+from bench.lib.attainable import attainable_rates
+from bench.lib.common import DEFAULT_RUN, benchmark_texts, format_table, parse, script_arguments, write_record
+from bench.lib.flops import bundle_shape, flops_per_word
+from bench.lib.graph_levers import graph_levers
+from bench.lib.spacy_tuning import tuned_stream
 
-DEFAULT_RUN = Path("runs/main/sentiment")
 REFERENCE = "parser-fed end-to-end"
 GOAL_END_TO_END, GOAL_ORT_OVER_TORCH, GOAL_PEAK_SHARE, GOAL_VS_NO_SYNTAX = 10.0, 1.5, 0.35, 0.85
 PARITY_TOLERANCE = 1e-4  # fp32 task outputs, graph against PyTorch (the export's parity check)
 MAX_INT8_LOSS = 0.3  # test-split points an int8 graph may lose and still be the default
-
-
-def benchmark_texts(dataset: str, n: int, cache_dir: str | None) -> list[str]:
-    """The first ``n`` texts of the test split, then of dev, sorted by length (so batches of 32 are alike)."""
-    data = load_dataset(DataConfig(dataset=dataset, task="binary", cache_dir=cache_dir))
-    texts = [e.text for e in data.splits["test"] + data.splits["dev"]][:n]
-    return sorted(texts, key=len)
 
 
 def parser_free_torch(trained: TrainedModel, tokenize: Callable[[Sequence[str]], list[list[str]]]):
@@ -84,11 +79,11 @@ def no_syntax_model(args: argparse.Namespace) -> ParserFreeModel | None:
     path = Path(args.no_syntax) if args.no_syntax else DEFAULT_RUN / "bundle_no_syntax"
     if not path.exists():
         if args.no_syntax:
-            sys.exit(f"bench_inference: no no_syntax bundle at {path}")
+            sys.exit(f"bench.inference: no no_syntax bundle at {path}")
         return None
     model = ParserFreeModel.load(path, threads=args.threads, spinning=args.spinning)
     if model.kind != "no_syntax":
-        sys.exit(f"bench_inference: {path} is a {model.kind} bundle, not no_syntax")
+        sys.exit(f"bench.inference: {path} is a {model.kind} bundle, not no_syntax")
     return model
 
 
@@ -105,7 +100,7 @@ def find_models(args: argparse.Namespace) -> tuple[Path, Path]:
     ]
     if missing:
         sys.exit(
-            "bench_inference: " + "; ".join(missing) + ".\n  Run the main job first (`parserfree run`, which "
+            "bench.inference: " + "; ".join(missing) + ".\n  Run the main job first (`parserfree run`, which "
             "writes runs/main/sentiment/{bundle,bundle_parser_fed_twin,parser_free}), or pass --bundle and --parser-fed "
             "(e.g. from `parserfree train` + `parserfree export --optimize --quantize int8`)."
         )
@@ -119,10 +114,10 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     free = resolve_model(bundle_path, args.threads, args.spinning)
     fed = resolve_model(fed_path, args.threads, args.spinning)
     if free.kind != "parser_free" or free.bundle is None:
-        sys.exit(f"bench_inference: {bundle_path} is not a parser-free bundle (it is {free.kind})")
+        sys.exit(f"bench.inference: {bundle_path} is not a parser-free bundle (it is {free.kind})")
     if not fed.row.needs_parser_at_inference:
         sys.exit(
-            f"bench_inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind}, which needs no parser)"
+            f"bench.inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind}, which needs no parser)"
         )
     free_ckpt = load_trained(args.checkpoint) if args.checkpoint else free.trained
     teacher = SpacyTeacher(free.bundle.manifest["tokenizer"].get("spacy_model", DEFAULT_MODEL))
@@ -143,7 +138,7 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
             parser_fed_pipeline(ModelSource(fed.bundle, None, None), teacher),
         )
     if REFERENCE not in rows:
-        sys.exit(f"bench_inference: the parser-fed checkpoint of {fed_path} is missing (needed for the reference row)")
+        sys.exit(f"bench.inference: the parser-fed checkpoint of {fed_path} is missing (needed for the reference row)")
     if free_ckpt is not None:
         rows["parser-free PyTorch"] = ("PyTorch", parser_free_torch(free_ckpt, tokenize))
     names = {
@@ -157,7 +152,8 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
             loaded[variant] = ParserFreeModel.load(
                 bundle_path, threads=args.threads, variant=variant, spinning=args.spinning
             )
-            rows[name] = ("onnxruntime", tokenizer_pipeline(ModelSource(loaded[variant], None, None), tokenize))
+            task_graph = tokenizer_pipeline(ModelSource(loaded[variant], None, None), tokenize, distances=False)
+            rows[name] = ("onnxruntime", task_graph)
     sources = {
         "parser_free_bundle": str(bundle_path),
         "parser_fed": str(fed_path),
@@ -309,8 +305,10 @@ def summary(goal: dict) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(
+        __file__, __doc__, threads=2, quick="300 texts, one pass (well under 3 minutes)", cache_dir=True
+    )
     parser.add_argument("--bundle", help="parser-free bundle (default runs/main/sentiment/bundle)")
     parser.add_argument(
         "--parser-fed",
@@ -330,7 +328,6 @@ def main(argv: list[str] | None = None) -> dict:
     )
     parser.add_argument("--dataset", default="vader-movies")
     parser.add_argument("--n", type=int, help="number of texts (default 1000, --quick 300)")
-    parser.add_argument("--threads", type=int, default=2, help="intra-op threads of PyTorch and onnxruntime")
     parser.add_argument(
         "--spinning",
         action="store_true",
@@ -339,11 +336,60 @@ def main(argv: list[str] | None = None) -> dict:
         "sleep; spinning is the faster choice on a machine with nothing else to do)",
     )
     parser.add_argument("--repeats", type=int, help="passes per row, fastest kept (default 2, --quick 1)")
-    parser.add_argument("--cache-dir", help="data cache (default $PARSERFREE_CACHE or ~/.cache/parserfree)")
-    parser.add_argument("--quick", action="store_true", help="300 texts, one pass (well under 3 minutes)")
     parser.add_argument("--no-tuning", action="store_true", help="skip the tuned spaCy stream (n_process × batch_size)")
-    parser.add_argument("--out", help="JSON file (default bench/results/inference.json)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def tables(result: dict[str, Any]) -> str:
+    """What a run says: every row against the fastest parser-fed pipeline, the graph alone against the
+    machine's limit and the no_syntax graph, and the goals, each reached or not."""
+    rows = format_table(
+        result["rows"],
+        [
+            ("model", "model", ""),
+            ("runtime", "runtime", ""),
+            ("batch", "batch", "d"),
+            ("sentences_per_s", "sentences/s", ",.0f"),
+            ("words_per_s", "words/s", ",.0f"),
+            ("latency_ms_p50", "p50 ms", ".2f"),
+            ("latency_ms_p95", "p95 ms", ".2f"),
+            ("vs_parser_fed", "× parser-fed", ".2f"),
+        ],
+    )
+    reference = "reference (fastest parser-fed): " + "; ".join(
+        f"batch {k}: {v}" for k, v in result["reference"].items()
+    )
+    lines = [
+        f"{result['n_texts']} {result['dataset']} texts ({result['n_words']:,} words; batch 1 on "
+        f"{result['n_texts_batch_1']} of them), {result['threads']} threads, "
+        f"{'spinning' if result['session']['spinning'] else 'sleeping'} idle threads",
+        "",
+        rows,
+        "",
+        reference,
+        "",
+        describe_graph(result),
+        "",
+    ]
+    accuracy = result["accuracy"]
+    if "int8_delta_points" in accuracy:
+        lines.append(
+            f"- int8 on the {accuracy['source']} ({accuracy['n_examples']} sentences): {accuracy['metric']['int8']:.1f} "
+            f"vs fp32 {accuracy['metric']['default']:.1f} ({accuracy['int8_delta_points']:+.1f} points; may be the "
+            f"default: {'yes' if accuracy['int8_allowed'] else 'no, loses more than ' + str(MAX_INT8_LOSS)})"
+        )
+    lines += [f"- {line.strip()}" for line in summary(result["goals"])]
+    p = result["parity"]
+    lines.append(
+        f"- parity (the export's check, {p['source']}): fp32 task outputs within {p['fp32_max_diff']:.1e} "
+        f"(goal ≤ {PARITY_TOLERANCE:.0e}: {'reached' if p['fp32_within'] else 'NOT reached'}); int8 "
+        + (f"{p['int8_delta_points']:+.1f} test points" if p.get("int8_delta_points") is not None else "not exported")
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
     torch.set_num_threads(args.threads)
 
     rows, sources, models = pipelines(args)
@@ -388,7 +434,6 @@ def main(argv: list[str] | None = None) -> dict:
     accuracy = variant_accuracy(free.manifest)
     n_words = sum(words[t] for t in texts)
     result = {
-        "bench": "inference",
         "machine": machine(),
         "threads": args.threads,
         "dataset": args.dataset,
@@ -426,22 +471,7 @@ def main(argv: list[str] | None = None) -> dict:
             f"note: the machine was busy (load average {result['load_average'][0]:.1f} → "
             f"{result['load_average'][1]:.1f}); threaded PyTorch suffers most, so ratios to it are inflated"
         )
-    print(
-        format_table(
-            measured,
-            [
-                ("model", "model", ""),
-                ("runtime", "runtime", ""),
-                ("batch", "batch", "d"),
-                ("sentences_per_s", "sentences/s", ",.0f"),
-                ("words_per_s", "words/s", ",.0f"),
-                ("latency_ms_p50", "p50 ms", ".2f"),
-                ("latency_ms_p95", "p95 ms", ".2f"),
-                ("vs_parser_fed", "× parser-fed", ".2f"),
-            ],
-        )
-    )
-    print("reference (fastest parser-fed): " + "; ".join(f"batch {k}: {v}" for k, v in references.items()))
+    print(tables(result))
     if tuned:
         print(
             "spaCy tuning (stream texts/s, cold / warm): "
@@ -449,22 +479,8 @@ def main(argv: list[str] | None = None) -> dict:
                 f"{k}: {v['cold_texts_per_s']:.0f} / {v['warm_texts_per_s']:.0f}" for k, v in tuned["grid"].items()
             )
         )
-    print(describe_graph(result))
-    if "int8_delta_points" in accuracy:
-        print(
-            f"int8 on the {accuracy['source']} ({accuracy['n_examples']} sentences): {accuracy['metric']['int8']:.1f} vs fp32 "
-            f"{accuracy['metric']['default']:.1f} ({accuracy['int8_delta_points']:+.1f} points; may be the default: "
-            f"{'yes' if accuracy['int8_allowed'] else 'no, loses more than ' + str(MAX_INT8_LOSS)})"
-        )
-    for line in summary(result["goals"]):
-        print(line)
-    p = result["parity"]
-    print(
-        f"parity (the export's check, {p['source']}): fp32 task outputs within {p['fp32_max_diff']:.1e} "
-        f"(goal ≤ {PARITY_TOLERANCE:.0e}: {'reached' if p['fp32_within'] else 'NOT reached'}); int8 "
-        + (f"{p['int8_delta_points']:+.1f} test points" if p.get("int8_delta_points") is not None else "not exported")
-    )
-    print(f"results: {write_result('inference', result, args.out)}")
+    print(describe_levers(result))
+    print(f"results: {write_record(result, args)}")
     return result
 
 
@@ -500,20 +516,25 @@ def rescale_shares(levers: dict, attainable: dict) -> None:
 
 
 def describe_graph(result: dict) -> str:
-    """The graph-alone tables: attainable rates, FLOPs per word, each variant's rate and share, the session
-    settings and the fused variant."""
+    """The graph alone: the attainable rates, FLOPs per word and each variant's rate, share of the attainable
+    rate and ratio to the no_syntax graph, per batch size."""
     a, f = result["attainable"], result["flops_per_word"]
     lines = [
         f"attainable (large GEMM, {result['threads']} threads): fp32 {a['fp32']['best']:.1f} GFLOP/s "
         f"(torch.mm {max(a['fp32']['torch.mm'].values()):.1f}, onnxruntime MatMul "
-        f"{max(a['fp32']['onnxruntime MatMul'].values()):.1f}); int8 onnxruntime MatMulInteger {a['int8']['best']:.1f} GOP/s",
+        f"{max(a['fp32']['onnxruntime MatMul'].values()):.1f}); int8 onnxruntime MatMulInteger {a['int8']['best']:.1f} GOP/s; "
         f"FLOPs per word at the mean length {f['mean_length']:.1f}: {f['total'] / 1e6:.3f} M (dense {f['dense'] / 1e6:.3f}, "
         f"attention {f['attention'] / 1e6:.3f}, predictor {f['predictor'] / 1e6:.3f}, labels {f.get('labels', 0.0) / 1e6:.3f})",
     ]
     for size, b in result["graph"]["batches"].items():
         rows = [{"variant": k, **v} for k, v in b["variants"].items()]
+        no_syntax = b.get("no_syntax_sentences_per_s")
         lines += [
-            f"graph alone, batch {size}:",
+            "",
+            f"graph alone, batch {size}"
+            + (f" (the no_syntax graph of the same size: {no_syntax:,.0f} sentences/s)" if no_syntax else "")
+            + ":",
+            "",
             format_table(
                 rows,
                 [
@@ -528,12 +549,17 @@ def describe_graph(result: dict) -> str:
                 ],
             ),
         ]
-        if b.get("no_syntax_sentences_per_s"):
-            lines.append(f"no_syntax graph of the same size: {b['no_syntax_sentences_per_s']:,.0f} sentences/s")
-        lines.append(
-            "session settings (fp32, sentences/s): "
-            + "; ".join(f"{k} {v:,.0f}" for k, v in b["session_settings"].items())
-        )
+    return "\n".join(lines)
+
+
+def describe_levers(result: dict) -> str:
+    """The levers' details as the run printed them: session settings, fused, slimmed and attention-fused
+    variants, the dense products alone."""
+    lines = [
+        f"session settings at batch {size} (fp32, sentences/s): "
+        + "; ".join(f"{k} {v:,.0f}" for k, v in b["session_settings"].items())
+        for size, b in result["graph"]["batches"].items()
+    ]
     lines.append(f"transformer optimiser (fused): {result['graph'].get('fused', {})}")
     lines.append(f"onnxslim (slimmed): {result['graph'].get('slimmed', {})}")
     lines.append(f"attention fusion (attention_fused): {result['graph'].get('attention_fused', {})}")

@@ -2,19 +2,19 @@
 
 Wall-clock A/B timings on a shared machine move by ±30 % between passes; the number of instructions a
 piece of code executes does not (single-threaded, same inputs: the same count to within a few in 10⁴).
-This module runs a measuring script under ``valgrind --tool=callgrind`` with instrumentation off except
+This script runs its own measuring part under ``valgrind --tool=callgrind`` with instrumentation off except
 inside ``section(label)`` blocks (a client request through a tiny C helper compiled with gcc against
 valgrind's ``callgrind.h``), and returns each label's instructions. Start-up — imports, session creation
 — runs uninstrumented, so a count takes seconds to a minute, not the 50× slowdown of a fully
 instrumented Python.
 
-    python bench/instructions.py --graph A.onnx --graph B.onnx --bundle B [--quick]
+    python -m bench.instructions --graph A.onnx --graph B.onnx --bundle B [--quick]
 
 counts ``session.run`` of each graph (1 intra-op thread) on the same prepared inputs of a bundle's
 vocabulary and tokenizer at batch 32 and batch 1, plus the tokenizer and the featurisation of the same
 texts, per sentence. Instruction counts are not time: a gather and a matrix product of the same count
 differ in cycles (memory, vector width), so they decide between two versions of the same thing, and the
-wall-clock bench (bench_inference.py, idle) gives the times.
+wall-clock bench (bench.inference, idle) gives the times.
 """
 
 from __future__ import annotations
@@ -31,6 +31,9 @@ import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
+
+from bench.lib.common import DEFAULT_RUN, REPO, benchmark_texts, format_table, parse, script_arguments, write_record
 
 ENV_LIB = "PARSERFREE_CALLGRIND_LIB"  # set in the child: the compiled helper's path
 HELPER_C = """
@@ -92,15 +95,17 @@ def parse_dumps(folder: Path) -> dict[str, int]:
     return out
 
 
-def count(script: str | Path, args: Sequence[str] = (), timeout: float = 1800) -> dict[str, int]:
-    """Run ``python script args`` under callgrind (instrumented only inside ``section`` blocks) and return
-    each section's instructions. Raises RuntimeError naming the missing tool or the child's failure."""
+def count(module: str, args: Sequence[str] = (), timeout: float = 1800) -> dict[str, int]:
+    """Run ``python -m module args`` under callgrind (instrumented only inside ``section`` blocks) and
+    return each section's instructions. Raises RuntimeError naming the missing tool or the child's failure."""
     missing = callgrind_missing()
     if missing:
         raise RuntimeError(f"instruction counts need callgrind: {missing}")
     with tempfile.TemporaryDirectory(prefix="pf-callgrind-") as tmp:
         folder = Path(tmp)
+        path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))  # `-m bench.…` from anywhere
         env = {**os.environ, ENV_LIB: str(_helper(folder)), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+        env["PYTHONPATH"] = path
         command = [
             "valgrind",
             "--tool=callgrind",
@@ -108,13 +113,14 @@ def count(script: str | Path, args: Sequence[str] = (), timeout: float = 1800) -
             "--dump-line=no",
             f"--callgrind-out-file={folder}/callgrind.out",
             sys.executable,
-            str(script),
+            "-m",
+            module,
             *args,
         ]
         done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
         if done.returncode != 0:
             tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1][:300]
-            raise RuntimeError(f"{Path(script).name} under callgrind exited {done.returncode}: {tail}")
+            raise RuntimeError(f"{module} under callgrind exited {done.returncode}: {tail}")
         return parse_dumps(folder)
 
 
@@ -164,7 +170,7 @@ def graph_counts(bundle: str | Path, graphs: dict[str, str | Path], texts: Seque
                 }
             )
         )
-        counts = count(__file__, ["--child", str(spec)])
+        counts = count("bench.instructions", ["--child", str(spec)])
         n = {int(k): v for k, v in json.loads(sizes.read_text()).items()}  # sentences per batch size
     out: dict = {"tokenizer": counts.get("tokenizer", 0) / len(texts), "featurise": {}, "graphs": {}}
     for size in (32, 1):
@@ -173,8 +179,8 @@ def graph_counts(bundle: str | Path, graphs: dict[str, str | Path], texts: Seque
     return out
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(__file__, __doc__, quick="96 texts")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--bundle", help="bundle whose vocabulary and tokenizer prepare the inputs")
     parser.add_argument(
@@ -184,15 +190,39 @@ def main(argv: list[str] | None = None) -> dict:
         help="LABEL=PATH or PATH of an ONNX graph (repeatable; default: the bundle's variants)",
     )
     parser.add_argument("--n", type=int, help="texts (default 300, --quick 96)")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out", help="JSON file (default bench/results/instructions.json)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def tables(result: dict[str, Any]) -> str:
+    """Instructions per sentence of the tokenizer, the featurisation and each graph, at batch 32 and 1."""
+    graphs = result["graphs"]
+    batch_32, batch_1 = (graphs[k] if k in graphs else graphs[str(k)] for k in (32, 1))
+    featurise = result["featurise"]
+    rows = [
+        {"what": "tokenizer", "batch 32": result["tokenizer"], "batch 1": result["tokenizer"]},
+        {
+            "what": "featurisation",
+            "batch 32": featurise.get(32, featurise.get("32")),
+            "batch 1": featurise.get(1, featurise.get("1")),
+        },
+    ]
+    rows += [{"what": f"graph {k}", "batch 32": batch_32[k], "batch 1": batch_1[k]} for k in batch_32]
+    head = (
+        f"instructions per sentence ({result['n_texts']} texts; batch 1 on every {result['single_every']}th), "
+        "one thread, callgrind"
+    )
+    return (
+        head
+        + "\n\n"
+        + format_table(rows, [("what", "", ""), ("batch 32", "batch 32", ",.0f"), ("batch 1", "batch 1", ",.0f")])
+    )
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
     if args.child:
         _child(args.child)
         return {}
-    from bench_inference import DEFAULT_RUN, benchmark_texts
-    from timing import format_table, write_result
-
     bundle = Path(args.bundle or DEFAULT_RUN / "bundle")
     manifest = json.loads((bundle / "manifest.json").read_text())
     graphs = dict(g.split("=", 1) if "=" in g else (Path(g).stem, g) for g in args.graph) or {
@@ -201,22 +231,13 @@ def main(argv: list[str] | None = None) -> dict:
     texts = benchmark_texts("vader-movies", args.n or (96 if args.quick else 300), None)
     every = max(1, len(texts) // (16 if args.quick else 50))
     result = {
-        "bench": "instructions",
         "bundle": str(bundle),
         "n_texts": len(texts),
         "single_every": every,
         **graph_counts(bundle, graphs, texts, every),
     }
-    print(f"instructions per sentence ({len(texts)} texts; batch 1 on every {every}th), one thread, callgrind")
-    rows = [
-        {"what": "tokenizer", "batch 32": result["tokenizer"], "batch 1": result["tokenizer"]},
-        {"what": "featurisation", "batch 32": result["featurise"][32], "batch 1": result["featurise"][1]},
-    ]
-    rows += [
-        {"what": f"graph {k}", "batch 32": result["graphs"][32][k], "batch 1": result["graphs"][1][k]} for k in graphs
-    ]
-    print(format_table(rows, [("what", "", ""), ("batch 32", "batch 32", ",.0f"), ("batch 1", "batch 1", ",.0f")]))
-    print(f"results: {write_result('instructions', result, args.out)}")
+    print(tables(result))
+    print(f"results: {write_record(result, args)}")
     return result
 
 

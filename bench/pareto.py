@@ -15,25 +15,26 @@ Two phases, one command each:
   burst of load elsewhere then hits all models alike); accuracy is the export's
   evaluation on the test split (the same sentences for fp32 and int8). Beside each point: its speed over
   spaCy's parse alone (tok2vec + parser, batches of 32, timed in the same loop) — a lower bound on its
-  speed-up over the parser-fed pipeline, which also runs a model after the parse. It writes
-  ``bench/results/pareto.{json,md,png}``: per task, accuracy against sentences/s, the Pareto front marked
+  speed-up over the parser-fed pipeline, which also runs a model after the parse. It writes its record
+  and a plot beside it (``.png``): per task, accuracy against sentences/s, the Pareto front marked
   (a point is on the front when no other point of the task is at least as fast and at least as accurate,
   and better in one).
+
+    python -m bench.pareto --train [--sizes d64_l2 …]   # then
+    python -m bench.pareto [--threads 2] [--repeats 3]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from parserfree.encoder.files import write_text_atomic
-
-from timing import format_table, write_result
+from bench.lib.common import format_table, parse, script_arguments, write_record
 
 ROOT = Path("runs/pareto")
 TASKS = {"agreement": "configs/main/agreement.yaml", "sentiment": "configs/main/sentiment.yaml"}
@@ -80,7 +81,7 @@ def grid(names: list[str] | None) -> list[Size]:
     unknown = set(names) - {s.name for s in sizes}
     if unknown:
         sys.exit(
-            f"bench_pareto: unknown size(s) {', '.join(sorted(unknown))}; the grid is "
+            f"bench.pareto: unknown size(s) {', '.join(sorted(unknown))}; the grid is "
             f"{', '.join(s.name for s in sizes)}"
         )
     return [s for s in sizes if s.name in names]
@@ -89,8 +90,7 @@ def grid(names: list[str] | None) -> list[Size]:
 def train_all(sizes: list[Size], tasks: list[str], root: Path, cache_dir: str | None) -> None:
     """Train and export every (size, task), smallest first, skipping what its stage records say is done."""
     from parserfree.distill.config import load_config
-    from parserfree.main_job import _export_stage as export_stage
-    from parserfree.main_job import train_stage
+    from parserfree.job_stages import export_stage, train_stage
 
     for size in sizes:
         for task in tasks:
@@ -148,9 +148,9 @@ def measure(
                 if variant in evaluation:
                     model = ParserFreeModel.load(bundle, threads=threads, variant=variant)
                     models[size, variant] = (model, evaluation[variant])
-                    model.run_words(model.tokenize(chunks[0]))  # warm-up
+                    model.run_outputs(model.tokenize(chunks[0]))  # warm-up (the task graph)
         teacher = SpacyTeacher(manifest["tokenizer"].get("spacy_model", DEFAULT_MODEL))
-        calls = {key: (lambda t, m=model: m.run_words(m.tokenize(t))) for key, (model, _) in models.items()}
+        calls = {key: (lambda t, m=model: m.run_outputs(m.tokenize(t))) for key, (model, _) in models.items()}
         calls[PARSE] = lambda t: list(teacher.parse(normalise_text(x) for x in t))  # noqa: B023 (called within the iteration)
         best = {key: [float("inf")] * len(chunks) for key in calls}
         for _ in range(repeats):  # batch by batch, every model in turn: a burst of load hits all of them
@@ -244,18 +244,26 @@ COLUMNS = [
 ]
 
 
-def main(argv: list[str] | None = None) -> dict | None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(__file__, __doc__, threads=2, cache_dir=True)
     parser.add_argument("--train", action="store_true", help="train and export the grid (skips what is done)")
     parser.add_argument("--sizes", nargs="*", help="only these sizes, e.g. d64_l2 d128_l4 (default: the whole grid)")
     parser.add_argument("--tasks", nargs="*", default=list(TASKS), choices=list(TASKS))
     parser.add_argument("--root", default=str(ROOT), help="where the runs and bundles go (default runs/pareto)")
-    parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads when measuring")
     parser.add_argument("--n", type=int, help="test texts timed per task (default: the whole test split)")
     parser.add_argument("--repeats", type=int, default=3, help="passes per batch, fastest kept")
-    parser.add_argument("--cache-dir", help="data cache (default $PARSERFREE_CACHE or ~/.cache/parserfree)")
-    parser.add_argument("--out", help="JSON file (default bench/results/pareto.json; .md and .png beside it)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def tables(result: dict[str, Any]) -> str:
+    """One row per size and variant: test accuracy, sentences/s, the speed over spaCy's parse, the front."""
+    table = format_table([{**r, "front": "yes" if r["on_front"] else ""} for r in result["rows"]], COLUMNS)
+    missing = f"\n\nNot trained yet: {', '.join(result['missing'])}." if result["missing"] else ""
+    return f"{result['threads']} threads, batches of {result['batch']}\n\n{table}{missing}"
+
+
+def main(argv: list[str] | None = None) -> dict | None:
+    args = parse(arguments(), argv)
     sizes, root = grid(args.sizes), Path(args.root)
     if args.train:
         train_all(sizes, args.tasks, root, args.cache_dir)
@@ -263,12 +271,11 @@ def main(argv: list[str] | None = None) -> dict | None:
     load_before = os.getloadavg()[0]
     rows = measure(sizes, args.tasks, root, args.threads, args.n, args.repeats, args.cache_dir)
     if not rows:
-        sys.exit("bench_pareto: no trained sizes; run `python bench/bench_pareto.py --train` first")
+        sys.exit("bench.pareto: no trained sizes; run `python -m bench.pareto --train` first")
     missing = [f"{t} {s.name}" for t in args.tasks for s in sizes if trained(root, t, s) is None]
     from parserfree.export.timing import machine
 
     result = {
-        "bench": "pareto",
         "machine": machine(),
         "threads": args.threads,
         "batch": BATCH,
@@ -276,14 +283,10 @@ def main(argv: list[str] | None = None) -> dict | None:
         "rows": rows,
         "missing": missing,
     }
-    json_path = write_result("pareto", result, args.out)
-    table = format_table([{**r, "front": "yes" if r["on_front"] else ""} for r in rows], COLUMNS)
-    write_text_atomic(json_path.with_suffix(".md"), table + "\n")
-    plot(rows, json_path.with_suffix(".png"))
-    print(table)
-    if missing:
-        print(f"not trained yet: {', '.join(missing)}")
-    print(f"results: {json_path} (+ .md, .png)")
+    print(tables(result))
+    path = write_record(result, args)
+    plot(rows, path.with_suffix(".png"))
+    print(f"results: {path} (+ .png)")
     return result
 
 

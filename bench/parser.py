@@ -14,20 +14,17 @@ sentence (fed the reference's words) is scored:
 
 In the same run, the words/s of the predictor alone — a checkpoint's embeddings, the layers or tower it
 reads and its scorers, exported to ONNX (``export.builder.export_predictor``, checked against PyTorch on
-these sentences), or a bundle's whole graph — from raw text (spaCy tokenizer, encoding, onnxruntime with
+these sentences), or a bundle's tree graph (the whole model with its label scorer: ``tree.onnx``) — from raw text (spaCy tokenizer, encoding, onnxruntime with
 ``--threads`` intra-op threads, label names) against spaCy's tok2vec + parser (the teacher pipeline,
 ``distill.teacher.load_pipeline``) on the same texts, with ``n_process`` 1 and ``--threads`` (the better
 warm rate counts: worker start-up subtracted). Words are the spaCy tokens of the texts, counted once.
 
-    python bench/bench_parser.py --checkpoint runs/predictor/checkpoints/best.ckpt [--bundle B] [--quick]
+    python -m bench.parser --checkpoint runs/predictor/checkpoints/best.ckpt [--bundle B] [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import tempfile
-import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,18 +32,16 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).parent))
-from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text  # noqa: E402
-from parserfree.distill.parsing import ParseConfig, ParsedExample, parse_dataset  # noqa: E402
-from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline  # noqa: E402
-from parserfree.export.timing import batches, machine  # noqa: E402
-from parserfree.export.tokenizer import words_of  # noqa: E402
-from parserfree.predictor.metrics import LENGTH_BINS, DistanceMetrics, attachment, length_bin  # noqa: E402
+from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.parsing import ParseConfig, ParsedExample, parse_dataset
+from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
+from parserfree.export.timing import batches, machine
+from parserfree.predictor.metrics import LENGTH_BINS, DistanceMetrics, attachment, length_bin
 
-from timing import format_table, write_result  # noqa: E402
+from bench.lib.common import format_table, parse, script_arguments, write_record
+from bench.lib.parse_speed import BATCH, System, bundle_system, checkpoint_system, ours_from_text, spacy_seconds, timed
 
 PUNCT_LABELS = ("p", "punct")  # what spaCy's parser scorer ignores
-BATCH = 32
 RELATIONS = (
     "nsubj",
     "nsubjpass",
@@ -67,17 +62,6 @@ RELATIONS = (
     "aux",
     "root",
 )  # shown in the table (all are in the JSON)
-
-
-@dataclass
-class System:
-    """A graph that parses: its name, words → outputs (distances, heads, dep_labels), label names, max_len."""
-
-    name: str
-    run: Callable[[list[list[str]]], dict[str, np.ndarray]]
-    labels: tuple[str, ...]
-    max_len: int
-    note: str
 
 
 # ----------------------------------------------------------------------------------------------- data
@@ -103,42 +87,6 @@ def _cache() -> Path:
     from parserfree.distill.archives import default_cache_dir
 
     return Path(default_cache_dir())
-
-
-# ----------------------------------------------------------------------------------------------- systems
-def checkpoint_system(checkpoint: str, threads: int, folder: Path) -> tuple[System, Callable]:
-    """The predictor of a checkpoint as an ONNX graph of its own; also returns the PyTorch reference."""
-    from parserfree.distill.checkpoints import load_trained
-    from parserfree.export.builder import export_predictor
-    from parserfree.export.graph_inputs import graph_inputs
-    from parserfree.export.onnx_graph import run_graph_module
-    from parserfree.export.session import make_session
-
-    trained = load_trained(checkpoint)
-    path = folder / "predictor.onnx"
-    module = export_predictor(trained, path)
-    session = make_session(path, threads)
-    max_len = trained.encoder_config.max_len
-
-    def run(words: list[list[str]]) -> dict[str, np.ndarray]:
-        feeds = graph_inputs(trained.vocab, words, max_len)
-        return dict(zip(module.output_names, session.run(None, feeds)))
-
-    def reference(words: list[list[str]]) -> dict[str, np.ndarray]:
-        return run_graph_module(module, graph_inputs(trained.vocab, words, max_len))
-
-    note = f"{trained.recipe} checkpoint's predictor alone (ONNX)"
-    return System("predictor", run, trained.dep_labels, max_len, note), reference
-
-
-def bundle_system(bundle: str, threads: int) -> System:
-    """A parser-free bundle's whole graph (its predictor and the task layers)."""
-    from parserfree.export.runtime import ParserFreeModel
-
-    model = ParserFreeModel.load(bundle, threads=threads)
-    if "heads" not in model.output_names:
-        raise SystemExit(f"{bundle}: its graph returns no heads (a probe or a bundle without a predictor)")
-    return System("bundle", model.run_outputs, model.dependency_labels, model.max_len, f"{model.kind} bundle's graph")
 
 
 @dataclass(frozen=True)
@@ -246,33 +194,6 @@ def pytorch_agreement(system: System, reference: Callable, words: Sequence[Seque
 
 
 # ----------------------------------------------------------------------------------------------- speed
-def ours_from_text(system: System, tokenizer, texts: Sequence[str]) -> list[tuple[np.ndarray, list[str] | None]]:
-    """Raw text → the system's heads and label names per text (tokenizer, encoding, graph, names), in
-    length-sorted batches of BATCH."""
-    words = words_of(tokenizer, texts)
-    out = []
-    for rows in batches(sorted(range(len(words)), key=lambda i: len(words[i])), BATCH):
-        batch = [words[i][: system.max_len] for i in rows]
-        got = system.run(batch)
-        for b, w in enumerate(batch):
-            labels = [system.labels[k] for k in got["dep_labels"][b, : len(w)]] if "dep_labels" in got else None
-            out.append((got["heads"][b, : len(w)], labels))
-    return out
-
-
-def spacy_seconds(nlp, texts: Sequence[str], n_process: int, batch_size: int) -> float:
-    """Seconds of ``nlp.pipe`` over the texts with ``n_process`` workers, less their start-up (timed alone)."""
-    startup = 0.0
-    if n_process > 1:
-        start = time.perf_counter()
-        list(nlp.pipe(["a"] * n_process, batch_size=1, n_process=n_process))
-        startup = time.perf_counter() - start
-    start = time.perf_counter()
-    for _ in nlp.pipe(texts, batch_size=batch_size, n_process=n_process):
-        pass
-    return max(time.perf_counter() - start - startup, 1e-9)
-
-
 def speed(systems: list[System], nlp, texts: list[str], threads: int, repeats: int) -> dict:
     """words/s from raw text of every system and of spaCy's tok2vec + parser (best of ``repeats`` passes,
     after one warm-up; spaCy's best setting of n_process ∈ {1, threads})."""
@@ -280,7 +201,7 @@ def speed(systems: list[System], nlp, texts: list[str], threads: int, repeats: i
     result = {"texts": len(texts), "words": n_words, "threads": threads, "systems": {}}
     for system in systems:
         ours_from_text(system, nlp.tokenizer, texts[:BATCH])  # warm-up
-        seconds = min(_timed(lambda: ours_from_text(system, nlp.tokenizer, texts)) for _ in range(repeats))  # noqa: B023 (called within the iteration)
+        seconds = min(timed(lambda: ours_from_text(system, nlp.tokenizer, texts)) for _ in range(repeats))  # noqa: B023 (called within the iteration)
         result["systems"][system.name] = {"note": system.note, "words_per_s": n_words / seconds}
     settings = {}
     for n_process in sorted({1, threads}):
@@ -293,18 +214,12 @@ def speed(systems: list[System], nlp, texts: list[str], threads: int, repeats: i
     return result
 
 
-def _timed(call: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    call()
-    return time.perf_counter() - start
-
-
 # ----------------------------------------------------------------------------------------------- report
 def tables(result: dict) -> str:
     """The accuracy tables (by corpus, by length, by relation) and the speed table of one run."""
     out = []
     for name, groups in result["accuracy"].items():
-        out.append(f"\n{name}: {result['systems'][name]} — against {result['reference']}")
+        out.append(f"{name}: {result['systems'][name]} — against {result['reference']}")
         rows = [{"group": g, **r} for g, r in groups.items()]
         out.append(
             format_table(
@@ -346,9 +261,12 @@ def tables(result: dict) -> str:
             "x": 1.0,
         }
     )
-    out.append(f"\nspeed from raw text, {s['texts']:,} texts, {s['words']:,} words, {s['threads']} threads")
+    out.append(f"speed from raw text, {s['texts']:,} texts, {s['words']:,} words, {s['threads']} threads")
     out.append(format_table(rows, [("what", "", ""), ("wps", "words/s", ",.0f"), ("x", "× spaCy", ".2f")]))
-    return "\n".join(out)
+    if "predictor_onnx_as_pytorch" in result["checks"]:
+        share = result["checks"]["predictor_onnx_as_pytorch"]
+        out.append(f"The predictor's ONNX heads and labels are PyTorch's on {share:.2%} of the words.")
+    return "\n\n".join(out)
 
 
 def run(
@@ -398,22 +316,24 @@ def run(
     return result
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(
+        __file__, __doc__, threads=2, quick="at most 200 sentences per corpus, one timed pass", cache_dir=True
+    )
     parser.add_argument(
         "--checkpoint", help="a run's checkpoint with a `heads` predictor (a pretrain_predictor run too)"
     )
-    parser.add_argument("--bundle", help="a parser-free bundle whose graph returns heads (format 3)")
+    parser.add_argument("--bundle", help="a parser-free bundle with a tree graph that returns heads")
     parser.add_argument(
         "--dataset", default="silver-trees", help="held-out sentences with trees (default silver-trees)"
     )
     parser.add_argument("--split", default="test")
-    parser.add_argument("--cache-dir", default=None)
-    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--spacy-model", default=DEFAULT_MODEL)
-    parser.add_argument("--quick", action="store_true", help="at most 200 sentences per corpus, one timed pass")
-    parser.add_argument("--out", help="JSON path (default bench/results/parser.json)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
     result = run(
         args.checkpoint,
         args.bundle,
@@ -425,12 +345,7 @@ def main(argv: list[str] | None = None) -> dict:
         args.spacy_model,
     )
     print(tables(result))
-    if "predictor_onnx_as_pytorch" in result["checks"]:
-        print(
-            f"\npredictor ONNX heads and labels as PyTorch's: {result['checks']['predictor_onnx_as_pytorch']:.2%} of words"
-        )
-    path = write_result("parser", result, args.out)
-    print(f"results: {path}")
+    print(f"results: {write_record(result, args)}")
     return result
 
 

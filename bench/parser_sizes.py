@@ -5,30 +5,27 @@ tower of L layers × width d with its own embeddings); each is pre-trained with 
 (``main_job.pretrain_stage``, so a size trained once is read from the cache on the next run) for the same
 budget — ``--epochs`` over ``--fraction`` of the silver-trees training sentences — and scored on the
 silver-trees dev split (UUAS, UAS, LAS from its metrics.json: choose on dev, never on test). Its speed is the
-words/s of the predictor alone from raw text (its ONNX graph, ``bench_parser.checkpoint_system``) on dev
+words/s of the predictor alone from raw text (its ONNX graph, ``bench.lib.parse_speed.checkpoint_system``) on dev
 texts, beside spaCy's tok2vec + parser on the same texts and threads. The table marks the Pareto front (no
-other size both more accurate on dev LAS and faster); JSON to bench/results/parser_sizes.json, a plot beside.
+other size both more accurate on dev LAS and faster); its record, and a plot beside it.
 
-    python bench/bench_parser_sizes.py [--fraction 0.25 --epochs 1 --threads 1] [--sizes NAME,...] [--quick]
+    python -m bench.parser_sizes [--fraction 0.25 --epochs 1 --threads 1] [--sizes NAME,...] [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-from bench_parser import checkpoint_system, ours_from_text, spacy_seconds  # noqa: E402
+from parserfree.distill.config import load_config
+from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
+from parserfree.export.timing import machine
+from parserfree.job_stages import pretrain_stage
 
-from parserfree.distill.config import load_config  # noqa: E402
-from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text  # noqa: E402
-from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline  # noqa: E402
-from parserfree.export.timing import machine  # noqa: E402
-from parserfree.main_job import pretrain_stage  # noqa: E402
-
-from timing import format_table, write_result  # noqa: E402
+from bench.lib.common import format_table, parse, script_arguments, write_record
+from bench.lib.parse_speed import checkpoint_system, ours_from_text, spacy_seconds, timed
 
 
 def tower(layers: int, width: int, heads: int, arc: int = 128, labels: int = 64) -> list[str]:
@@ -120,7 +117,7 @@ def run(
         with tempfile.TemporaryDirectory() as folder:
             system, _ = checkpoint_system(predictor["checkpoint"], threads, Path(folder))
             ours_from_text(system, nlp.tokenizer, sample[:32])  # warm-up
-            seconds = min(_timed(lambda: ours_from_text(system, nlp.tokenizer, sample)) for _ in range(2))  # noqa: B023 (called within the iteration)
+            seconds = min(timed(lambda: ours_from_text(system, nlp.tokenizer, sample)) for _ in range(2))  # noqa: B023 (called within the iteration)
         rows.append(
             {
                 "size": name,
@@ -146,49 +143,46 @@ def run(
     }
 
 
-def _timed(call) -> float:
-    import time
-
-    start = time.perf_counter()
-    call()
-    return time.perf_counter() - start
-
-
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(
+        __file__, __doc__, threads=1, quick="a few training steps per size (a look, a test)", cache_dir=True
+    )
     parser.add_argument(
         "--config", default="configs/main/agreement.yaml", help="the task config whose predictor is sized"
     )
     parser.add_argument("--sizes", help=f"comma-separated names (default all: {', '.join(SIZES)})")
     parser.add_argument("--fraction", type=float, default=0.25, help="share of the silver-trees training split")
     parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--texts", type=int, default=2000, help="dev texts timed")
-    parser.add_argument("--cache-dir")
-    parser.add_argument("--quick", action="store_true", help="a few training steps per size (a look, a test)")
-    parser.add_argument("--out", help="JSON path (default bench/results/parser_sizes.json)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def tables(result: dict[str, Any]) -> str:
+    table = format_table(
+        result["sizes"],
+        [
+            ("size", "predictor", ""),
+            ("train_seconds", "train s", ",.0f"),
+            ("dev_uuas", "dev UUAS", ".1f"),
+            ("dev_uas", "dev UAS", ".1f"),
+            ("dev_las", "dev LAS", ".1f"),
+            ("words_per_s", "words/s", ",.0f"),
+            ("times_spacy", "× spaCy", ".1f"),
+            ("pareto", "front", ""),
+        ],
+    )
+    threads = result["budget"]["threads"]
+    return f"{table}\n\nspaCy tok2vec + parser: {result['spacy_words_per_s']:,.0f} words/s ({threads} thread(s))"
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
     sizes = {n: SIZES[n] for n in (s.strip() for s in args.sizes.split(","))} if args.sizes else SIZES
     result = run(args.config, sizes, args.fraction, args.epochs, args.threads, args.texts, args.cache_dir, args.quick)
-    print(
-        format_table(
-            result["sizes"],
-            [
-                ("size", "predictor", ""),
-                ("train_seconds", "train s", ",.0f"),
-                ("dev_uuas", "dev UUAS", ".1f"),
-                ("dev_uas", "dev UAS", ".1f"),
-                ("dev_las", "dev LAS", ".1f"),
-                ("words_per_s", "words/s", ",.0f"),
-                ("times_spacy", "× spaCy", ".1f"),
-                ("pareto", "front", ""),
-            ],
-        )
-    )
-    print(f"spaCy tok2vec + parser: {result['spacy_words_per_s']:,.0f} words/s ({args.threads} thread(s))")
-    path = write_result("parser_sizes", result, args.out)
+    print(tables(result))
+    path = write_record(result, args)
     plot(result["sizes"], result["spacy_words_per_s"], path.with_suffix(".png"))
-    print(f"results: {path}")
+    print(f"results: {path} (+ .png)")
     return result
 
 

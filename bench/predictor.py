@@ -6,26 +6,23 @@ predicted tree per corpus (movie snippets, reviews, news, product reviews, tweet
 sentence length: UUAS (punctuation excluded), DSpr, and the recall of nsubj, obj, amod, prep/pobj and
 relcl arcs (``predictor.metrics.RelationMetrics``). The |i − j| chain is scored on the same sentences.
 
-    python bench/bench_predictor.py --checkpoint runs/curve-pretrain/f1-s0/pretrain_predictor/checkpoints/best.ckpt
+    python -m bench.predictor --checkpoint runs/curve-pretrain/f1-s0/pretrain_predictor/checkpoints/best.ckpt
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections import defaultdict
-from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).parent))
-from parserfree.distill.checkpoints import load_trained  # noqa: E402
-from parserfree.distill.datasets import DataConfig, load_dataset  # noqa: E402
-from parserfree.predictor import DistanceMetrics, chain_baseline  # noqa: E402
-from parserfree.predictor.metrics import RelationMetrics  # noqa: E402
+from parserfree.distill.checkpoints import load_trained
+from parserfree.distill.datasets import DataConfig, load_dataset
+from parserfree.predictor import DistanceMetrics, chain_baseline
+from parserfree.predictor.metrics import RelationMetrics
 
-from timing import write_result  # noqa: E402
+from bench.lib.common import parse, script_arguments, write_record
 
 
 @torch.no_grad()
@@ -81,7 +78,9 @@ def summary(parts: dict) -> dict:
     }
 
 
-def table(result: dict) -> str:
+def tables(payload: dict[str, Any]) -> str:
+    """One row per corpus (and all): UUAS, DSpr, the chain's UUAS, relation recall, UUAS by length."""
+    result = payload["corpora"]
     groups = list(result["all"]["recall"])
     lengths = list(result["all"]["by_length"])
     head = [
@@ -109,20 +108,24 @@ def table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(__file__, __doc__, threads=2, quick="at most 200 sentences per corpus", cache_dir=True)
     parser.add_argument(
         "--checkpoint", required=True, help="a run's checkpoints/best.ckpt (any recipe with a predictor)"
     )
-    parser.add_argument("--cache-dir", default=None)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--quick", action="store_true", help="at most 200 sentences per corpus")
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
     torch.set_num_threads(args.threads)
-    result = quality(args.checkpoint, args.cache_dir, 200 if args.quick else None)
-    print(table(result))
-    path = write_result("predictor", {"checkpoint": args.checkpoint, "corpora": result})
-    print(f"results: {path}")
+    result = {
+        "checkpoint": args.checkpoint,
+        "corpora": quality(args.checkpoint, args.cache_dir, 200 if args.quick else None),
+    }
+    print(tables(result))
+    print(f"results: {write_record(result, args)}")
+    return result
 
 
 if __name__ == "__main__":

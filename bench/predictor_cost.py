@@ -13,15 +13,15 @@ vocabulary; length-sorted batches of 32 and single texts; interleaved passes, fa
 weights give the graphs the shapes and node counts of a trained model; only the number of argmax cycles
 (a few rows of work) differs from a trained predictor's.
 
-    python bench/bench_predictor_cost.py [--widths 64 128 256] [--threads 2] [--quick]
+    python -m bench.predictor_cost [--widths 64 128 256] [--threads 2] [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 import onnx
 import torch
@@ -35,9 +35,8 @@ from parserfree.export.timing import batches, describe_machine, machine
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
-from bench_inference import DEFAULT_RUN, benchmark_texts
-from graph_levers import time_sessions
-from timing import format_table, write_result
+from bench.lib.common import DEFAULT_RUN, benchmark_texts, format_table, parse, script_arguments, write_record
+from bench.lib.graph_levers import time_sessions
 
 GRAPHS = ("parser_free", "parser_free, no labels", "parser_free, one pass", "no_syntax")
 
@@ -64,16 +63,33 @@ def model_of(
     return model.eval().requires_grad_(False)
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(__file__, __doc__, threads=2, quick="300 texts")
     parser.add_argument("--bundle", default=str(DEFAULT_RUN / "bundle"), help="tokenizer, vocabulary and labels")
     parser.add_argument("--widths", type=int, nargs="*", default=[64, 128, 256])
-    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--n", type=int, help="texts (default 1000, --quick 300)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out", help="JSON file (default bench/results/predictor_cost.json)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def tables(result: dict[str, Any]) -> str:
+    return f"{result['threads']} threads, {result['n_texts']} texts\n\n" + format_table(
+        result["rows"],
+        [
+            ("d_model", "d_model", "d"),
+            ("batch", "batch", "d"),
+            ("parser_free sentences/s", "parser-free", ",.0f"),
+            ("parser_free, no labels sentences/s", "parser-free, no labels", ",.0f"),
+            ("no_syntax sentences/s", "no_syntax", ",.0f"),
+            ("vs_no_syntax", "parser-free × no_syntax", ".2f"),
+            ("no_labels_vs_no_syntax", "no labels × no_syntax", ".2f"),
+            ("one_pass_vs_no_syntax", "one pass × no_syntax", ".2f"),
+        ],
+    )
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
 
     bundle = ParserFreeModel.load(args.bundle, threads=args.threads)
     labels = bundle.dependency_labels or tuple(f"label_{k}" for k in range(45))
@@ -125,30 +141,10 @@ def main(argv: list[str] | None = None) -> dict:
                     }
                 )
             print(f"d_model {width}: done ({', '.join(f'{k} {v} nodes' for k, v in nodes.items())})", flush=True)
-    result = {
-        "bench": "predictor_cost",
-        "machine": machine(),
-        "threads": args.threads,
-        "n_texts": len(words),
-        "rows": rows,
-    }
-    print(describe_machine(result["machine"]) + f", {args.threads} threads, {len(words)} texts")
-    print(
-        format_table(
-            rows,
-            [
-                ("d_model", "d_model", "d"),
-                ("batch", "batch", "d"),
-                ("parser_free sentences/s", "parser-free", ",.0f"),
-                ("parser_free, no labels sentences/s", "parser-free, no labels", ",.0f"),
-                ("no_syntax sentences/s", "no_syntax", ",.0f"),
-                ("vs_no_syntax", "parser-free × no_syntax", ".2f"),
-                ("no_labels_vs_no_syntax", "no labels × no_syntax", ".2f"),
-                ("one_pass_vs_no_syntax", "one pass × no_syntax", ".2f"),
-            ],
-        )
-    )
-    print(f"results: {write_result('predictor_cost', result, args.out)}")
+    result = {"machine": machine(), "threads": args.threads, "n_texts": len(words), "rows": rows}
+    print(describe_machine(result["machine"]))
+    print(tables(result))
+    print(f"results: {write_record(result, args)}")
     return result
 
 

@@ -5,7 +5,7 @@ Stages (wall-clock per sentence, each timed alone over the same length-sorted ba
 ids, feature ids and mask), the graph (``session.run``, on the session ``predict`` uses for that batch
 size), decoding and output (``ParserFreeModel.decode``: softmax, labels, the result dicts) and the rest
 of ``predict``: its own time minus the four — its checks and sorting, and the graph running slower between
-Python steps than back to back (bench/README.md); noise can make it negative.
+Python steps than back to back; noise can make it negative.
 
 Runs a bundle's graph (fp32 ``model.onnx`` or another variant) on the benchmark texts in length-sorted
 batches (32 and 1 by default), with onnxruntime's per-node profiler on, and sums the kernel time of the
@@ -16,26 +16,25 @@ cycle breaking, distances), embeddings, residual adds and the rest — and by op
 of the summed kernel time (the time between kernels — scheduling, memory allocation — is not in them;
 the table also gives the wall-clock time of the same runs).
 
-    python bench/profile_graph.py [--bundle B] [--variant int8] [--threads 1] [--quick]
+    python -m bench.profile_graph [--bundle B] [--variant int8] [--threads 1] [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
 import re
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.runtime import SINGLE_TEXT_THREADS, SPINNING, ParserFreeModel
 from parserfree.export.session import make_session
-from parserfree.export.timing import batches
+from parserfree.export.timing import batches, describe_machine, machine
 
-from bench_inference import DEFAULT_RUN, benchmark_texts
-from timing import format_table, write_result
+from bench.lib.common import DEFAULT_RUN, benchmark_texts, format_table, parse, script_arguments, write_record
 
 # (part, pattern on the node name or, for nodes the optimiser renamed, "op:<type>"), first match wins
 PARTS = [
@@ -115,60 +114,71 @@ def stages(model: ParserFreeModel, texts: list[str], size: int, passes: int) -> 
     return per
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(__file__, __doc__, threads=2, quick="300 texts")
     parser.add_argument("--bundle", default=str(DEFAULT_RUN / "bundle"))
     parser.add_argument("--variant", default="default", help="default (fp32), optimized or int8")
-    parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batches", type=int, nargs="*", default=[32, 1])
     parser.add_argument("--n", type=int, help="texts (default 1000, --quick 300)")
     parser.add_argument("--passes", type=int, default=3)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out", help="JSON file (default bench/results/profile.json)")
-    args = parser.parse_args(argv)
+    return parser
 
+
+STAGES = ("tokenizer", "featurisation", "graph", "decoding and output", "rest of predict")
+
+
+def tables(result: dict[str, Any]) -> str:
+    """Per batch size: the stages of ``predict`` (µs per sentence) and the graph's kernel time by part."""
+    out = []
+    for size, per in result["stages_us_per_sentence"].items():
+        rows = [{"stage": k, "us": per[k], "share": 100 * per[k] / per["predict"]} for k in STAGES]
+        out += [
+            f"batch {size}: stages of predict, µs per sentence ({per['predict']:.0f} in all)",
+            format_table(
+                rows, [("stage", "stage", ""), ("us", "µs/sentence", ".1f"), ("share", "% of predict", ".1f")]
+            ),
+        ]
+    for size, got in result["batches"].items():
+        rows = [
+            {"part": k, "ms": v, "share": 100 * v / got["kernel_ms"]}
+            for k, v in sorted(got["parts_ms"].items(), key=lambda kv: -kv[1])
+        ]
+        top = sorted(got["ops_ms"].items(), key=lambda kv: -kv[1])[:8]
+        out += [
+            f"batch {size}: {got['texts']} texts × {result['passes']} passes, kernels {got['kernel_ms']:.0f} ms of "
+            f"{got['wall_ms']:.0f} ms wall-clock ({got['threads']} thread(s), {result['variant']})",
+            format_table(rows, [("part", "part", ""), ("ms", "kernel ms", ".1f"), ("share", "% of kernels", ".1f")]),
+            "top operators: " + ", ".join(f"{op} {100 * ms / got['kernel_ms']:.1f}%" for op, ms in top),
+        ]
+    return "\n\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
     model = ParserFreeModel.load(args.bundle, threads=args.threads, variant=args.variant)
     texts = benchmark_texts("vader-movies", args.n or (300 if args.quick else 1000), None)
     words = model.tokenize(texts)
-    result = {
-        "bench": "profile",
+    result: dict[str, Any] = {
+        "machine": machine(),
         "bundle": args.bundle,
         "variant": args.variant,
         "threads": args.threads,
+        "passes": args.passes,
+        "stages_us_per_sentence": {},
         "batches": {},
     }
-    result["stages_us_per_sentence"] = {}
     for size in args.batches:
         chosen_texts = texts if size > 1 else texts[:: max(1, len(texts) // 100)]
-        per = result["stages_us_per_sentence"][size] = stages(model, chosen_texts, size, args.passes)
-        rows = [
-            {"stage": k, "us": per[k], "share": 100 * per[k] / per["predict"]}
-            for k in ("tokenizer", "featurisation", "graph", "decoding and output", "rest of predict")
-        ]
-        print(
-            f"\nbatch {size}: stages of predict, µs per sentence ({per['predict']:.0f} in all, {len(chosen_texts)} texts)"
-        )
-        print(
-            format_table(rows, [("stage", "stage", ""), ("us", "µs/sentence", ".1f"), ("share", "% of predict", ".1f")])
-        )
+        result["stages_us_per_sentence"][size] = stages(model, chosen_texts, size, args.passes)
     for size in args.batches:
         chosen = words if size > 1 else words[:: max(1, len(words) // 100)]
         feeds = [graph_inputs(model.vocab, w, model.max_len, None) for w in batches(chosen, size)]
         threads = SINGLE_TEXT_THREADS if size == 1 else args.threads  # the session predict runs the batch on
         got = profile(model.folder / model.manifest["models"][args.variant], feeds, threads, args.passes)
-        result["batches"][size] = got
-        rows = [
-            {"part": k, "ms": v, "share": 100 * v / got["kernel_ms"]}
-            for k, v in sorted(got["parts_ms"].items(), key=lambda kv: -kv[1])
-        ]
-        print(
-            f"\nbatch {size}: {len(chosen)} texts × {args.passes} passes, kernels {got['kernel_ms']:.0f} ms of "
-            f"{got['wall_ms']:.0f} ms wall-clock ({threads} thread(s), {args.variant})"
-        )
-        print(format_table(rows, [("part", "part", ""), ("ms", "kernel ms", ".1f"), ("share", "% of kernels", ".1f")]))
-        top = sorted(got["ops_ms"].items(), key=lambda kv: -kv[1])[:8]
-        print("top operators: " + ", ".join(f"{op} {100 * ms / got['kernel_ms']:.1f}%" for op, ms in top))
-    print(f"results: {write_result('profile', result, args.out)}")
+        result["batches"][size] = {**got, "texts": len(chosen), "threads": threads}
+    print(describe_machine(result["machine"]))
+    print(tables(result))
+    print(f"results: {write_record(result, args)}")
     return result
 
 

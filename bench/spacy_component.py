@@ -16,15 +16,17 @@ Words/s count the words as the bundle's tokenizer splits the texts. Also reporte
 picks the predicted tree's root (export/predicted_tree.py: the word with most tree neighbours) picks
 spaCy's root when applied to spaCy's own trees of these texts. Needs a parser-free bundle (``--bundle``,
 default runs/main/sentiment/bundle, from `parserfree run`).
+
+    python -m bench.spacy_component [--bundle B] [--threads 2] [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import spacy
@@ -35,10 +37,9 @@ from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
 
-from bench_inference import benchmark_texts
-from timing import format_table, write_result
+from bench.lib.common import DEFAULT_RUN, benchmark_texts, format_table, parse, script_arguments, write_record
 
-DEFAULT_BUNDLE = Path("runs/main/sentiment/bundle")
+DEFAULT_BUNDLE = DEFAULT_RUN / "bundle"
 BATCH = 32
 GOAL = 0.10  # the component may be at most 10 % slower than ParserFreeModel doing the same work
 
@@ -48,7 +49,7 @@ def find_bundle(arg: str | None) -> Path:
     bundle = Path(arg) if arg else DEFAULT_BUNDLE
     if not (bundle / "manifest.json").exists():
         sys.exit(
-            f"bench_spacy_component: no parser-free bundle at {bundle}.\n"
+            f"bench.spacy_component: no parser-free bundle at {bundle}.\n"
             "  Make one with `parserfree run` (writes runs/main/sentiment/bundle), or train and export one:\n"
             "  `parserfree train --config configs/parser_free.yaml --out runs/pf` then\n"
             "  `parserfree export --checkpoint runs/pf/checkpoints/best.ckpt --out runs/pf-bundle`\n"
@@ -131,18 +132,36 @@ def goals(measured: list[dict], spacy_model: str) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(__file__, __doc__, threads=2, quick="300 texts, one pass", cache_dir=True)
     parser.add_argument("--bundle", help=f"parser-free bundle (default {DEFAULT_BUNDLE})")
     parser.add_argument("--spacy-model", default=DEFAULT_MODEL, help="spaCy pipeline whose parser is dropped")
     parser.add_argument("--dataset", default="vader-movies")
     parser.add_argument("--n", type=int, help="number of texts (default 1000, --quick 300)")
-    parser.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads")
     parser.add_argument("--repeats", type=int, help="passes, fastest kept per call (default 5, --quick 1)")
-    parser.add_argument("--cache-dir", help="data cache (default $PARSERFREE_CACHE or ~/.cache/parserfree)")
-    parser.add_argument("--quick", action="store_true", help="300 texts, one pass")
-    parser.add_argument("--out", help="JSON file (default bench/results/spacy_component.json)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def tables(result: dict[str, Any]) -> str:
+    """Texts/s and words/s per pipeline, the goals and how often the root rule finds spaCy's root."""
+    head = (
+        f"{result['n_texts']} {result['dataset']} texts ({result['n_words']:,} words), batch {result['batch_size']}, "
+        f"onnxruntime {result['threads']} threads"
+    )
+    table = format_table(
+        result["rows"],
+        [("row", "pipeline", ""), ("texts_per_s", "texts/s", ",.0f"), ("words_per_s", "words/s", ",.0f")],
+    )
+    rule = result["root_rule"]
+    lines = [f"- {line}" for line in result["goals"]]
+    lines.append(
+        f"- root rule on spaCy's own trees: spaCy's root found in {rule['root_found']:.1%} of {rule['sentences']:,} sentences"
+    )
+    return f"{head}\n\n{table}\n\n" + "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
 
     bundle = find_bundle(args.bundle)
     n = args.n or (300 if args.quick else 1000)
@@ -153,7 +172,6 @@ def main(argv: list[str] | None = None) -> dict:
     load_before = os.getloadavg()[0]
     measured = measure(runs, texts, n_words, args.repeats or (1 if args.quick else 5))
     result = {
-        "bench": "spacy_component",
         "machine": machine(),
         "threads": args.threads,
         "bundle": str(bundle),
@@ -169,26 +187,12 @@ def main(argv: list[str] | None = None) -> dict:
     result["goals"] = goals(measured, args.spacy_model)
 
     print(describe_machine(result["machine"]))
-    print(
-        f"{len(texts)} {args.dataset} texts ({n_words:,} words), batch {BATCH}, onnxruntime {args.threads} threads, "
-        f"bundle {bundle}"
-    )
     if max(result["load_average"]) > 0.5:
         print(
             f"note: the machine was busy (load average {result['load_average'][0]:.1f} → {result['load_average'][1]:.1f})"
         )
-    print(
-        format_table(
-            measured, [("row", "pipeline", ""), ("texts_per_s", "texts/s", ",.0f"), ("words_per_s", "words/s", ",.0f")]
-        )
-    )
-    for line in result["goals"]:
-        print(line)
-    rule = result["root_rule"]
-    print(
-        f"root rule on spaCy's own trees: spaCy's root found in {rule['root_found']:.1%} of {rule['sentences']:,} sentences"
-    )
-    print(f"results: {write_result('spacy_component', result, args.out)}")
+    print(tables(result))
+    print(f"results: {write_record(result, args)}")
     return result
 
 

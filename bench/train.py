@@ -8,6 +8,8 @@ included. The rows: ``no_syntax``, ``parser_fed``, ``parser_free``, and ``parser
 process times the collate alone on the same batches and splits it into the word/feature ids
 (``Vocabulary.encode_batch``) and the parser distance matrices (``distill.trees``). Peak memory is the
 process's peak resident set (``getrusage``), also shown above the resident set before training starts.
+
+    python -m bench.train [--config configs/default.yaml] [--threads 2] [--quick]
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ import os
 import subprocess
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
 from parserfree.export.timing import describe_machine, machine, peak_rss_mb, time_calls
 
-from timing import format_table, write_result
+from bench.lib.common import REPO, format_table, parse, script_arguments, write_record
 
 ROWS = {
     "no_syntax": ["recipe=no_syntax"],
@@ -133,7 +136,8 @@ def run_worker(args: argparse.Namespace, row: str) -> dict:
     """Run one row in a fresh process; its JSON result is the last line it prints."""
     cmd = [
         sys.executable,
-        __file__,
+        "-m",
+        "bench.train",
         "--worker",
         row,
         "--config",
@@ -147,26 +151,57 @@ def run_worker(args: argparse.Namespace, row: str) -> dict:
     ]
     cmd += [x for s in args.set or [] for x in ("--set", s)]
     cmd += ["--cache-dir", args.cache_dir] if args.cache_dir else []
-    done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))  # `-m bench.train` from anywhere
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "PYTHONPATH": path}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if done.returncode != 0:
-        sys.exit(f"bench_train: row {row!r} failed:\n{done.stderr[-3000:]}")
+        sys.exit(f"bench.train: row {row!r} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments():
+    parser = script_arguments(__file__, __doc__, threads=2, quick="fewer steps", cache_dir=True)
     parser.add_argument(
         "--config", default="configs/default.yaml", help="experiment file (default configs/default.yaml)"
     )
     parser.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
-    parser.add_argument("--threads", type=int, default=2, help="PyTorch intra-op threads")
     parser.add_argument("--steps", type=int, help="timed steps per row (default 100, --quick 20)")
     parser.add_argument("--warmup", type=int, help="untimed steps first (default 10, --quick 5)")
-    parser.add_argument("--cache-dir", help="cache folder for data and parses")
-    parser.add_argument("--quick", action="store_true", help="fewer steps (about a minute in all)")
-    parser.add_argument("--out", help="JSON file (default bench/results/train.json)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def tables(result: dict[str, Any]) -> str:
+    """Training rows per recipe, the collate's parts and what the distance loss costs."""
+    rows = format_table(
+        result["rows"],
+        [
+            ("recipe", "recipe", ""),
+            ("examples_per_s", "examples/s", ",.0f"),
+            ("examples_per_s_step", "examples/s (step only)", ",.0f"),
+            ("ms_per_step", "ms/step", ".1f"),
+            ("peak_rss_mb", "peak RSS MiB", ",.0f"),
+            ("rss_before_training_mb", "RSS before training MiB", ",.0f"),
+        ],
+    )
+    parts = format_table(
+        result["collate"],
+        [
+            ("part", "collate", ""),
+            ("examples_per_s", "examples/s", ",.0f"),
+            ("ms_per_batch", "ms/batch", ".2f"),
+            ("share_of_parser_fed_step", "÷ parser_fed step", ".1%"),
+        ],
+    )
+    head = (
+        f"{' '.join([result['config'], *result['overrides']])}: {result['steps']} timed steps after "
+        f"{result['warmup']}, {result['threads']} threads"
+    )
+    return f"{head}\n\n{rows}\n\n{parts}\n\nThe distance loss adds {result['distance_loss_cost']:.1%} to a parser_free step."
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
     args.steps = args.steps or (20 if args.quick else 100)
     args.warmup = args.warmup or (5 if args.quick else 10)
 
@@ -186,7 +221,6 @@ def main(argv: list[str] | None = None) -> dict:
     ]
     free, free_no_loss = rows[2], rows[3]
     result = {
-        "bench": "train",
         "machine": machine(),
         "config": args.config,
         "overrides": args.set or [],
@@ -197,38 +231,9 @@ def main(argv: list[str] | None = None) -> dict:
         "collate": parts,
         "distance_loss_cost": free["ms_per_step"] / free_no_loss["ms_per_step"] - 1,
     }
-
     print(describe_machine(result["machine"]))
-    print(
-        f"{args.config} {' '.join(args.set or [])}: {args.steps} timed steps after {args.warmup}, {args.threads} threads"
-    )
-    print(
-        format_table(
-            rows,
-            [
-                ("recipe", "recipe", ""),
-                ("examples_per_s", "examples/s", ",.0f"),
-                ("examples_per_s_step", "examples/s (step only)", ",.0f"),
-                ("ms_per_step", "ms/step", ".1f"),
-                ("peak_rss_mb", "peak RSS MiB", ",.0f"),
-                ("rss_before_training_mb", "RSS before training MiB", ",.0f"),
-            ],
-        )
-    )
-    print()
-    print(
-        format_table(
-            parts,
-            [
-                ("part", "collate", ""),
-                ("examples_per_s", "examples/s", ",.0f"),
-                ("ms_per_batch", "ms/batch", ".2f"),
-                ("share_of_parser_fed_step", "÷ parser_fed step", ".1%"),
-            ],
-        )
-    )
-    print(f"the distance loss adds {result['distance_loss_cost']:.1%} to a parser_free step")
-    print(f"results: {write_result('train', result, args.out)}")
+    print(tables(result))
+    print(f"results: {write_record(result, args)}")
     return result
 
 

@@ -8,21 +8,21 @@ the path-doubling matrix products they replace (``distances_from_parents`` on on
 used for the soft variant and the straight-through gradient). The graph always runs the steps of its
 ``max_len`` (512 here: 9 doubling steps), whatever T is. PyTorch eager, and onnxruntime on the same
 modules exported as the bundle's graph is (opset 17, TorchScript exporter). Each time is the fastest of
-three repeats (the machine may be shared). Prints a Markdown table and writes
-bench/results/tree_ops.json. ``--quick`` takes about a minute.
+three repeats (the machine may be shared).
+
+    python -m bench.tree_ops [--quick]
 """
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnxruntime as ort
 import torch
-from bench_trees import random_tree
 from torch import nn
 
 from parserfree.encoder import BiasConfig, EncoderConfig, SyntaxEncoder
@@ -35,7 +35,8 @@ from parserfree.predictor.tree_ops import (
     steps_for_length,
 )
 
-from timing import format_table, write_result
+from bench.lib.common import format_table, parse, script_arguments, write_record
+from bench.lib.random_trees import random_tree
 
 MAX_LEN = 512
 LENGTHS = (32, 128, 512)
@@ -141,11 +142,34 @@ def fastest(fn, min_time: float, repeats: int = 3) -> float:
     return 1e3 * min(seconds_per_call(lambda _: fn(), [None], min_time) for _ in range(repeats))
 
 
+def arguments():
+    return script_arguments(__file__, __doc__, quick="shorter timing")
+
+
+def tables(result: dict[str, Any]) -> str:
+    """One table per runtime: the encoder, the tree ops and the old products by threads and T."""
+    out = []
+    for runtime, label in (("", "PyTorch"), ("_ort", "onnxruntime")):
+        out.append(f"**{label}**")
+        out.append(
+            format_table(
+                result["rows"],
+                [
+                    ("threads", "threads", "d"),
+                    ("T", "T", "d"),
+                    (f"encoder{runtime}_ms", "encoder ms", ".2f"),
+                    (f"tree_ops{runtime}_ms", "tree ops ms", ".2f"),
+                    (f"tree_ops{runtime}_pct", "% of encoder", ".1f"),
+                    (f"matrix_products{runtime}_ms", "old products ms", ".2f"),
+                    (f"matrix_products{runtime}_pct", "% of encoder", ".1f"),
+                ],
+            )
+        )
+    return "\n\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="shorter timing (about a minute in all)")
-    parser.add_argument("--out", help="JSON file (default bench/results/tree_ops.json)")
-    args = parser.parse_args(argv)
+    args = parse(arguments(), argv)
     min_time = 0.2 if args.quick else 1.0
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -169,25 +193,10 @@ def main(argv: list[str] | None = None) -> dict:
                         100 * row[f"matrix_products{runtime}_ms"] / row[f"encoder{runtime}_ms"]
                     )
                 rows.append(row)
-    result = {"bench": "tree_ops", "machine": machine(), "max_len": MAX_LEN, "batch": 1, "rows": rows}
+    result = {"machine": machine(), "max_len": MAX_LEN, "batch": 1, "rows": rows}
     print(describe_machine(result["machine"]))
-    for runtime, label in (("", "PyTorch"), ("_ort", "onnxruntime")):
-        print(f"\n{label}")
-        print(
-            format_table(
-                rows,
-                [
-                    ("threads", "threads", "d"),
-                    ("T", "T", "d"),
-                    (f"encoder{runtime}_ms", "encoder ms", ".2f"),
-                    (f"tree_ops{runtime}_ms", "tree ops ms", ".2f"),
-                    (f"tree_ops{runtime}_pct", "% of encoder", ".1f"),
-                    (f"matrix_products{runtime}_ms", "old products ms", ".2f"),
-                    (f"matrix_products{runtime}_pct", "% of encoder", ".1f"),
-                ],
-            )
-        )
-    print(f"results: {write_result('tree_ops', result, args.out)}")
+    print(tables(result))
+    print(f"results: {write_record(result, args)}")
     return result
 
 

@@ -141,18 +141,21 @@ def executed_flops(shape: ModelShape, batches: Sequence[Sequence[int]]) -> float
     return total
 
 
-def bundle_shape(folder: str | Path) -> ModelShape:
-    """The ModelShape of a bundle, from its config.yaml and labels (the predictor counts when the graph
-    returns distances, i.e. runs it)."""
+def bundle_shape(folder: str | Path, graph: str = "task") -> ModelShape:
+    """The ModelShape of one graph of a bundle (``graph``: "task", or "tree" for a parser-free bundle's tree
+    graph), from its config.yaml and labels: the predictor counts when the bundle's model runs it (a
+    parser-free bundle: its manifest names the predictor's form), the label scorer only in the graph that
+    returns ``dep_labels`` (the tree graph; the task graph computes no labels)."""
     import json
 
     folder = Path(folder)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     config = yaml.safe_load((folder / manifest["config"]).read_text(encoding="utf-8"))
     labels = json.loads((folder / manifest["labels"]).read_text(encoding="utf-8"))
-    runs_predictor = any(o["name"] == "distances" for o in manifest["outputs"])
+    runs_predictor = manifest.get("predictor_form") is not None
     predictor = PredictorConfig.from_dict(config["predictor"]) if runs_predictor else None
     n_outputs = 1 if labels["task"] == "regression" else max(2, len(labels["label_names"]))
-    labelled = any(o["name"] == "dep_labels" for o in manifest["outputs"])
+    outputs = (manifest.get("tree_graph") or {}).get("outputs", []) if graph == "tree" else manifest["outputs"]
+    labelled = any(o["name"] == "dep_labels" for o in outputs)
     n_labels = len(manifest.get("dependency_labels") or ()) if labelled else 0
     return ModelShape.of(EncoderConfig.from_dict(config["encoder"]), predictor, n_outputs, n_labels)

@@ -1,10 +1,10 @@
-"""The parser-free graph alone, against the machine's limit, and the levers tried on it (bench_inference's second half).
+"""The parser-free graph alone, against the machine's limit, and the levers tried on it (bench.inference's second half).
 
 Everything here times ``session.run`` on prepared inputs (tokenising and featurising excluded), in
 length-sorted batches, each configuration keeping its fastest of ``repeats`` interleaved passes:
 
 - ``flop_rates``: achieved GFLOP/s of a graph — useful FLOPs (every sentence at its own length,
-  bench/flops.py) and executed FLOPs (at its batch's padded length) over the measured time — and the
+  bench/lib/flops.py) and executed FLOPs (at its batch's padded length) over the measured time — and the
   share of the attainable rate of the same number type;
 - length-sorted batching (what ``ParserFreeModel.predict`` does) against batches in a shuffled order, fp32;
 - ``session_sweep``: intra-op threads (1 and the benchmark's), spinning of idle threads on/off and the
@@ -12,7 +12,7 @@ length-sorted batches, each configuration keeping its fastest of ``repeats`` int
 - ``fused_variant``: onnxruntime's transformer optimiser (``onnxruntime.transformers.optimizer``: layer
   norm, skip layer norm, bias GELU and attention fusion where the pattern allows) applied to ``model.onnx``,
   with its parity to the unfused graph; what it fused is reported;
-- the attention-fused graph (bench/attention_fusion.py: every biased attention block as one
+- the attention-fused graph (bench/lib/attention_fusion.py: every biased attention block as one
   MultiHeadAttention node with the syntax bias as its attention_bias), with its parity;
 - ``product_shapes``: the model's own dense products (B·T × d × 3d, d × d, d × f, f × d at the benchmark's
   mean batch) timed alone — what a perfect graph of this size could reach;
@@ -42,9 +42,9 @@ from parserfree.export.runtime import SPINNING
 from parserfree.export.session import make_session
 from parserfree.export.timing import batches
 
-from attainable import shape_rate
-from attention_fusion import fuse_attention
-from flops import ModelShape, executed_flops, useful_flops
+from bench.lib.attainable import shape_rate
+from bench.lib.attention_fusion import fuse_attention
+from bench.lib.flops import ModelShape, executed_flops, useful_flops
 
 
 def prepared(

@@ -3,7 +3,7 @@ covers the per-pass ratios and the share of passes it won."""
 
 from __future__ import annotations
 
-from compare_graphs import ratio_summary
+from bench.lib.paired import ratio_summary
 
 
 def test_a_graph_that_takes_half_the_time_is_twice_as_fast():

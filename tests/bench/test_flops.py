@@ -1,4 +1,4 @@
-"""The analytic FLOP count of the parser-free graph (bench/flops.py) against PyTorch's own count of the products."""
+"""The analytic FLOP count of the parser-free graph (bench/lib/flops.py) against PyTorch's own count of the products."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from parserfree.export.onnx_graph import RecipeGraph
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
-from flops import ModelShape, bundle_shape, executed_flops, flops_per_word, useful_flops
+from bench.lib.flops import ModelShape, bundle_shape, executed_flops, flops_per_word, useful_flops
 
 
 def tiny(bias_all_layers: bool, form: str = "heads") -> tuple[SyntaxModel, ModelShape]:

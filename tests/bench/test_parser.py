@@ -1,13 +1,10 @@
-"""bench/bench_parser.py end to end with --quick on the smoke model and the fixture text: spaCy's scorer sees
+"""bench.parser end to end with --quick on the smoke model and the fixture text: spaCy's scorer sees
 the trees as built (gold against itself scores 100), the numbers agree with the project's own metrics on
 the PyTorch predictor, and the speed section times both sides."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,17 +13,12 @@ import torch
 from parserfree.distill.checkpoints import load_trained
 from parserfree.predictor.metrics import DistanceMetrics, attachment
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_parser.py"
+import bench.parser as parser_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_parser", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_parser"] = module  # its dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("bench_parser", None)
+    return parser_script
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +42,9 @@ def result(bench, smoke_checkpoint, smoke_bundle, sentiment_file, smoke_override
             str(out),
         ]
     )
-    return json.loads(out.read_text()), cache
+    record = json.loads(out.read_text())
+    assert record["command"].startswith("python -m bench.parser --checkpoint") and record["kind"] == "json"
+    return record["payload"], cache
 
 
 def test_spacy_scorer_gives_gold_trees_full_marks_and_a_flat_tree_less(bench, sentiment_file, result):

@@ -1,0 +1,105 @@
+"""A graph that parses, timed from raw text against spaCy's parser: shared by bench.parser and bench.parser_sizes.
+
+``System`` is a graph that returns distances, heads and labels for word lists: a checkpoint's predictor
+alone, exported to ONNX (``checkpoint_system``: its embeddings, the layers or tower it reads and its
+scorers, ``export.builder.export_predictor``), or a parser-free bundle's tree graph (``bundle_system``).
+``ours_from_text`` runs one from raw text (spaCy tokenizer, encoding, onnxruntime, label names) in
+length-sorted batches; ``spacy_seconds`` times spaCy's pipeline on the same texts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from parserfree.export.timing import batches
+from parserfree.export.tokenizer import words_of
+
+BATCH = 32
+
+
+@dataclass
+class System:
+    """A graph that parses: its name, words → outputs (distances, heads, dep_labels), label names, max_len."""
+
+    name: str
+    run: Callable[[list[list[str]]], dict[str, np.ndarray]]
+    labels: tuple[str, ...]
+    max_len: int
+    note: str
+
+
+def checkpoint_system(checkpoint: str, threads: int, folder: Path) -> tuple[System, Callable]:
+    """The predictor of a checkpoint as an ONNX graph of its own; also returns the PyTorch reference."""
+    from parserfree.distill.checkpoints import load_trained
+    from parserfree.export.builder import export_predictor
+    from parserfree.export.graph_inputs import graph_inputs
+    from parserfree.export.onnx_graph import run_graph_module
+    from parserfree.export.session import make_session
+
+    trained = load_trained(checkpoint)
+    path = folder / "predictor.onnx"
+    module = export_predictor(trained, path)
+    session = make_session(path, threads)
+    max_len = trained.encoder_config.max_len
+
+    def run(words: list[list[str]]) -> dict[str, np.ndarray]:
+        feeds = graph_inputs(trained.vocab, words, max_len)
+        return dict(zip(module.output_names, session.run(None, feeds)))
+
+    def reference(words: list[list[str]]) -> dict[str, np.ndarray]:
+        return run_graph_module(module, graph_inputs(trained.vocab, words, max_len))
+
+    note = f"{trained.recipe} checkpoint's predictor alone (ONNX)"
+    return System("predictor", run, trained.dep_labels, max_len, note), reference
+
+
+def bundle_system(bundle: str, threads: int) -> System:
+    """A parser-free bundle's tree graph (its predictor, its label scorer and the task layers)."""
+    from parserfree.export.runtime import ParserFreeModel
+
+    model = ParserFreeModel.load(bundle, threads=threads)
+    if "heads" not in model.tree_output_names:
+        raise SystemExit(f"{bundle}: it has no tree graph that returns heads (a probe or a bundle without a predictor)")
+
+    def run(words: list[list[str]]) -> dict[str, np.ndarray]:
+        return model.run_outputs(words, tree=True)
+
+    return System("bundle", run, model.dependency_labels, model.max_len, f"{model.kind} bundle's tree graph")
+
+
+def ours_from_text(system: System, tokenizer, texts: Sequence[str]) -> list[tuple[np.ndarray, list[str] | None]]:
+    """Raw text → the system's heads and label names per text (tokenizer, encoding, graph, names), in
+    length-sorted batches of BATCH."""
+    words = words_of(tokenizer, texts)
+    out = []
+    for rows in batches(sorted(range(len(words)), key=lambda i: len(words[i])), BATCH):
+        batch = [words[i][: system.max_len] for i in rows]
+        got = system.run(batch)
+        for b, w in enumerate(batch):
+            labels = [system.labels[k] for k in got["dep_labels"][b, : len(w)]] if "dep_labels" in got else None
+            out.append((got["heads"][b, : len(w)], labels))
+    return out
+
+
+def spacy_seconds(nlp, texts: Sequence[str], n_process: int, batch_size: int) -> float:
+    """Seconds of ``nlp.pipe`` over the texts with ``n_process`` workers, less their start-up (timed alone)."""
+    startup = 0.0
+    if n_process > 1:
+        start = time.perf_counter()
+        list(nlp.pipe(["a"] * n_process, batch_size=1, n_process=n_process))
+        startup = time.perf_counter() - start
+    start = time.perf_counter()
+    for _ in nlp.pipe(texts, batch_size=batch_size, n_process=n_process):
+        pass
+    return max(time.perf_counter() - start - startup, 1e-9)
+
+
+def timed(call: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
