@@ -32,6 +32,7 @@ from parserfree.export.errors import ExportError
 from parserfree.export.evaluation import evaluation_report
 from parserfree.export.graph_inputs import graph_inputs, graph_recipe, has_tree_graph, io_spec
 from parserfree.export.onnx_graph import (
+    AUTO,
     OPSET,
     TASK_DISTANCES,
     PredictorGraph,
@@ -39,6 +40,7 @@ from parserfree.export.onnx_graph import (
     export_onnx,
     graph_module,
     run_graph_module,
+    task_distances_for,
 )
 from parserfree.export.parity import (
     ParitySet,
@@ -205,7 +207,7 @@ def _write_bundle(
     threads: int | None,
     task_distances: str = "pointer_jumps",
 ) -> dict:
-    """Every step of the export into ``tmp``; returns the manifest."""
+    """Every step of the export into ``tmp``; returns the manifest (``task_distances`` already resolved)."""
     experiment, vocab, task = trained.experiment, trained.vocab, trained.task
     max_len = trained.encoder_config.max_len
     spacy_model = experiment["parse"]["spacy_model"]
@@ -305,7 +307,7 @@ def export_bundle(
     quantize: str | None = None,
     threads: int | None = None,
     overwrite: bool = False,
-    task_distances: str = "pointer_jumps",
+    task_distances: str = AUTO,
 ) -> dict:
     """Export a trained checkpoint to a bundle folder and return its manifest.
 
@@ -317,15 +319,16 @@ def export_bundle(
     test-split metric, agreement with fp32 and speed are reported. threads: intra-op threads of the
     checking sessions. overwrite: replace an existing bundle at out_dir. task_distances: how the task
     graph computes the D̂ its bias reads (``onnx_graph.TASK_DISTANCES``: "pointer_jumps", exact, or
-    "adjacency_powers", clamped where the bias saturates; the tree graph's D̂ is exact either way).
+    "adjacency_powers", clamped where the bias saturates; "auto", the default, adjacency powers where they
+    apply; the tree graph's D̂ is exact either way).
     Raises ExportError (parity failure, served words that differ from the training words, unsupported
     recipe, occupied out_dir) or CheckpointError (a damaged or foreign checkpoint); nothing is left at
     ``out_dir`` unless the whole export succeeded.
     """
     if quantize is not None and quantize not in QUANTIZE_CHOICES:
         raise ExportError(f"quantize={quantize!r} must be one of {', '.join(QUANTIZE_CHOICES)} or None")
-    if task_distances not in TASK_DISTANCES:
-        raise ExportError(f"task_distances={task_distances!r} must be one of {', '.join(TASK_DISTANCES)}")
+    if task_distances not in (*TASK_DISTANCES, AUTO):
+        raise ExportError(f"task_distances={task_distances!r} must be one of {', '.join((*TASK_DISTANCES, AUTO))}")
     out = Path(out_dir)
     _prepare_target(out, overwrite)
     trained = load_trained(checkpoint)
@@ -340,7 +343,8 @@ def export_bundle(
         shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
-        manifest = _write_bundle(trained, kind, tmp, optimize, quantize, threads, task_distances)
+        method = task_distances_for(trained.model, kind, task_distances)
+        manifest = _write_bundle(trained, kind, tmp, optimize, quantize, threads, method)
         _move_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -8,9 +8,11 @@ and no output the task does not read (the exporter drops every node no output ne
 scorer is not in it). A parser-free bundle also has a **tree graph** (``graph="tree"``): the same model
 returning ``task_output``, D̂ and, for a ``heads`` predictor, the predicted heads and labels — what the
 spaCy component, ``predict --with-tree`` and the parser bench run. The task graph's D̂ may come from
-pointer jumping (``"pointer_jumps"``, exact, the default) or from powers of the head adjacency clamped
-where the bias saturates (``"adjacency_powers"``: the same bias, other nodes; ``TASK_DISTANCES``); the
-tree graph's D̂ is always exact. ``PredictorGraph`` is the predictor alone (embeddings, the layers or
+pointer jumping (``"pointer_jumps"``, exact) or from powers of the head adjacency clamped where the bias
+saturates (``"adjacency_powers"``: the same bias, other nodes; ``TASK_DISTANCES``); ``"auto"``, the
+default, takes adjacency powers wherever they apply (a parser-free model with a hard `heads` predictor:
+1.04× at batch 32 and 1.27× at batch 1 by paired passes, ``docs/bench/task_distances-*.json``) and pointer
+jumping elsewhere; the tree graph's D̂ is always exact. ``PredictorGraph`` is the predictor alone (embeddings, the layers or
 tower it reads, the scorers: words → D̂, heads, labels), the graph the parser benchmark times against
 spaCy's parser. The same wrappers give the PyTorch reference of the parity check, so a graph and its
 reference can never disagree on what is computed. The dynamo exporter fails on this model
@@ -45,13 +47,15 @@ from parserfree.predictor.syntax_model import SyntaxModel
 OPSET = 17
 # What the exported graph computes from a checkpoint, as a version: bumped whenever the export builds other
 # nodes for the same weights (2: label scores as one batched product, the predicted tree's D̂ read by table
-# lookup; 3: a task graph without the label scorer and tree outputs, and a tree graph beside it), so that a
-# bundle exported by older code is exported again instead of being reused (stages.py).
-GRAPH_VERSION = 3
+# lookup; 3: a task graph without the label scorer and tree outputs, and a tree graph beside it; 4: the task
+# graph's D̂ by adjacency powers where they apply), so that a bundle exported by older code is exported again
+# instead of being reused (stages.py).
+GRAPH_VERSION = 4
 GRAPHS = ("task", "tree")
 # How the task graph computes the D̂ its bias reads: exact path lengths by pointer jumping, or min(d, K) by
 # powers of the head adjacency, K = the bias's saturation (predictor/tree_ops.py). The same bias either way.
 TASK_DISTANCES = ("pointer_jumps", "adjacency_powers")
+AUTO = "auto"  # adjacency powers where they apply, else pointer jumps (``task_distances_for``)
 AXES = {
     "word_ids": {0: "batch", 1: "length"},
     "feature_ids": {0: "batch", 1: "length"},
@@ -134,6 +138,16 @@ class PredictorGraph(nn.Module):
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor):
         return _tree_tensors(self.model.predict(word_ids, feature_ids, mask), self.output_names)
+
+
+def task_distances_for(model: SyntaxModel, kind: str, requested: str = AUTO) -> str:
+    """The task graph's D̂ method (``TASK_DISTANCES``) for ``requested``: itself, or for ``AUTO`` adjacency
+    powers where they apply (a parser-free kind whose predictor has hard `heads`), else pointer jumps."""
+    if requested != AUTO:
+        return requested
+    predictor = model.predictor
+    applies = has_tree_graph(kind) and predictor is not None and predictor.arc_scorer is not None
+    return "adjacency_powers" if applies and not predictor.config.soft else "pointer_jumps"
 
 
 def graph_module(model: SyntaxModel, kind: str, graph: str = "task", distances: str = "pointer_jumps") -> RecipeGraph:

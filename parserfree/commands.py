@@ -56,11 +56,12 @@ def add_export_commands(subparsers) -> None:
     p.add_argument("--overwrite", action="store_true", help="replace an existing bundle at --out")
     p.add_argument(
         "--task-distances",
-        choices=["pointer_jumps", "adjacency_powers"],
-        default="pointer_jumps",
-        help="how the task graph computes the D̂ its bias reads: exact path lengths by pointer jumping "
-        "(default), or clamped where the bias saturates, by powers of the head adjacency (the same bias; "
-        "time it with python -m bench.task_distances). The tree graph's D̂ is exact either way",
+        choices=["auto", "pointer_jumps", "adjacency_powers"],
+        default="auto",
+        help="how the task graph computes the D̂ its bias reads: exact path lengths by pointer jumping, or "
+        "clamped where the bias saturates, by powers of the head adjacency (the same bias; timed by python -m "
+        "bench.task_distances); auto (default): adjacency powers wherever they apply. The tree graph's D̂ is "
+        "exact either way",
     )
     p.set_defaults(func=cmd_export)
 

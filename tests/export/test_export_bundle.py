@@ -27,7 +27,7 @@ def test_manifest_describes_the_bundle(smoke_bundle):
     }
     assert tree["models"] == {"default": "tree.onnx", "optimized": "tree.optimized.onnx", "int8": "tree.int8.onnx"}
     assert (
-        manifest["task_graph"]["distances"] == "pointer_jumps"
+        manifest["task_graph"]["distances"] == "adjacency_powers"  # the default, auto: they apply to this model
         and "task output only" in manifest["task_graph"]["computes"]
     )
     assert tree["parity"]["default"]["heads_differing"] == 0 and tree["parity"]["default"]["labels_differing"] == 0

@@ -123,3 +123,13 @@ def test_adjacency_powers_are_refused_where_d_hat_is_no_predicted_tree(tmp_path)
         graph_module(tiny_model(), "parser_free", "tree", "adjacency_powers")  # the tree graph's D̂ stays exact
     with pytest.raises(ValueError, match="task graph only"):
         graph_module(tiny_model(), "parser_fed_twin", "tree")
+
+
+def test_the_default_takes_adjacency_powers_only_where_they_apply(model):
+    from parserfree.export.onnx_graph import AUTO, task_distances_for
+
+    assert task_distances_for(model, "parser_free", AUTO) == "adjacency_powers"
+    assert task_distances_for(model, "parser_free", "pointer_jumps") == "pointer_jumps"  # asked for: kept
+    assert task_distances_for(model, "parser_fed_twin", AUTO) == "pointer_jumps"  # its D comes from the parser
+    assert task_distances_for(tiny_model(soft=True), "parser_free", AUTO) == "pointer_jumps"  # no predicted tree
+    assert task_distances_for(tiny_model(form="probe"), "parser_free", AUTO) == "pointer_jumps"

@@ -97,5 +97,5 @@ def test_a_task_graph_with_adjacency_powers_gives_the_bundles_task_outputs(smoke
         powers.run_outputs(words)["task_output"], default.run_outputs(words)["task_output"], atol=1e-4, rtol=0
     )
     assert powers.predict(TEXTS, with_tree=True) == default.predict(TEXTS, with_tree=True)
-    with pytest.raises(ExportError, match="task_distances='soft' must be one of pointer_jumps, adjacency_powers"):
+    with pytest.raises(ExportError, match="task_distances='soft' must be one of pointer_jumps, adjacency_powers, auto"):
         export_bundle(smoke_checkpoint, tmp_path / "bad", task_distances="soft")
