@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 from parserfree.export.runtime import SPINNING
-from parserfree.export.timing import describe_machine, machine
+from parserfree.export.timing import machine
 
-from bench.lib.common import parse, script_arguments, write_record
+from bench.lib.common import finish, parse, script_arguments
 from bench.lib.paired import compare, comparison_table
 
 
@@ -52,10 +52,7 @@ def main(argv: list[str] | None = None) -> dict:
             parser.error(f"--threads-of {item}: {name} is not one of the graphs")
         threads[name] = int(k)
     result = {"machine": machine(), **compare(args.graphs, args.batch, threads, args.passes, args.n, args.spinning)}
-    print(describe_machine(result["machine"]))
-    print(tables(result))
-    print(f"results: {write_record(result, args)}")
-    return result
+    return finish(result, args, tables)
 
 
 if __name__ == "__main__":

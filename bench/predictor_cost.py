@@ -31,11 +31,11 @@ from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.onnx_graph import export_onnx, graph_module
 from parserfree.export.runtime import SPINNING, ParserFreeModel
 from parserfree.export.session import make_session
-from parserfree.export.timing import batches, describe_machine, machine
+from parserfree.export.timing import batches, machine
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
-from bench.lib.common import DEFAULT_RUN, benchmark_texts, format_table, parse, script_arguments, write_record
+from bench.lib.common import DEFAULT_RUN, benchmark_texts, finish, format_table, parse, script_arguments
 from bench.lib.graph_levers import time_sessions
 
 GRAPHS = ("parser_free", "parser_free, no labels", "parser_free, one pass", "no_syntax")
@@ -142,10 +142,7 @@ def main(argv: list[str] | None = None) -> dict:
                 )
             print(f"d_model {width}: done ({', '.join(f'{k} {v} nodes' for k, v in nodes.items())})", flush=True)
     result = {"machine": machine(), "threads": args.threads, "n_texts": len(words), "rows": rows}
-    print(describe_machine(result["machine"]))
-    print(tables(result))
-    print(f"results: {write_record(result, args)}")
-    return result
+    return finish(result, args, tables)
 
 
 if __name__ == "__main__":

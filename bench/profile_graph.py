@@ -32,9 +32,9 @@ from typing import Any
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.runtime import SINGLE_TEXT_THREADS, SPINNING, ParserFreeModel
 from parserfree.export.session import make_session
-from parserfree.export.timing import batches, describe_machine, machine
+from parserfree.export.timing import batches, machine
 
-from bench.lib.common import DEFAULT_RUN, benchmark_texts, format_table, parse, script_arguments, write_record
+from bench.lib.common import DEFAULT_RUN, benchmark_texts, finish, format_table, parse, script_arguments
 
 # (part, pattern on the node name or, for nodes the optimiser renamed, "op:<type>"), first match wins
 PARTS = [
@@ -176,10 +176,7 @@ def main(argv: list[str] | None = None) -> dict:
         threads = SINGLE_TEXT_THREADS if size == 1 else args.threads  # the session predict runs the batch on
         got = profile(model.folder / model.manifest["models"][args.variant], feeds, threads, args.passes)
         result["batches"][size] = {**got, "texts": len(chosen), "threads": threads}
-    print(describe_machine(result["machine"]))
-    print(tables(result))
-    print(f"results: {write_record(result, args)}")
-    return result
+    return finish(result, args, tables)
 
 
 if __name__ == "__main__":

@@ -41,9 +41,9 @@ from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.parity import TOLERANCE
 from parserfree.export.runtime import SPINNING, ParserFreeModel
 from parserfree.export.session import make_session
-from parserfree.export.timing import batches, describe_machine, machine
+from parserfree.export.timing import batches, machine
 
-from bench.lib.common import RESULTS, benchmark_texts, parse, script_arguments, write_record
+from bench.lib.common import RESULTS, benchmark_texts, finish, parse, script_arguments
 from bench.lib.paired import compare, comparison_table
 
 METHODS = ("pointer_jumps", "adjacency_powers")  # the baseline first
@@ -170,10 +170,7 @@ def main(argv: list[str] | None = None) -> dict:
         threads = args.threads if batch > 1 or threads_given else 1
         timings[batch] = compare(specs, batch, dict.fromkeys(specs, threads), args.passes, args.n, args.spinning)
     result = {"machine": machine(), "check": check, "timings": timings}
-    print(describe_machine(result["machine"]))
-    print(tables(result))
-    print(f"results: {write_record(result, args)}")
-    return result
+    return finish(result, args, tables)
 
 
 if __name__ == "__main__":

@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from parserfree.export.timing import describe_machine, machine, peak_rss_mb, time_calls
+from parserfree.export.timing import machine, peak_rss_mb, time_calls
 
-from bench.lib.common import REPO, format_table, parse, script_arguments, write_record
+from bench.lib.common import REPO, finish, format_table, parse, script_arguments
 
 ROWS = {
     "no_syntax": ["recipe=no_syntax"],
@@ -231,10 +231,7 @@ def main(argv: list[str] | None = None) -> dict:
         "collate": parts,
         "distance_loss_cost": free["ms_per_step"] / free_no_loss["ms_per_step"] - 1,
     }
-    print(describe_machine(result["machine"]))
-    print(tables(result))
-    print(f"results: {write_record(result, args)}")
-    return result
+    return finish(result, args, tables)
 
 
 if __name__ == "__main__":

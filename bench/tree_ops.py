@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from parserfree.encoder import BiasConfig, EncoderConfig, SyntaxEncoder
-from parserfree.export.timing import describe_machine, machine, seconds_per_call
+from parserfree.export.timing import machine, seconds_per_call
 from parserfree.predictor.cycle_breaking import break_cycles
 from parserfree.predictor.tree_ops import (
     distances_from_heads,
@@ -35,7 +35,7 @@ from parserfree.predictor.tree_ops import (
     steps_for_length,
 )
 
-from bench.lib.common import format_table, parse, script_arguments, write_record
+from bench.lib.common import finish, format_table, parse, script_arguments
 from bench.lib.random_trees import random_tree
 
 MAX_LEN = 512
@@ -194,10 +194,7 @@ def main(argv: list[str] | None = None) -> dict:
                     )
                 rows.append(row)
     result = {"machine": machine(), "max_len": MAX_LEN, "batch": 1, "rows": rows}
-    print(describe_machine(result["machine"]))
-    print(tables(result))
-    print(f"results: {write_record(result, args)}")
-    return result
+    return finish(result, args, tables)
 
 
 if __name__ == "__main__":

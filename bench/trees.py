@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from parserfree.distill.trees import brute_force_distances, tree_distances
-from parserfree.export.timing import describe_machine, machine, seconds_per_call
+from parserfree.export.timing import machine, seconds_per_call
 
-from bench.lib.common import format_table, parse, script_arguments, write_record
+from bench.lib.common import finish, format_table, parse, script_arguments
 from bench.lib.random_trees import random_tree
 
 
@@ -47,10 +47,7 @@ def main(argv: list[str] | None = None) -> dict:
         ref = seconds_per_call(brute_force_distances, trees, min_time)
         rows.append({"n": n, "vectorised_ms": vec * 1e3, "python_walk_ms": ref * 1e3, "ratio": ref / vec})
     result = {"machine": machine(), "rows": rows}
-    print(describe_machine(result["machine"]))
-    print(tables(result))
-    print(f"results: {write_record(result, args)}")
-    return result
+    return finish(result, args, tables)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import argparse
 import datetime
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +148,13 @@ def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, st
     ]
     lines += ["| " + " | ".join(cell(row, key, spec) for key, _, spec in columns) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def finish(result: dict[str, Any], args: argparse.Namespace, tables: Callable[[dict], str]) -> dict[str, Any]:
+    """The end of a script's run: the machine, the tables, the record written (its path printed); ``result``."""
+    from parserfree.export.timing import describe_machine
+
+    print(describe_machine(result["machine"]))
+    print(tables(result))
+    print(f"results: {write_record(result, args)}")
+    return result
