@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from parserfree.distill.builtin import BUILTIN, load_raw
 from parserfree.distill.builtin_text import english
 from parserfree.distill.readers import SPLIT_NAMES, DataError, RawExample, read_file
 from parserfree.encoder.schema import ConfigError
+from parserfree.encoder.text import normalise_text
 
 TASKS = ("binary", "regression", "classification", "none", "masked_lm")
 UNLABELLED_TASKS = ("none", "masked_lm")  # text only: predictor pre-training, language-model pre-training
@@ -208,20 +208,6 @@ class Dataset:
     def all_examples(self) -> list[Example]:
         """Train, dev and test examples in that order."""
         return [ex for s in SPLITS for ex in self.splits[s]]
-
-
-CONTROL_TO_SPACE = {
-    code: " " for code in (*range(0x20), *range(0x7F, 0xA0))
-}  # Unicode category Cc, as a str.translate table
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # the same characters: a text without any needs no translate
-
-
-def normalise_text(text: str) -> str:
-    """The one text normalisation of the project: control characters (category Cc) become spaces, runs of
-    whitespace collapse to one space, ends are stripped. Training, splitting and inference all use it."""
-    if CONTROL.search(text) is not None:  # rare; str.translate costs a dictionary look-up per character
-        text = text.translate(CONTROL_TO_SPACE)
-    return " ".join(text.split())
 
 
 def split_of(text: str, fractions: list[float]) -> str:

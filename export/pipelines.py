@@ -20,11 +20,11 @@ import numpy as np
 import torch
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
-from parserfree.distill.datasets import normalise_text
 from parserfree.distill.parsing import tree_of
 from parserfree.distill.recipes import Recipe, get_recipe
 from parserfree.distill.teacher import Parse, SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances, truncate_heads
+from parserfree.encoder.text import normalise_text
 from parserfree.export.runtime import SPINNING, ParserFreeModel
 from parserfree.export.timing import batches, time_calls
 from parserfree.export.tokenizer import words_of

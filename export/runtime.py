@@ -4,7 +4,7 @@ The end of the data flow, with no parser and no PyTorch model: ``ParserFreeModel
 bundle (bundle.py), opens an onnxruntime session on the chosen variant of its task graph and rebuilds
 the bundled spaCy tokenizer on a blank pipeline (tokenizer.py). A parser-free bundle's tree graph (the
 task output with D̂, heads and labels) gets a session of its own the first time a tree is asked for.
-``predict`` normalises texts with ``distill.datasets.normalise_text`` (the training normalisation),
+``predict`` normalises texts with ``encoder.text.normalise_text`` (the training normalisation),
 tokenises them, batches them by length (sorted, then returned in input order) and decodes each output:
 with trees or distances from the tree graph, else from the task graph, which computes only the task
 output. ``run_outputs`` (either graph) and ``run_words`` (task output and D̂) are the lower level the

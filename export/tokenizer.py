@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
 
-from parserfree.distill.datasets import normalise_text
+from parserfree.encoder.text import normalise_text
 
 # (text, training words, source) of one sentence
 Sentence = tuple[str, Sequence[str], str]

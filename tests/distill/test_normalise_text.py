@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from parserfree.distill.datasets import CONTROL_TO_SPACE, normalise_text
+from parserfree.encoder.text import CONTROL_TO_SPACE, normalise_text
 
 
 def reference(text: str) -> str:

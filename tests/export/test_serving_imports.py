@@ -1,0 +1,34 @@
+"""Serving loads what it serves with: the runtime, its tokenizer and the bundle — no data or training code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+DATA_AND_TRAINING = (
+    "parserfree.distill.datasets",
+    "parserfree.distill.readers",
+    "parserfree.distill.builtin",
+    "parserfree.distill.agreement",
+    "parserfree.distill.data_module",
+    "parserfree.distill.train",
+    "parserfree.distill.co_training",
+    "parserfree.main_job",
+    "lightning",
+)
+
+
+def test_serving_a_bundle_imports_no_data_or_training_module(smoke_bundle):
+    bundle, _ = smoke_bundle
+    script = (
+        "import json, sys\n"
+        "from parserfree.export import ParserFreeModel\n"
+        f"model = ParserFreeModel.load({str(bundle)!r})\n"
+        "model.predict(['A small movie with a big heart.', 'Dull.'])\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    loaded = set(
+        json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout)
+    )
+    assert not loaded & set(DATA_AND_TRAINING), sorted(loaded & set(DATA_AND_TRAINING))
