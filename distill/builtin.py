@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from parserfree.distill import agreement, npm_corpora, pattern_corpora, silver_trees, vader
+from parserfree.distill import agreement, agreement_views, npm_corpora, pattern_corpora, silver_trees, vader
 from parserfree.distill.builtin_text import FRENCH, english
 from parserfree.distill.readers import DataError, RawExample
 from parserfree.distill.teacher import DEFAULT_MODEL
@@ -94,7 +94,7 @@ def _npm(name: str) -> BuiltinDataset:
 def _agreement(task: str) -> BuiltinDataset:
     """One view of the agreement items (``agreement.TASKS``): grammaticality or number prediction."""
     return BuiltinDataset(
-        lambda c: agreement.load_agreement(
+        lambda c: agreement_views.load_agreement(
             _cache(c),
             c.archive,
             c.split,
@@ -103,7 +103,7 @@ def _agreement(task: str) -> BuiltinDataset:
             text=english(c.builtin_corpora),
             task=task,
         ),
-        lambda c: agreement.items_digest(_cache(c), c.archive, task, text=english(c.builtin_corpora)),
+        lambda c: agreement_views.items_digest(_cache(c), c.archive, task, text=english(c.builtin_corpora)),
         "binary",
         agreement.CITATION if task == "grammaticality" else agreement.NUMBER_CITATION,
         "label",

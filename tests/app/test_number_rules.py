@@ -10,7 +10,8 @@ from agreement_items import candidates
 from parserfree.baselines import fit_baselines, named_rule
 from parserfree.breakdown import ALL, breakdown, item_slices, pair_accuracy
 from parserfree.distill import agreement
-from parserfree.distill.agreement import LABEL_NAMES, NUMBER_LABELS, PAIR_ID, agreement_examples
+from parserfree.distill.agreement import LABEL_NAMES, NUMBER_LABELS, PAIR_ID
+from parserfree.distill.agreement_views import agreement_examples
 from parserfree.distill.datasets import Example
 from parserfree.distill.teacher import Parse
 from parserfree.parse_leak import pair_tree_differences

@@ -6,8 +6,9 @@ from collections import Counter
 import pytest
 from agreement_items import candidates
 
-from parserfree.distill import agreement, tagging
-from parserfree.distill.agreement import agreement_examples, assign_splits, find_candidate
+from parserfree.distill import agreement, agreement_views, tagging
+from parserfree.distill.agreement import assign_splits, find_candidate
+from parserfree.distill.agreement_views import agreement_examples
 from parserfree.distill.datasets import DataConfig, describe, load_dataset
 from parserfree.distill.inflection import flip_verb
 from parserfree.distill.tagging import TaggedSentence, tag_cached
@@ -117,9 +118,13 @@ def previous_word_rule(test):
 
 
 def test_raw_candidates_let_the_shortcuts_win_so_balancing_is_needed():
-    raw = [ex for c in candidates() for ex in (agreement._item(c, False, "test"), agreement._item(c, True, "test"))]
+    raw = [
+        ex
+        for c in candidates()
+        for ex in (agreement_views._item(c, False, "test"), agreement_views._item(c, True, "test"))
+    ]
     one_version = [
-        agreement._item(c, agreement.hash01(str(k), "flip") < 0.5, "train") for k, c in enumerate(candidates())
+        agreement_views._item(c, agreement.hash01(str(k), "flip") < 0.5, "train") for k, c in enumerate(candidates())
     ]
     assert verb_form_lookup(one_version, raw) > 0.6  # the singular majority makes "is" grammatical most of the time
     assert previous_word_rule(raw) > 0.6  # the subject right before the verb tells its number by its -s

@@ -8,7 +8,8 @@ import pytest
 from agreement_items import candidates
 
 from parserfree.distill import agreement
-from parserfree.distill.agreement import agreement_examples, find_candidate
+from parserfree.distill.agreement import find_candidate
+from parserfree.distill.agreement_views import agreement_examples
 from parserfree.distill.datasets import DataConfig, load_dataset
 from parserfree.distill.inflection import modal_form
 from parserfree.distill.tagging import TaggedSentence
