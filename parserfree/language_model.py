@@ -36,6 +36,7 @@ from parserfree.distill.config import ExperimentConfig, load_config
 from parserfree.distill.data_module import SyntaxDataModule, collate
 from parserfree.distill.datasets import load_dataset
 from parserfree.distill.masked_lm import WordScores, masked_word_scores
+from parserfree.distill.recipes import get_recipe
 from parserfree.encoder import UNK_ID
 from parserfree.encoder.masked_words import hide
 from parserfree.paired import RESAMPLES, Resampler, holm, paired_test, seed_test, sign_flip, verdict
@@ -97,8 +98,7 @@ class LanguageModelReport:
     perplexity: dict[str, float]
     accuracy: dict[str, float]
     contrasts: list[PerplexityContrast]
-    free_share: float | None  # parser_free's place from the twin (0) to no_syntax (1)
-    free_share_ci95: list[float] | None
+    places: dict[str, list[float]]  # row reading D̂ → [its place from the twin (0) to no_syntax (1), 95 % CI]
     zero_shot: dict[str, dict[str, float]] = field(default_factory=dict)  # row → slice → percent preferring
     zero_shot_pairs: dict[str, int] = field(default_factory=dict)  # slice → pairs scored
     zero_shot_left_out: int = 0
@@ -108,9 +108,10 @@ class LanguageModelReport:
         return asdict(self)
 
 
-def row_models(runs: Path) -> dict[str, tuple[TrainedModel, ExperimentConfig]]:
+def row_models(runs: Path, extra: dict[str, Path] | None = None) -> dict[str, tuple[TrainedModel, ExperimentConfig]]:
     """Each row's model and its run's config (no_syntax and the twin required, locality if run);
-    ``parser_free`` shares the twin's."""
+    ``parser_free`` shares the twin's; ``extra``: more rows, name → run folder (read with their recipe's
+    inference source, e.g. a parser_free run trained on D̂)."""
     rows = {}
     for recipe in TRAINED_ROWS:
         run = runs / recipe
@@ -120,16 +121,29 @@ def row_models(runs: Path) -> dict[str, tuple[TrainedModel, ExperimentConfig]]:
         if best.exists():  # the locality row is optional
             rows[recipe] = (load_trained(best), load_config(run / "config.yaml"))
     rows[READ_FROM_TWIN] = rows[REFERENCE]
+    for name, run in (extra or {}).items():
+        rows[name] = (load_trained(Path(run) / "checkpoints" / "best.ckpt"), load_config(Path(run) / "config.yaml"))
     return rows
+
+
+def source_of(name: str, trained: TrainedModel) -> DistanceSource:
+    """The distance source a row is read with: its fixed one, else its recipe's inference source."""
+    return SOURCES.get(name) or get_recipe(trained.recipe).eval_source
+
+
+def reads_prediction(name: str, trained: TrainedModel) -> bool:
+    """Whether a row is read with the predictor's D̂ (so it has a place between the twin and no_syntax)."""
+    return source_of(name, trained) == DistanceSource.PREDICTED
 
 
 def perplexity_scores(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], progress: bool = False) -> dict:
     """Every row's masked-word scores on the held-out sentences of its pre-training data (the test split)."""
-    out = {}
+    out, data = {}, None
     for name, (trained, config) in rows.items():
-        data = SyntaxDataModule(config, None, trained.vocab, progress, trained.dep_labels)
-        data.setup()
-        out[name] = masked_word_scores(trained.model, data.loader("test"), SOURCES[name])
+        if data is None or data.vocab.words != trained.vocab.words or data.config.data != config.data:
+            data = SyntaxDataModule(config, None, trained.vocab, progress, trained.dep_labels)
+            data.setup()  # read once for every row of the same text and vocabulary
+        out[name] = masked_word_scores(trained.model, data.loader("test"), source_of(name, trained))
     return out
 
 
@@ -153,29 +167,34 @@ def sentence_draws(n: int, resamples: int = RESAMPLES, seed: int = 0) -> np.ndar
 
 
 def compare_perplexity(
-    scores: dict[str, WordScores],
-) -> tuple[list[PerplexityContrast], float | None, list[float] | None]:
-    """The paired contrasts (Holm over them) and parser_free's share of the way from its twin to no_syntax."""
+    scores: dict[str, WordScores], predicted: Sequence[str] = (READ_FROM_TWIN,)
+) -> tuple[list[PerplexityContrast], dict[str, list[float]]]:
+    """The paired contrasts (Holm over them) and, for each row of ``predicted`` (read with D̂), its place
+    from the twin (0) to no_syntax (1) with its interval."""
     first = next(iter(scores.values()))
     draws = sentence_draws(len(first.n))
     contrasts = []
-    for a, b in CONTRASTS:
+    extra = [(name, other) for name in predicted if name != READ_FROM_TWIN for other in (BASELINE, REFERENCE)]
+    for a, b in (*CONTRASTS, *extra):
         if a in scores and b in scores:
             diff, ci, p = perplexity_contrast(scores[a], scores[b], draws)
             contrasts.append(PerplexityContrast(a=a, b=b, perplexity_difference=diff, ci95=ci, p=p))
     for c, p_adj in zip(contrasts, holm([c.p for c in contrasts]), strict=True):
         c.p_holm = p_adj
         c.verdict = verdict(-c.perplexity_difference, [-c.ci95[1], -c.ci95[0]], p_adj)  # "ahead" = lower perplexity
-    share, share_ci = None, None
-    if {READ_FROM_TWIN, REFERENCE, BASELINE} <= set(scores):
-        n = first.n.astype(float)
-        ppl = {k: np.exp((draws @ scores[k].nll) / (draws @ n)) for k in (READ_FROM_TWIN, REFERENCE, BASELINE)}
-        gap = scores[BASELINE].perplexity - scores[REFERENCE].perplexity
-        if gap:
-            share = (scores[READ_FROM_TWIN].perplexity - scores[REFERENCE].perplexity) / gap
-            boot = (ppl[READ_FROM_TWIN] - ppl[REFERENCE]) / (ppl[BASELINE] - ppl[REFERENCE])
-            share_ci = [float(x) for x in np.percentile(boot, [2.5, 97.5])]
-    return contrasts, share, share_ci
+    places: dict[str, list[float]] = {}
+    gap = scores[BASELINE].perplexity - scores[REFERENCE].perplexity if {REFERENCE, BASELINE} <= set(scores) else 0
+    n = first.n.astype(float)
+    if gap:
+        ppl = {
+            k: np.exp((draws @ scores[k].nll) / (draws @ n)) for k in (*predicted, REFERENCE, BASELINE) if k in scores
+        }
+        for name in predicted:
+            if name in scores:
+                boot = (ppl[name] - ppl[REFERENCE]) / (ppl[BASELINE] - ppl[REFERENCE])
+                share = (scores[name].perplexity - scores[REFERENCE].perplexity) / gap
+                places[name] = [share, *(float(x) for x in np.percentile(boot, [2.5, 97.5]))]
+    return contrasts, places
 
 
 @dataclass(frozen=True)
@@ -251,7 +270,7 @@ def zero_shot(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], report: La
     and the paired verdicts of the contrasts."""
     trained, config = rows[REFERENCE]
     pairs, report.zero_shot_left_out = minimal_pairs(config, trained)
-    right = {name: judge_pairs(t, pairs, SOURCES[name]) for name, (t, _) in rows.items()}
+    right = {name: judge_pairs(t, pairs, source_of(name, t)) for name, (t, _) in rows.items()}
     slices = {
         "all": np.ones(len(pairs), dtype=bool),
         "0 attractors": np.array([p.attractors == 0 for p in pairs]),
@@ -266,9 +285,10 @@ def zero_shot(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], report: La
         if not m.any():
             continue
         resampler = Resampler(np.arange(int(m.sum())), 1)
+        extra = [(name, other) for name in right if name not in SOURCES for other in (BASELINE, REFERENCE)]
         found = [
             (a, b, paired_test(right[a][m][None], right[b][m][None], np.arange(int(m.sum())), resampler))
-            for a, b in CONTRASTS
+            for a, b in (*CONTRASTS, *extra)
             if a in right and b in right
         ]
         for (a, b, result), p_adj in zip(found, holm([r.p for _, _, r in found]), strict=True):
@@ -287,12 +307,15 @@ def zero_shot(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], report: La
             )
 
 
-def language_model_report(runs: str | Path, progress: bool = False, pairs: bool = True) -> LanguageModelReport:
-    """The comparison of the masked-LM runs under ``runs`` (see the module docstring)."""
+def language_model_report(
+    runs: str | Path, progress: bool = False, pairs: bool = True, extra: dict[str, Path] | None = None
+) -> LanguageModelReport:
+    """The comparison of the masked-LM runs under ``runs`` and the ``extra`` rows (see the module docstring)."""
     runs = Path(runs)
-    rows = row_models(runs)
+    rows = row_models(runs, extra)
     scores = perplexity_scores(rows, progress)
-    contrasts, share, share_ci = compare_perplexity(scores)
+    predicted = [name for name, (trained, _) in rows.items() if reads_prediction(name, trained)]
+    contrasts, places = compare_perplexity(scores, predicted)
     first = next(iter(scores.values()))
     report = LanguageModelReport(
         runs=str(runs),
@@ -301,8 +324,7 @@ def language_model_report(runs: str | Path, progress: bool = False, pairs: bool 
         perplexity={k: s.perplexity for k, s in scores.items()},
         accuracy={k: s.accuracy for k, s in scores.items()},
         contrasts=contrasts,
-        free_share=share,
-        free_share_ci95=share_ci,
+        places=places,
     )
     if pairs:
         zero_shot(rows, report)
@@ -321,7 +343,7 @@ def render_markdown(report: LanguageModelReport) -> str:
         "| row | perplexity | accuracy % |",
         "|---|---:|---:|",
     ]
-    rows = [r for r in ROW_ORDER if r in report.perplexity]
+    rows = [r for r in ROW_ORDER if r in report.perplexity] + [r for r in report.perplexity if r not in ROW_ORDER]
     lines += [f"| {r} | {report.perplexity[r]:.2f} | {report.accuracy[r]:.2f} |" for r in rows]
     lines += ["", "| contrast | Δ perplexity [95 % CI] | p (Holm) | verdict |", "|---|---:|---:|---|"]
     for c in report.contrasts:
@@ -329,11 +351,10 @@ def render_markdown(report: LanguageModelReport) -> str:
             f"| {c.a} − {c.b} | {c.perplexity_difference:+.2f} [{c.ci95[0]:+.2f}, {c.ci95[1]:+.2f}] "
             f"| {c.p_holm:.3g} | {c.verdict} |"
         )
-    if report.free_share is not None and report.free_share_ci95 is not None:
-        lo, hi = report.free_share_ci95
+    for name, (share, lo, hi) in report.places.items():
         lines += [
             "",
-            f"parser_free's place from its twin (0) to no_syntax (1): {report.free_share:.2f} [{lo:.2f}, {hi:.2f}].",
+            f"{name}'s place from the twin (0) to no_syntax (1): {share:.2f} [{lo:.2f}, {hi:.2f}].",
         ]
     if report.zero_shot:
         slices = list(report.zero_shot_pairs)

@@ -23,7 +23,8 @@ def cmd_lm_compare(args: argparse.Namespace) -> int:
         a, b = (dev_by_seed(t, tasks, recipes, args.seeds) for t in args.dev_seeds)
         print(fine_tuning_markdown(a, b, (args.dev_seeds[0], args.dev_seeds[1])), end="")
         return 0
-    report = language_model_report(args.runs, progress=not args.quiet, pairs=not args.no_pairs)
+    extra = dict(row.split("=", 1) for row in args.row or [])
+    report = language_model_report(args.runs, progress=not args.quiet, pairs=not args.no_pairs, extra=extra)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "language_model.json", report.to_dict())
@@ -46,6 +47,13 @@ def add_language_model_command(subparsers) -> None:
     )
     p.add_argument("--out", default="runs/lm/compare", help="where language_model.json and .md go")
     p.add_argument("--no-pairs", action="store_true", help="perplexity only (no zero-shot agreement pairs)")
+    p.add_argument(
+        "--row",
+        action="append",
+        metavar="NAME=RUN",
+        help="another masked-LM run as a row, read with its recipe's inference source (repeatable), e.g. "
+        "parser_free_scheduled=runs/lm/parser_free_scheduled",
+    )
     p.add_argument(
         "--dev-seeds",
         nargs=2,

@@ -35,6 +35,8 @@ def lm_runs(tiny_agreement_module, tmp_path_factory):
     runs = tmp_path / "lm"
     for recipe in TRAINED_ROWS:
         train(load_config("configs/smoke.yaml", _lm_overrides(tmp_path, recipe)), runs / recipe, progress=False)
+    scheduled = [*_lm_overrides(tmp_path, "parser_free"), "training.teacher_forcing_end=0"]  # trained on D̂ too
+    train(load_config("configs/smoke.yaml", scheduled), runs.parent / "scheduled", progress=False)
     return runs
 
 
@@ -47,8 +49,10 @@ def test_every_row_is_scored_on_the_same_hidden_words_and_judges_the_pairs(lm_ru
     saved = json.loads((lm_runs / "no_syntax" / "word_scores.json").read_text())
     assert len(saved["n"]) == metrics["no_syntax"]["test"]["n_examples"]  # one entry per test sentence, in order
 
-    report = language_model_report(lm_runs)
-    assert set(report.perplexity) == {*TRAINED_ROWS, "parser_free"}
+    report = language_model_report(lm_runs, extra={"scheduled": lm_runs.parent / "scheduled"})
+    assert set(report.perplexity) == {*TRAINED_ROWS, "parser_free", "scheduled"}
+    assert set(report.places) == {"parser_free", "scheduled"}  # every row read with D̂ has its place
+    assert {("scheduled", "no_syntax"), ("scheduled", "parser_fed_twin")} <= {(c.a, c.b) for c in report.contrasts}
     assert report.perplexity["no_syntax"] == pytest.approx(metrics["no_syntax"]["test"]["perplexity"])
     assert report.perplexity["parser_free"] != report.perplexity["parser_fed_twin"]  # D̂, not the parser's D
     assert {(c.a, c.b) for c in report.contrasts} >= {
