@@ -20,7 +20,7 @@ import torch
 from torch.utils.data import DataLoader, Sampler
 
 from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.datasets import SPLITS, load_dataset
+from parserfree.distill.datasets import SPLITS, Dataset, Example, load_dataset
 from parserfree.distill.parsing import ParsedExample, parse_dataset
 from parserfree.distill.trees import batch_tree_distances, truncate_heads
 from parserfree.distill.vader import default_cache_dir
@@ -146,11 +146,13 @@ class ResumableLoader(DataLoader):
             yield batch
 
 
-def collate(examples: list[EncodedExample], vocab: Vocabulary, max_len: int, task: str) -> dict[str, torch.Tensor]:
+def collate(
+    examples: list[EncodedExample], vocab: Vocabulary, max_len: int, task: str, training: bool = False
+) -> dict[str, torch.Tensor]:
     """Pad a batch: word_ids B×T, feature_ids B×T×F, mask B×T, heads B×T (−1 pad), punct B×T,
     dep_labels B×T (label ids, −1 on pad and where there is no known label), distances B×T×T (parser D,
-    −1 pad, 1000 across sentences), labels B (when labelled), lm_chosen B×T (``masked_lm``: the words an
-    evaluation hides)."""
+    −1 pad, 1000 across sentences), labels B (when labelled), lm_chosen B×T (``masked_lm``, unless
+    ``training``, which draws its own: the words an evaluation hides)."""
     word_ids, feature_ids, mask = vocab.encode_batch([e.words for e in examples], max_len)
     t = word_ids.shape[1]
     heads = np.full((len(examples), t), PAD_DISTANCE, dtype=np.int64)
@@ -174,7 +176,7 @@ def collate(examples: list[EncodedExample], vocab: Vocabulary, max_len: int, tas
         batch["labels"] = torch.tensor([e.label for e in examples], dtype=torch.long)
     elif task == "regression":
         batch["labels"] = torch.tensor([e.label for e in examples], dtype=torch.float32)
-    elif task == MASKED_LM:  # the words evaluation hides (training draws its own): a function of the text
+    elif task == MASKED_LM and not training:  # the words evaluation hides: a function of the text
         batch["lm_chosen"] = torch.from_numpy(
             fixed_choice([e.words for e in examples], known_words(batch["word_ids"]).numpy())
         )
@@ -202,9 +204,10 @@ class SyntaxDataModule(L.LightningDataModule):
         self.max_len = config.encoder.max_len
         self.splits: dict[str, list[EncodedExample]] = {}
         self.label_names: list[str] = []
+        self.dataset: Dataset | None = None  # the examples as read (their columns), once set up
 
     def _parsed(self) -> dict[str, list[ParsedExample]]:
-        dataset = load_dataset(self.config.data)
+        dataset = self.dataset = load_dataset(self.config.data)
         self.label_names = dataset.label_names
         splits, _ = parse_dataset(dataset, self.config.parse, self.cache_dir, progress=self.progress)
         return splits
@@ -231,6 +234,12 @@ class SyntaxDataModule(L.LightningDataModule):
             self.dep_labels = label_inventory(p.deps for p in parsed["train"])
         self.splits = {s: [truncate(p, self.max_len, self.dep_labels) for p in parsed[s]] for s in SPLITS}
 
+    def examples(self, split: str) -> list[Example]:
+        """A split's examples as read (text, label, columns), in the order of ``splits[split]``."""
+        self.setup()
+        assert self.dataset is not None  # set by setup
+        return self.dataset.splits[split]
+
     @property
     def n_classes(self) -> int:
         """Number of classes (1 for regression or unlabeled data)."""
@@ -238,6 +247,9 @@ class SyntaxDataModule(L.LightningDataModule):
 
     def _collate(self, examples: list[EncodedExample]) -> dict[str, torch.Tensor]:
         return collate(examples, self.vocab, self.max_len, self.config.data.task)
+
+    def _collate_training(self, examples: list[EncodedExample]) -> dict[str, torch.Tensor]:
+        return collate(examples, self.vocab, self.max_len, self.config.data.task, training=True)
 
     def loader(self, split: str, shuffle: bool = False, batch_size: int | None = None) -> DataLoader:
         """Bucketed DataLoader over one split (resumable mid-epoch when ``shuffle``, i.e. for training).
@@ -253,7 +265,7 @@ class SyntaxDataModule(L.LightningDataModule):
             examples,  # type: ignore[arg-type]  # a list is a map-style dataset; torch's stub wants a Dataset
             batch_size=size,
             sampler=sampler,
-            collate_fn=self._collate,
+            collate_fn=self._collate_training if shuffle else self._collate,
             num_workers=self.config.training.num_workers,
             generator=generator,
         )

@@ -25,7 +25,6 @@ from parserfree.distill.checkpoints import TrainedModel, check_resumable, load_p
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, save_config
 from parserfree.distill.data_module import SyntaxDataModule
-from parserfree.distill.datasets import load_dataset
 from parserfree.distill.evaluate import evaluate_with_outputs
 from parserfree.distill.masked_lm import WORD_SCORES, MaskedLMModule, masked_word_scores
 from parserfree.distill.predictions import records_from_outputs, write_predictions
@@ -173,14 +172,12 @@ def train(
         "steps": trainer.global_step,
         "n_train": len(data.splits["train"]),
     }
-    result.update(score_splits(trained, data, config, run_dir, source))
+    result.update(score_splits(trained, data, run_dir, source))
     write_json(run_dir / "metrics.json", result)
     return result
 
 
-def score_splits(
-    trained: TrainedModel, data: SyntaxDataModule, config: ExperimentConfig, run_dir: Path, source: str
-) -> dict:
+def score_splits(trained: TrainedModel, data: SyntaxDataModule, run_dir: Path, source: str) -> dict:
     """Dev and test metrics of a trained model read with ``source``; the test split's per-item predictions
     go to ``run_dir/predictions.jsonl`` (``distill.predictions``) when the task has labels, a masked language
     model's per-sentence scores to ``run_dir/word_scores.json`` (``distill.masked_lm``)."""
@@ -199,7 +196,7 @@ def score_splits(
             trained.model, data.loader(split), trained.task, n_classes, source
         )
         if split == "test" and trained.task != "none" and len(outputs):
-            examples = load_dataset(config.data).splits["test"]
+            examples = data.examples("test")
             write_predictions(run_dir / "predictions.jsonl", records_from_outputs(examples, outputs, trained.task))
     return result
 
@@ -237,6 +234,6 @@ def serve_trained(
         "train_seconds": 0.0,
         "n_train": len(data.splits["train"]),
     }
-    result.update(score_splits(trained, data, config, run_dir, config.recipe_row.eval_source))
+    result.update(score_splits(trained, data, run_dir, config.recipe_row.eval_source))
     write_json(run_dir / "metrics.json", result)
     return result

@@ -34,7 +34,6 @@ import torch
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.config import ExperimentConfig, load_config
 from parserfree.distill.data_module import SyntaxDataModule, collate
-from parserfree.distill.datasets import load_dataset
 from parserfree.distill.masked_lm import WordScores, masked_word_scores
 from parserfree.distill.recipes import get_recipe
 from parserfree.encoder import UNK_ID
@@ -151,14 +150,14 @@ def perplexity_contrast(a: WordScores, b: WordScores, draws: np.ndarray) -> tupl
     """(perplexity a − b, its 95 % interval over resampled sentences, sign-flip p over sentences)."""
     if not np.array_equal(a.n, b.n):
         raise ValueError("the rows were not scored on the same hidden words")
-    n = a.n.astype(float)
-
-    def ppl(nll: np.ndarray, w: np.ndarray) -> np.ndarray:
-        return np.exp((w @ nll) / (w @ n))
-
-    boot = ppl(a.nll, draws) - ppl(b.nll, draws)
+    boot = resampled_perplexity(a, draws) - resampled_perplexity(b, draws)
     lo, hi = np.percentile(boot, [2.5, 97.5])
     return a.perplexity - b.perplexity, [float(lo), float(hi)], sign_flip(a.nll - b.nll)
+
+
+def resampled_perplexity(scores: WordScores, draws: np.ndarray) -> np.ndarray:
+    """A row's perplexity in each bootstrap resample of its sentences (``draws``: resamples × sentences)."""
+    return np.exp((draws @ scores.nll) / (draws @ scores.n.astype(float)))
 
 
 def sentence_draws(n: int, resamples: int = RESAMPLES, seed: int = 0) -> np.ndarray:
@@ -184,11 +183,8 @@ def compare_perplexity(
         c.verdict = verdict(-c.perplexity_difference, [-c.ci95[1], -c.ci95[0]], p_adj)  # "ahead" = lower perplexity
     places: dict[str, list[float]] = {}
     gap = scores[BASELINE].perplexity - scores[REFERENCE].perplexity if {REFERENCE, BASELINE} <= set(scores) else 0
-    n = first.n.astype(float)
     if gap:
-        ppl = {
-            k: np.exp((draws @ scores[k].nll) / (draws @ n)) for k in (*predicted, REFERENCE, BASELINE) if k in scores
-        }
+        ppl = {k: resampled_perplexity(scores[k], draws) for k in (*predicted, REFERENCE, BASELINE) if k in scores}
         for name in predicted:
             if name in scores:
                 boot = (ppl[name] - ppl[REFERENCE]) / (ppl[BASELINE] - ppl[REFERENCE])
@@ -218,7 +214,7 @@ def minimal_pairs(config: ExperimentConfig, trained: TrainedModel) -> tuple[list
     agreement.data.train_fraction, agreement.data.max_examples = 1.0, None
     data = SyntaxDataModule(agreement, None, trained.vocab, False, trained.dep_labels)
     data.setup()
-    examples = load_dataset(agreement.data).splits["test"]
+    examples = data.examples("test")
     versions: dict[str, dict[str, tuple]] = {}
     for ex, enc in zip(examples, data.splits["test"], strict=True):
         versions.setdefault(ex.columns["pair_id"], {})[ex.columns["verb_number"]] = (ex, enc)
