@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from parserfree.distill.config import load_config
-from parserfree.distill.datasets import load_dataset
+from parserfree.distill.data.datasets import load_dataset
 from parserfree.distill.task_metrics import task_metrics
 
 from bench.lib.common import parse, script_arguments, write_record

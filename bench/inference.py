@@ -39,7 +39,7 @@ from typing import Any
 import torch
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
-from parserfree.distill.datasets import normalise_text
+from parserfree.distill.data.datasets import normalise_text
 from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
 from parserfree.export.pipelines import (
     ModelSource,

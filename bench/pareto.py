@@ -124,7 +124,7 @@ def measure(
     sizes: list[Size], tasks: list[str], root: Path, threads: int, n: int | None, repeats: int, cache_dir: str | None
 ) -> list[dict]:
     """Time every exported size and variant end to end on its task's test texts; one row per point."""
-    from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+    from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
     from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
     from parserfree.export.runtime import ParserFreeModel
     from parserfree.export.timing import batches

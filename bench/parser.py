@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.distill.parsing import ParseConfig, ParsedExample, parse_dataset
 from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
 from parserfree.export.timing import batches, machine
@@ -84,7 +84,7 @@ def held_out(
 
 
 def _cache() -> Path:
-    from parserfree.distill.archives import default_cache_dir
+    from parserfree.distill.data.archives import default_cache_dir
 
     return Path(default_cache_dir())
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from parserfree.distill.config import load_config
-from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
 from parserfree.export.timing import machine
 from parserfree.job_stages import pretrain_stage

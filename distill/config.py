@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.distill.datasets import DataConfig
+from parserfree.distill.data.datasets import DataConfig
 from parserfree.distill.parsing import ParseConfig
 from parserfree.distill.recipes import RECIPES, Recipe, comparison_roles, exportable_recipes, get_recipe
 from parserfree.encoder.config import EncoderConfig

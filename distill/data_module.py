@@ -20,10 +20,10 @@ import torch
 from torch.utils.data import DataLoader, Sampler
 
 from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.datasets import SPLITS, Dataset, Example, load_dataset
+from parserfree.distill.data.datasets import SPLITS, Dataset, Example, load_dataset
+from parserfree.distill.data.vader import default_cache_dir
 from parserfree.distill.parsing import ParsedExample, parse_dataset
 from parserfree.distill.trees import batch_tree_distances, truncate_heads
-from parserfree.distill.vader import default_cache_dir
 from parserfree.encoder import Vocabulary
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder.masked_words import MASKED_LM, fixed_choice, known_words

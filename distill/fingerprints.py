@@ -4,7 +4,7 @@ A fingerprint is a plain nested dict: the settings a result depends on (a sectio
 config) and the digests of its inputs (sha256 of a data file or an upstream checkpoint, a bundle's
 manifest digest). A stage stores its fingerprint beside its output and compares it on the next run;
 ``changes`` lists the differences as ``key old → new`` lines so that the message says exactly what
-changed. A built-in dataset is identified by its registry entry's digest (``distill/builtin.py``: the
+changed. A built-in dataset is identified by its registry entry's digest (``distill/data/builtin.py``: the
 archive's sha256 for a corpus read straight from one; for ``agreement`` and ``silver-trees`` the digests
 of their texts, the spaCy model and the versions of the code that builds them), a file by its sha256.
 """
@@ -102,8 +102,8 @@ def data_digest(data: Any) -> dict | str:
     file per split split by split (so a changed dev file changes it too)."""
     import dataclasses
 
-    from parserfree.distill.builtin import BUILTIN
-    from parserfree.distill.datasets import split_files
+    from parserfree.distill.data.builtin import BUILTIN
+    from parserfree.distill.data.datasets import split_files
 
     if isinstance(data.dataset, list):
         return {name: data_digest(dataclasses.replace(data, dataset=name)) for name in data.dataset}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.distill.datasets import SPLITS, Dataset, normalise_text
+from parserfree.distill.data.datasets import SPLITS, Dataset, normalise_text
 from parserfree.distill.parse_cache import parse_cached
 from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
 from parserfree.encoder.schema import ConfigError

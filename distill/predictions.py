@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from scipy.special import softmax
 
-from parserfree.distill.readers import DataError
+from parserfree.distill.data.readers import DataError
 from parserfree.encoder.files import write_text_atomic
 
 

@@ -24,13 +24,13 @@ from lightning.pytorch.strategies import DDPStrategy
 from parserfree.distill.checkpoints import TrainedModel, check_resumable, load_pretrained, load_trained, read_checkpoint
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, save_config
+from parserfree.distill.data.static_vectors import fill_static_vectors
 from parserfree.distill.data_module import SyntaxDataModule
 from parserfree.distill.evaluate import evaluate_with_outputs
 from parserfree.distill.masked_lm import WORD_SCORES, MaskedLMModule, masked_word_scores
 from parserfree.distill.predictions import records_from_outputs, write_predictions
 from parserfree.distill.quiet import quiet_lightning
 from parserfree.distill.shipped import resolve_weights
-from parserfree.distill.static_vectors import fill_static_vectors
 from parserfree.encoder.files import atomic_path, write_json
 from parserfree.encoder.masked_words import MASKED_LM
 

@@ -16,7 +16,7 @@ from .schema import ConfigError, check_choice, check_int, check_number, from_set
 
 BIAS_MODES = ("learned", "fixed_decay", "hard_mask", "none")
 # static word vectors the encoder can read (``encoder.static_vectors``) → their width; the tables are filled
-# from the vectors' package where the vocabulary is known (``distill/static_vectors.py``)
+# from the vectors' package where the vocabulary is known (``distill/data/static_vectors.py``)
 STATIC_VECTOR_WIDTHS = {"en_core_web_md": 300}
 
 

@@ -10,7 +10,7 @@ row per word id, like E_word (a buffer, not a parameter: no optimiser moves it; 
 carry it), stored in fp16 and read in the model's dtype, through a learned projection P, zero-initialised and
 built without drawing from the random stream, so a model starts exactly as it would without vectors:
 h_0 = dropout(E_word[w] + Σ_f E_feat[f] + E_pos[t] + P·V[w]). The table is zero until it is filled from the
-vectors' package where the vocabulary is known (``distill/static_vectors.py``).
+vectors' package where the vocabulary is known (``distill/data/static_vectors.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Errors: the one base class of every error that means "bad input or setting", not "a bug".
 
 Each layer names its own errors where they arise (``ConfigError`` in ``encoder.schema``, ``DataError`` in
-``distill.readers``, ``BundleError`` in ``export.errors``, …) and derives them from ``ParserfreeError``,
+``distill.data.readers``, ``BundleError`` in ``export.errors``, …) and derives them from ``ParserfreeError``,
 defined here at the lowest layer so that every layer can. The ``parserfree`` command line prints a
 ``ParserfreeError`` as one line naming the file, line or setting (exit status 2; ``--debug`` shows the
 traceback), while any other exception is a bug and keeps its traceback. Most of them are also

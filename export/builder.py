@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
-from parserfree.distill.datasets import Dataset, normalise_text
+from parserfree.distill.data.datasets import Dataset, normalise_text
 from parserfree.distill.recipes import exportable_recipes
 from parserfree.distill.teacher import doc_to_parse, load_pipeline
 from parserfree.distill.trees import batch_tree_distances

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.distill.datasets import Dataset, normalise_text
+from parserfree.distill.data.datasets import Dataset, normalise_text
 from parserfree.distill.task_metrics import agreement, predictions, task_metrics
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.vocabulary import Vocabulary

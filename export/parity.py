@@ -22,9 +22,16 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.distill.archives import cached_only
-from parserfree.distill.builtin import BUILTIN
-from parserfree.distill.datasets import DataConfig, Dataset, dataset_name, dataset_sources, load_dataset, normalise_text
+from parserfree.distill.data.archives import cached_only
+from parserfree.distill.data.builtin import BUILTIN
+from parserfree.distill.data.datasets import (
+    DataConfig,
+    Dataset,
+    dataset_name,
+    dataset_sources,
+    load_dataset,
+    normalise_text,
+)
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.errors import ExportError

@@ -45,7 +45,7 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 from spacy.vocab import Vocab
 
-from parserfree.distill.datasets import normalise_text
+from parserfree.distill.data.datasets import normalise_text
 from parserfree.export.errors import BundleError
 from parserfree.export.graph_inputs import input_names
 from parserfree.export.predicted_tree import heads_from_distances, sentence_starts

@@ -4,7 +4,7 @@ Rows of kind "baseline" in every classification report, fitted on the training s
 models were trained on (the same share of it) and scored on every compared domain whose examples carry
 what they read. ``majority``: the most frequent training label. ``bag_of_words``: a linear model over
 1–2-grams (``parserfree.bag_of_words``, λ chosen on dev over its whole grid). On agreement items (columns of
-``distill/agreement.py``) also ``verb_form`` (grammaticality view only): the shown verb form, lower-cased, →
+``distill/data/agreement.py``) also ``verb_form`` (grammaticality view only): the shown verb form, lower-cased, →
 its majority label on train (an unseen form → the training majority); and the number rules, each a guess at
 the subject's number from the surface — ``prev_word``: plural iff the word before the verb ends in "s";
 ``nearest_noun``: the number (spaCy's tag) of the nearest noun before the verb, the textbook heuristic;
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from parserfree.bag_of_words import fit_bag_of_words
-from parserfree.distill.agreement import (
+from parserfree.distill.data.agreement import (
     FIRST_NOUN_NUMBER,
     LABEL_NAMES,
     NEAREST_NOUN,
@@ -34,7 +34,7 @@ from parserfree.distill.agreement import (
     VERB_NUMBER,
     ends_in_s,
 )
-from parserfree.distill.datasets import Example
+from parserfree.distill.data.datasets import Example
 
 # examples → (class ids N, class probabilities N×C or None for a rule without probabilities)
 Predict = Callable[[Sequence[Example]], tuple[np.ndarray, np.ndarray | None]]

@@ -1,7 +1,7 @@
 """Breakdowns: accuracy by number of attractors, by subject–verb distance and by subject number × attractors,
 with item and minimal-pair accuracy and 95 % intervals.
 
-For classification datasets whose examples carry agreement's columns (``distill/agreement.py``), where a
+For classification datasets whose examples carry agreement's columns (``distill/data/agreement.py``), where a
 row's overall accuracy hides what matters: items with nouns of the other number between subject and
 verb, long dependencies, singular against plural subjects (a number prior shows as a gap between
 them), and the items whose nearest noun before the verb is an attractor (where "agree with the nearest
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from parserfree.distill.agreement import (
+from parserfree.distill.data.agreement import (
     ATTRACTOR_BUCKETS,
     ATTRACTORS,
     DISTANCE,

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from parserfree.distill.readers import DataError
+from parserfree.distill.data.readers import DataError
 from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import atomic_open
 from parserfree.report_parts import Variants, from_json

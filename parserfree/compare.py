@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from parserfree.baselines import Baseline, fit_baselines
-from parserfree.distill.datasets import SPLITS, DataConfig, Example, load_dataset
+from parserfree.distill.data.datasets import SPLITS, DataConfig, Example, load_dataset
 from parserfree.distill.predictions import item_records, records_from_outputs, write_predictions
 from parserfree.distill.recipes import ComparisonRoles
 from parserfree.distill.task_metrics import agreement, predictions

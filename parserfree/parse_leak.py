@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parserfree.distill.agreement import judges_both_versions
-from parserfree.distill.datasets import Example
+from parserfree.distill.data.agreement import judges_both_versions
+from parserfree.distill.data.datasets import Example
 from parserfree.distill.teacher import Parse
 from parserfree.paired import pairs_of
 from parserfree.report_parts import ParseLeak

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from parserfree.breakdown import ALL, Slices, breakdowns, item_slices
-from parserfree.distill.agreement import PAIR_ID
+from parserfree.distill.data.agreement import PAIR_ID
 from parserfree.distill.task_metrics import task_metrics
 from parserfree.like_for_like import Pairing
 from parserfree.paired import ALPHA, POWER, RESAMPLES, holm, paired_test, verdict

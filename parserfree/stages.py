@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.datasets import DataConfig
+from parserfree.distill.data.datasets import DataConfig
 from parserfree.distill.fingerprints import (
     changes,
     data_digest,

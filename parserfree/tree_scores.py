@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parserfree.distill.datasets import Example
+from parserfree.distill.data.datasets import Example
 from parserfree.distill.evaluate import argmax_heads
 from parserfree.distill.task_metrics import predictions
 from parserfree.distill.teacher import Parse

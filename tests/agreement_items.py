@@ -1,7 +1,7 @@
 """Agreement candidates as the built-in corpora give them, for tests of the agreement data and of what uses it."""
 
-from parserfree.distill import agreement
-from parserfree.distill.agreement import Candidate
+from parserfree.distill.data import agreement
+from parserfree.distill.data.agreement import Candidate
 
 VERBS = [("is", "are"), ("has", "have"), ("was", "were"), ("runs", "run"), ("seems", "seem"), ("does", "do")]
 SUBJECTS = {"sg": ["dog", "key", "news", "teacher", "house"], "pl": ["dogs", "keys", "people", "cats", "teachers"]}

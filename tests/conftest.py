@@ -210,7 +210,7 @@ def patch_tiny_agreement(monkeypatch):
     """Make the built-in agreement dataset a few hundred fixture minimal pairs (no corpora, no tagging)."""
     from agreement_items import candidates
 
-    from parserfree.distill import agreement, builtin_text
+    from parserfree.distill.data import agreement, builtin_text
 
     items = candidates(n0=160, n1=40, n2=20)
     texts = tuple(builtin_text.SourceText("src", c.sentence) for c in items)

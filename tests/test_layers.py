@@ -98,6 +98,24 @@ def test_encoder_and_predictor_import_no_parser_trainer_or_onnx():
     assert found == []
 
 
+# Inside distill, data sits apart from training: distill.data may use the teacher side (spaCy tagging, the
+# parse cache, the cluster, tree checks), never the modules that train (distill/data/__init__.py).
+DATA_MAY_IMPORT = ("data", "teacher", "parse_cache", "cluster", "trees")
+
+
+def test_data_imports_no_training_module():
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for layer, path, line, module in project_imports()
+        if layer == "distill"
+        and path.is_relative_to(ROOT / "distill" / "data")
+        and module.startswith("parserfree.distill.")
+        and module.split(".")[2] not in DATA_MAY_IMPORT
+    ]
+    assert found == []
+    assert list((ROOT / "distill" / "data").glob("*.py")), "distill/data holds no module"
+
+
 def test_only_the_parserfree_namespace_is_installed(tmp_path):
     """Run where the repository is not on the path: the layers are found only under parserfree.*."""
     code = (

@@ -128,7 +128,7 @@ def write_record(result: dict[str, Any], args: argparse.Namespace) -> Path:
 
 def benchmark_texts(dataset: str, n: int, cache_dir: str | None) -> list[str]:
     """The first ``n`` texts of the test split, then of dev, sorted by length (so batches of 32 are alike)."""
-    from parserfree.distill.datasets import DataConfig, load_dataset
+    from parserfree.distill.data.datasets import DataConfig, load_dataset
 
     data = load_dataset(DataConfig(dataset=dataset, task="binary", cache_dir=cache_dir))
     texts = [e.text for e in data.splits["test"] + data.splits["dev"]][:n]

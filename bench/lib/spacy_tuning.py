@@ -16,7 +16,7 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 
-from parserfree.distill.datasets import normalise_text
+from parserfree.distill.data.datasets import normalise_text
 from parserfree.distill.teacher import SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
 

@@ -8,8 +8,8 @@ import pytest
 
 from parserfree.bag_of_words import fit_bag_of_words, ngrams
 from parserfree.baselines import fit_baselines, majority, named_rule, verb_form
-from parserfree.distill.agreement import LABEL_NAMES
-from parserfree.distill.datasets import Example
+from parserfree.distill.data.agreement import LABEL_NAMES
+from parserfree.distill.data.datasets import Example
 
 GRAMMATICAL, UNGRAMMATICAL = LABEL_NAMES.index("grammatical"), LABEL_NAMES.index("ungrammatical")
 

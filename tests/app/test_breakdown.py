@@ -18,8 +18,8 @@ from parserfree.breakdown import (
     wilson,
 )
 from parserfree.compare import run_domain, score_outputs
-from parserfree.distill.agreement import PAIR_ID
-from parserfree.distill.datasets import Example
+from parserfree.distill.data.agreement import PAIR_ID
+from parserfree.distill.data.datasets import Example
 from parserfree.figures import plot_breakdown
 
 

@@ -3,8 +3,8 @@ spaCy model that tagged their text) retrains every stage that depends on them, s
 
 from __future__ import annotations
 
-from parserfree.distill import agreement, builtin_text, tagging
 from parserfree.distill.config import load_config
+from parserfree.distill.data import agreement, builtin_text, tagging
 from parserfree.distill.fingerprints import changes
 from parserfree.main_job import run_task
 from parserfree.stages import training_fingerprint

@@ -11,7 +11,7 @@ import pytest
 
 import parserfree.cli as cli
 import parserfree.data_commands as data_commands
-from parserfree.distill.readers import DataError
+from parserfree.distill.data.readers import DataError
 from parserfree.encoder.errors import ParserfreeError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from parserfree.compare import score_outputs, seed_agreement
-from parserfree.distill.datasets import Example
+from parserfree.distill.data.datasets import Example
 from parserfree.distill.task_metrics import macro_f1
 
 

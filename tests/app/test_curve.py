@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from parserfree.cli import main
-from parserfree.distill.datasets import Example, train_subset
+from parserfree.distill.data.datasets import Example, train_subset
 
 
 def test_smaller_shares_are_subsets_of_larger_ones_and_seeds_pick_different_shares():

@@ -11,7 +11,7 @@ from PIL import Image
 
 from parserfree.compare import dataset_slug
 from parserfree.distill.config import load_config
-from parserfree.distill.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.distill.teacher import SpacyTeacher
 from parserfree.distill.trees import batch_tree_distances
 from parserfree.export import ParserFreeModel
@@ -246,7 +246,7 @@ def test_rerun_skips_finished_stages(smoke_job, capsys):
 def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_to_text(monkeypatch, tmp_path):
     """silver-trees carries spaCy's trees: joining it into a text file would parse 70,000 sentences again."""
     from parserfree import job_stages
-    from parserfree.distill import builtin_text
+    from parserfree.distill.data import builtin_text
 
     seen = {}
     monkeypatch.setattr(

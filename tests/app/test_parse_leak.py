@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from parserfree.distill.datasets import Example
+from parserfree.distill.data.datasets import Example
 from parserfree.distill.teacher import Parse
 from parserfree.parse_leak import pair_tree_differences
 from parserfree.report_parts import ParseLeak

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from parserfree.cli import main
-from parserfree.distill.readers import MAX_TEXT_CHARS, DataError, read_file
+from parserfree.distill.data.readers import MAX_TEXT_CHARS, DataError, read_file
 
 BIG = 1 << 20  # a 1 MiB field or line
 

@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from parserfree.distill import parse_cache, tagging, teacher
+from parserfree.distill import parse_cache, teacher
 from parserfree.distill.cluster import ClusterConfig, active_client, use_client, use_cluster
+from parserfree.distill.data import tagging
+from parserfree.distill.data.tagging import tag_cached
 from parserfree.distill.parse_cache import parse_cached
-from parserfree.distill.tagging import tag_cached
 from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher, TeacherError
 from parserfree.encoder.schema import ConfigError
 

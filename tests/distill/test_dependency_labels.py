@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from parserfree.distill.config import load_config
+from parserfree.distill.data.datasets import DataConfig, load_dataset
 from parserfree.distill.data_module import SyntaxDataModule, collate, truncate
-from parserfree.distill.datasets import DataConfig, load_dataset
 from parserfree.distill.parsing import ParseConfig, ParsedExample, parse_dataset
 from parserfree.predictor.label_scorer import NO_LABEL
 

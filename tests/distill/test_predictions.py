@@ -10,10 +10,10 @@ import pytest
 
 from parserfree.distill.checkpoints import load_trained
 from parserfree.distill.config import load_config
+from parserfree.distill.data.datasets import load_dataset
+from parserfree.distill.data.readers import DataError
 from parserfree.distill.data_module import SyntaxDataModule
-from parserfree.distill.datasets import load_dataset
 from parserfree.distill.predictions import read_predictions
-from parserfree.distill.readers import DataError
 from parserfree.export.pipelines import torch_outputs
 
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from parserfree.distill.checkpoints import load_trained
-from parserfree.distill.datasets import normalise_text
+from parserfree.distill.data.datasets import normalise_text
 from parserfree.encoder.files import sha256_file
 from parserfree.export import FORMAT_VERSION, ExportError, ParserFreeModel, export_bundle
 

@@ -10,7 +10,7 @@ import random
 import pytest
 import spacy
 
-from parserfree.distill.builtin_text import FRENCH
+from parserfree.distill.data.builtin_text import FRENCH
 from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher, load_pipeline
 from parserfree.export import ParserFreeModel, export_bundle
 from parserfree.export.serving_words import bundle_tokenizer

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from parserfree.commands import format_evaluation
-from parserfree.distill.datasets import DataConfig, load_dataset
+from parserfree.distill.data.datasets import DataConfig, load_dataset
 from parserfree.export import ParserFreeModel
 from parserfree.report_parts import Variants, from_json
 

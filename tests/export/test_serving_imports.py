@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 DATA_AND_TRAINING = (
-    "parserfree.distill.datasets",
-    "parserfree.distill.readers",
-    "parserfree.distill.builtin",
-    "parserfree.distill.agreement",
+    "parserfree.distill.data.datasets",
+    "parserfree.distill.data.readers",
+    "parserfree.distill.data.builtin",
+    "parserfree.distill.data.agreement",
     "parserfree.distill.data_module",
     "parserfree.distill.train",
     "parserfree.distill.co_training",

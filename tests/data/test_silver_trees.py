@@ -5,11 +5,11 @@ from collections import Counter
 
 import pytest
 
-from parserfree.distill import agreement, builtin_text, silver_trees
-from parserfree.distill.builtin_text import SourceText
-from parserfree.distill.datasets import DataConfig, load_dataset, split_of
-from parserfree.distill.readers import RawExample
-from parserfree.distill.tagging import TaggedSentence
+from parserfree.distill.data import agreement, builtin_text, silver_trees
+from parserfree.distill.data.builtin_text import SourceText
+from parserfree.distill.data.datasets import DataConfig, load_dataset, split_of
+from parserfree.distill.data.readers import RawExample
+from parserfree.distill.data.tagging import TaggedSentence
 
 FRACTIONS = [0.8, 0.1, 0.1]
 
@@ -94,7 +94,7 @@ def test_silver_trees_load_with_their_trees_so_pre_training_parses_nothing(corpo
 
 
 def test_french_silver_trees_leave_out_held_out_reviews_with_french_trees_and_no_english_task(monkeypatch, tmp_path):
-    from parserfree.distill.builtin_text import FRENCH
+    from parserfree.distill.data.builtin_text import FRENCH
 
     reviews = [[f"avis {r} phrase {k} ." for k in range(3)] for r in range(200)]
     raws = [RawExample(s, 1.0, f"fr:{r}", group=f"review{r}") for r, sentences in enumerate(reviews) for s in sentences]
@@ -117,3 +117,10 @@ def test_french_silver_trees_leave_out_held_out_reviews_with_french_trees_and_no
     assert held and {r.text for r in kept} == {s for sentences in reviews for s in sentences} - held
     assert {r.columns["corpus"] for r in kept} == {"fr-reviews"} and len({r.split for r in kept}) == 3
     assert silver_trees.digest(tmp_path, None, FRENCH.model, FRENCH)["text"]["tagger"]["model"] == FRENCH.model
+    # the registry's silver-trees-fr is this French text, parsed by the French model
+    from parserfree.distill.data.builtin import BUILTIN
+    from parserfree.distill.data.datasets import DataConfig
+
+    entry = BUILTIN["silver-trees-fr"]
+    config = DataConfig(dataset="silver-trees-fr", task="none", cache_dir=str(tmp_path), split=FRACTIONS)
+    assert entry.spacy_model == FRENCH.model and {r.text for r in entry.load(config)} == {r.text for r in kept}

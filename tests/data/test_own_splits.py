@@ -11,9 +11,9 @@ import pytest
 
 from parserfree import cli
 from parserfree.distill.config import load_config
-from parserfree.distill.datasets import SPLITS, DataConfig, load_dataset, split_of
+from parserfree.distill.data.datasets import SPLITS, DataConfig, load_dataset, split_of
+from parserfree.distill.data.readers import DataError, read_file
 from parserfree.distill.fingerprints import changes, data_digest
-from parserfree.distill.readers import DataError, read_file
 from parserfree.encoder.schema import ConfigError
 from parserfree.export.parity import parity_texts
 

@@ -6,12 +6,12 @@ from collections import Counter
 import pytest
 from agreement_items import candidates
 
-from parserfree.distill import agreement, agreement_views, tagging
-from parserfree.distill.agreement import assign_splits, find_candidate
-from parserfree.distill.agreement_views import agreement_examples
-from parserfree.distill.datasets import DataConfig, describe, load_dataset
-from parserfree.distill.inflection import flip_verb
-from parserfree.distill.tagging import TaggedSentence, tag_cached
+from parserfree.distill.data import agreement, agreement_views, tagging
+from parserfree.distill.data.agreement import assign_splits, find_candidate
+from parserfree.distill.data.agreement_views import agreement_examples
+from parserfree.distill.data.datasets import DataConfig, describe, load_dataset
+from parserfree.distill.data.inflection import flip_verb
+from parserfree.distill.data.tagging import TaggedSentence, tag_cached
 
 
 def sentence(spec: str) -> TaggedSentence:

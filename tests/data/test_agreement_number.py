@@ -7,12 +7,12 @@ from collections import Counter
 import pytest
 from agreement_items import candidates
 
-from parserfree.distill import agreement
-from parserfree.distill.agreement import find_candidate
-from parserfree.distill.agreement_views import agreement_examples
-from parserfree.distill.datasets import DataConfig, load_dataset
-from parserfree.distill.inflection import modal_form
-from parserfree.distill.tagging import TaggedSentence
+from parserfree.distill.data import agreement
+from parserfree.distill.data.agreement import find_candidate
+from parserfree.distill.data.agreement_views import agreement_examples
+from parserfree.distill.data.datasets import DataConfig, load_dataset
+from parserfree.distill.data.inflection import modal_form
+from parserfree.distill.data.tagging import TaggedSentence
 
 
 def sentence(spec: str, spaces: str | None = None) -> TaggedSentence:

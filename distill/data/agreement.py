@@ -1,7 +1,7 @@
 """The agreement dataset: minimal pairs of real sentences whose verb keeps or loses its subject's number.
 
 A syntax-sensitive task built, as Linzen, Dupoux & Goldberg (2016) built theirs, from every built-in
-corpus (``distill/builtin_text.py``; tagged and parsed once, ``distill/tagging.py``). In each sentence of up
+corpus (``distill/data/builtin_text.py``; tagged and parsed once, ``distill/data/tagging.py``). In each sentence of up
 to ``MAX_WORDS`` tokens the first present-tense verb (VBZ / VBP, and was / were) whose nominal subject
 (``nsubj`` / ``nsubjpass``, a common noun NN / NNS, not coordinated, agreeing with it) comes before it is a
 candidate; for an auxiliary the subject is that of the verb it serves. Per candidate: the subject's number,
@@ -26,7 +26,7 @@ takes the other sentences, balanced the same way (``data.agreement_train_balance
 number alone within attractor × distance cells (``number``: several times the sentences, the
 word-before-the-verb cue left in; dev, balanced as test, says which trains better). Every item is one
 version of a source sentence: as written (``grammatical``, label 1) or with the verb's number flipped
-(``ungrammatical``, label 0; ``distill/inflection.py``). Dev and test hold both versions of every sentence
+(``ungrammatical``, label 0; ``distill/data/inflection.py``). Dev and test hold both versions of every sentence
 (a minimal pair, sharing a ``pair_id``); train holds one version per sentence, alternating in hash order
 within each cell × number stratum (so train is balanced too), or both with ``data.agreement_train_pairs``.
 Candidates are cached under the tagged texts' digest, ``EXTRACT_VERSION`` and ``COLUMNS_VERSION``;
@@ -35,7 +35,7 @@ Candidates are cached under the tagged texts' digest, ``EXTRACT_VERSION`` and ``
 Two views of the same items (``task``): ``grammaticality`` (the built-in dataset ``agreement``: is the shown
 verb in the right number?) and ``number`` (``agreement-number``: number prediction, as Linzen et al. pose the
 task first). In the number view every source sentence is one text with the verb made number-neutral — the
-modal form, "the keys to the cabinet will be on the table" (``distill/inflection.py modal_form``) — labelled
+modal form, "the keys to the cabinet will be on the table" (``distill/data/inflection.py modal_form``) — labelled
 with its subject's number; the split, the balance and the columns are the grammaticality view's (without the
 shown verb, which the text no longer has). Both versions of a minimal pair share that one text, so the parser
 cannot react to the error, and a version is judged grammatical when its verb's number is the predicted one:
@@ -56,10 +56,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from parserfree.distill import builtin_text
-from parserfree.distill.archives import default_cache_dir
-from parserfree.distill.inflection import flip_verb, modal_form, verb_number
-from parserfree.distill.tagging import TaggedSentence
+from parserfree.distill.data import builtin_text
+from parserfree.distill.data.archives import default_cache_dir
+from parserfree.distill.data.inflection import flip_verb, modal_form, verb_number
+from parserfree.distill.data.tagging import TaggedSentence
 from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.encoder.files import write_text_atomic
 

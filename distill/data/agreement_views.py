@@ -1,4 +1,4 @@
-"""The agreement items: candidates (``distill.agreement``) → the labelled examples of each view.
+"""The agreement items: candidates (``distill.data.agreement``) → the labelled examples of each view.
 
 The two views of one set of items (``agreement.TASKS``): ``grammaticality`` (the built-in dataset
 ``agreement``: both versions of every dev and test sentence, one version per train sentence) and ``number``
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from parserfree.distill import agreement, builtin_text
-from parserfree.distill.agreement import (
+from parserfree.distill.data import agreement, builtin_text
+from parserfree.distill.data.agreement import (
     COLUMNS_VERSION,
     LABEL_NAMES,
     NUMBER_COLUMNS,
@@ -25,7 +25,7 @@ from parserfree.distill.agreement import (
     hash01,
     other_number,
 )
-from parserfree.distill.readers import RawExample
+from parserfree.distill.data.readers import RawExample
 
 
 def _item(c: Candidate, flipped: bool, split: str) -> RawExample:

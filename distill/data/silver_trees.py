@@ -1,7 +1,7 @@
 """Silver trees: every built-in sentence with spaCy's tree, minus every sentence any built-in task holds out.
 
 The predictor's pre-training text (``run.pretrain_datasets: [silver-trees]``): the sentences of the
-built-in text of one language (``distill/builtin_text.py``). ``silver-trees``: the English text (movie
+built-in text of one language (``distill/data/builtin_text.py``). ``silver-trees``: the English text (movie
 snippets, reviews, news, product reviews, tweets, OANC essays, WSJ, Brown, nlp-corpus), whose sentences and
 trees come from the tagging that builds the agreement dataset (same spaCy model as the teacher, cached);
 ``silver-trees-fr``: the French reviews' sentences with ``fr_core_news_sm``'s trees. Pre-training parses
@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from parserfree.distill import agreement, builtin_text
-from parserfree.distill.archives import default_cache_dir
-from parserfree.distill.builtin_text import ENGLISH, BuiltinText
-from parserfree.distill.readers import RawExample
-from parserfree.distill.tagging import TaggedSentence
+from parserfree.distill.data import agreement, builtin_text
+from parserfree.distill.data.archives import default_cache_dir
+from parserfree.distill.data.builtin_text import ENGLISH, BuiltinText
+from parserfree.distill.data.readers import RawExample
+from parserfree.distill.data.tagging import TaggedSentence
 from parserfree.distill.teacher import DEFAULT_MODEL
 
 FILTER_VERSION = 2  # 2: held-out text is matched sentence by sentence, across corpora

@@ -8,10 +8,10 @@ import tarfile
 
 import pytest
 
-from parserfree.distill import archives, builtin_text, npm_corpora
-from parserfree.distill.archives import FetcherMissing
-from parserfree.distill.datasets import DataConfig, load_dataset
-from parserfree.distill.readers import DataError
+from parserfree.distill.data import archives, builtin_text, npm_corpora
+from parserfree.distill.data.archives import FetcherMissing
+from parserfree.distill.data.datasets import DataConfig, load_dataset
+from parserfree.distill.data.readers import DataError
 from parserfree.encoder.files import sha256_file
 
 BROWN_TEXT = (

@@ -23,16 +23,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from parserfree.distill.agreement import (
+from parserfree.distill.data.agreement import (
     ATTRACTOR_BUCKETS,
     DISTANCE_BUCKETS,
     TRAIN_BALANCES,
     attractor_bucket,
     distance_bucket,
 )
-from parserfree.distill.builtin import BUILTIN, load_raw
-from parserfree.distill.builtin_text import english
-from parserfree.distill.readers import SPLIT_NAMES, DataError, RawExample, read_file
+from parserfree.distill.data.builtin import BUILTIN, load_raw
+from parserfree.distill.data.builtin_text import english
+from parserfree.distill.data.readers import SPLIT_NAMES, DataError, RawExample, read_file
 from parserfree.encoder.schema import ConfigError
 from parserfree.encoder.text import normalise_text
 
