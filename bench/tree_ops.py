@@ -62,7 +62,8 @@ class Encoder(nn.Module):
         self.encoder = SyntaxEncoder(config)
 
     def forward(self, word_ids, feature_ids, mask, distances):
-        return self.encoder.upper(self.encoder.lower(word_ids, feature_ids, mask), mask, distances)
+        h_0 = self.encoder.embed(word_ids, feature_ids)
+        return self.encoder.upper(h_0, self.encoder.lower_from(h_0, mask), mask, distances)
 
 
 class TreeOps(nn.Module):

@@ -26,7 +26,7 @@ from parserfree.distill.task_metrics import predictions, task_metrics
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.predictor import DistanceMetrics, PredictorConfig
 from parserfree.predictor.sources import DistanceSource
-from parserfree.predictor.syntax_model import SyntaxModel
+from parserfree.predictor.syntax_model import Outputs, SyntaxModel
 
 
 class CoTrainingModule(L.LightningModule):
@@ -120,8 +120,7 @@ class CoTrainingModule(L.LightningModule):
             batch["mask"],
             batch["distances"],
             source=source,
-            task=self.task != "none",
-            predict=predict,
+            outputs=Outputs.BOTH if predict else Outputs.TASK,
         )
 
     def training_step(self, batch: dict, batch_idx: int) -> torch.Tensor:

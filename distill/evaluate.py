@@ -57,7 +57,6 @@ def loader_outputs(
             batch["mask"],
             batch["distances"],
             source=source,
-            task=model.head is not None,
         )
         if out.task is not None:
             outputs.append(out.task.numpy())

@@ -23,7 +23,7 @@ from torch.utils.data import DataLoader
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.evaluate import in_dataset_order
 from parserfree.encoder.masked_words import NO_TARGET, hide, targets, training_choice
-from parserfree.predictor.syntax_model import SyntaxModel
+from parserfree.predictor.syntax_model import Outputs, SyntaxModel
 
 WORD_SCORES = "word_scores.json"  # a run's test sentences' masked-word scores, in the dataset's order
 
@@ -123,6 +123,8 @@ def masked_word_scores(model: SyntaxModel, loader: DataLoader, source: str) -> W
     parts = WordScores.empty()
     for batch in loader:
         fed = with_hidden(batch, batch["lm_chosen"], batch["lm_chosen"])
-        out = model(fed["word_ids"], fed["feature_ids"], fed["mask"], fed["distances"], source=source, predict=False)
+        out = model(
+            fed["word_ids"], fed["feature_ids"], fed["mask"], fed["distances"], source=source, outputs=Outputs.TASK
+        )
         parts = parts.extend(*sentence_scores(model, out.task, fed["lm_targets"]))
     return WordScores(*(in_dataset_order(loader, values) for values in (parts.nll, parts.n, parts.correct)))

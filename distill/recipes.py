@@ -20,12 +20,23 @@ biased layers only (``none`` for the baseline). ``parser_fed`` is the method as 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from parserfree.encoder.schema import ConfigError
 from parserfree.predictor.sources import DistanceSource
 
 SOURCES = tuple(DistanceSource)  # every source a recipe row may name (predictor/sources.py)
+
+
+class Role(StrEnum):
+    """The part a recipe plays in a comparison (``comparison_roles``); "baseline" is kept for the shortcut
+    baselines of the report (majority, bag of words, …), never a recipe."""
+
+    PARSER_FREE = "parser_free"  # the model the comparison is about: no parser at inference
+    REFERENCE = "reference"  # the parser-fed model it is measured against
+    UNBIASED = "unbiased"  # the same model without any bias (the no_syntax row)
+    CONTROL = "control"  # another row: a control or another source, compared with the reference too
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,6 +51,8 @@ class Recipe:
     task: bool = True  # the model has a task head (False: predictor pre-training)
     fixed: dict[str, Any] = field(default_factory=dict)  # settings the recipe fixes, as "section.key": value
     needs_predictor_layer: bool = False  # encoder.predictor_layer must be ≥ 1 (the predictor reads h_k)
+    role: Role = Role.CONTROL  # its part in a comparison
+    stand_in: bool = False  # plays its role only when no like-for-like recipe of that role is in the run
 
     def __post_init__(self) -> None:
         for name in ("train_source", "eval_source"):
@@ -59,18 +72,13 @@ class Recipe:
             raise ValueError(f"recipe {self.name!r}: reads D̂ but has no predictor (set predictor=True)")
 
     @property
-    def graph_takes_distances(self) -> bool:
-        """The exported graph has a ``distances`` input (parser distances at inference)."""
-        return self.eval_source == DistanceSource.PARSER
-
-    @property
     def graph_returns_distances(self) -> bool:
         """The exported graph has a ``distances`` output (the predictor's D̂)."""
         return self.eval_source == DistanceSource.PREDICTED
 
     @property
     def needs_parser_at_inference(self) -> bool:
-        """Serving this model needs a parser."""
+        """Serving this model needs a parser: its exported graph has a ``distances`` input."""
         return self.eval_source == DistanceSource.PARSER
 
 
@@ -79,11 +87,12 @@ RECIPES: dict[str, Recipe] = {
     for r in (
         Recipe(
             name="no_syntax",
-            summary="the baseline: no attention bias; same layers, predictor (distance loss) and start as parser_free",
+            summary="the unbiased row: no attention bias; same layers, predictor (distance loss) and start as parser_free",
             train_source=DistanceSource.NONE,
             eval_source=DistanceSource.NONE,
             predictor=True,
             needs_predictor_layer=True,
+            role=Role.UNBIASED,
         ),
         Recipe(
             name="plain",
@@ -91,6 +100,8 @@ RECIPES: dict[str, Recipe] = {
             train_source=DistanceSource.NONE,
             eval_source=DistanceSource.NONE,
             predictor=False,
+            role=Role.UNBIASED,
+            stand_in=True,
         ),
         Recipe(
             name="parser_fed",
@@ -100,6 +111,8 @@ RECIPES: dict[str, Recipe] = {
             eval_source=DistanceSource.PARSER,
             predictor=False,
             fixed={"encoder.predictor_layer": 0},
+            role=Role.REFERENCE,
+            stand_in=True,
         ),
         Recipe(
             name="parser_free",
@@ -109,6 +122,7 @@ RECIPES: dict[str, Recipe] = {
             eval_source=DistanceSource.PREDICTED,
             predictor=True,
             needs_predictor_layer=True,
+            role=Role.PARSER_FREE,
         ),
         Recipe(
             name="parser_fed_twin",
@@ -118,6 +132,7 @@ RECIPES: dict[str, Recipe] = {
             eval_source=DistanceSource.PARSER,
             predictor=True,
             needs_predictor_layer=True,
+            role=Role.REFERENCE,
         ),
         Recipe(
             name="twin_grammatical_tree",
@@ -174,38 +189,45 @@ def exportable_recipes() -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class ComparisonRoles:
-    """The parts a set of recipes plays in a comparison report."""
+    """The parts a set of recipes plays in a comparison report (each recipe's ``role``)."""
 
     parser_free: str | None  # the parser-free model (its graph returns D̂)
-    reference: str | None  # the parser-fed model it is measured against: the twin (with a predictor) first
-    baseline: str | None  # the model without any bias (the like-for-like one, with a predictor, first)
+    reference: str | None  # the parser-fed model it is measured against
+    unbiased: str | None  # the model without any bias
     extra: tuple[str, ...]  # every other recipe, an extra row
 
 
 def comparison_roles(names: list[str]) -> ComparisonRoles:
-    """Who is who among the recipes of a main job, from their rows."""
+    """Who is who among the recipes of a main job, read from each row's ``role``: the recipe of a role, or
+    its stand-in when the run has none (``parser_fed`` for the reference, ``plain`` for the unbiased row).
+    Two recipes in one role are refused, naming them; the order of ``names`` decides nothing."""
     rows = [get_recipe(n) for n in names]
-    free = next((r.name for r in rows if r.task and r.graph_returns_distances), None)
-    fed = [r for r in rows if r.needs_parser_at_inference]
-    reference = next((r.name for r in fed if r.predictor), fed[0].name if fed else None)
-    unbiased = [r for r in rows if r.eval_source == DistanceSource.NONE]
-    baseline = next(
-        (r.name for r in unbiased if r.predictor), unbiased[0].name if unbiased else None
-    )  # like for like first
-    extra = tuple(n for n in names if n not in (free, reference, baseline))
-    return ComparisonRoles(free, reference, baseline, extra)
+    chosen: dict[Role, str | None] = {}
+    for role in (Role.PARSER_FREE, Role.REFERENCE, Role.UNBIASED):
+        playing = [r.name for r in rows if r.role == role and not r.stand_in]
+        playing = playing or [r.name for r in rows if r.role == role and r.stand_in]
+        if len(playing) > 1:
+            raise ConfigError(f"run.recipes: {' and '.join(playing)} would both be the {role}; keep one")
+        chosen[role] = playing[0] if playing else None
+    taken = set(chosen.values())
+    extra = tuple(n for n in names if n not in taken)
+    return ComparisonRoles(chosen[Role.PARSER_FREE], chosen[Role.REFERENCE], chosen[Role.UNBIASED], extra)
 
 
 def recipes_markdown() -> str:
-    """The recipe table as Markdown, one row per recipe, in table order (the README embeds it)."""
+    """The recipe table as Markdown, one row per recipe, in table order (``parserfree config --recipes``;
+    docs/usage.md and docs/design.md embed it between ``<!-- recipes … -->`` markers, checked by
+    tests/distill/test_recipes.py)."""
     lines = [
-        "| recipe | training source | inference source | predictor | task head | what it is |",
-        "|---|---|---|---|---|---|",
+        "| recipe | training source | inference source | predictor | task head | role | what it is |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in RECIPES.values():
         yes = {True: "yes", False: "–"}
         summary = r.summary.replace("|", "\\|")  # |i − j| inside a table cell
+        role = f"{r.role} (stand-in)" if r.stand_in else str(r.role)
         lines.append(
-            f"| `{r.name}` | {r.train_source} | {r.eval_source} | {yes[r.predictor]} | {yes[r.task]} | {summary} |"
+            f"| `{r.name}` | {r.train_source} | {r.eval_source} | {yes[r.predictor]} | {yes[r.task]} | {role} "
+            f"| {summary} |"
         )
     return "\n".join(lines) + "\n"

@@ -1,11 +1,14 @@
-"""Syntax encoder: embeddings, k unbiased layers, then N−k layers biased by tree distances.
+"""Syntax encoder: embeddings, an unbiased pass over layers 1..k for the predictor, then the biased layers.
 
 This is the model at the centre of the data flow. Word ids and hashed feature ids (from
-`encoder.vocabulary`) are embedded and summed with learned positions; layers 1..k (`predictor_layer`)
-run with the padding mask only and give h_k, which the distance predictor reads; layers k+1..N receive
-the syntax bias of one shared `SyntaxBias` module (a single table for all biased layers, the method's
+`encoder.vocabulary`) are embedded and summed with learned positions (h_0); layers 1..k
+(`predictor_layer`) run with the padding mask only and give h_k, which the distance predictor reads.
+By default (`bias_all_layers: true`) the whole stack 1..N then runs again from h_0 with the syntax bias,
+so layers 1..k run twice; with `bias_all_layers: false` only layers k+1..N run, biased, from h_k. Every
+biased layer reads the one shared `SyntaxBias` module (a single table for all of them, the method's
 choice). Distances come in as an argument, so the same weights run parser-fed (integer D from
-`distill.trees`) or parser-free (float D̂ from the predictor), or without syntax (distances=None).
+`distill.trees`) or parser-free (D̂ from the predictor), or without syntax (distances=None).
+docs/design.md §2 ("The parser-free graph, call by call") walks the whole forward pass.
 """
 
 from __future__ import annotations
@@ -56,10 +59,11 @@ class SyntaxEncoder(Embedded, nn.Module):
             h = layer(h, padding)
         return h
 
-    def upper(self, h: Tensor, mask: Tensor, distances: Tensor | None) -> Tensor:
-        """The biased layers → h_N B×T×d. ``h`` is h_k (layers k+1..N are biased), or the embeddings h_0
-        when ``bias_all_layers`` (all N layers run biased, after the unbiased pass over 1..k that the
-        predictor reads). mask B×T, distances B×T×T (int64 or float; None → padding mask only)."""
+    def upper(self, h_0: Tensor, h_k: Tensor, mask: Tensor, distances: Tensor | None) -> Tensor:
+        """The biased layers → h_N B×T×d: all N from the embeddings h_0 with ``bias_all_layers`` (after the
+        unbiased pass over 1..k that the predictor reads), else layers k+1..N from h_k. The one place that
+        choice is made. mask B×T, distances B×T×T (int64 or float; None → padding mask only)."""
+        h = h_0 if self.config.bias_all_layers else h_k
         bias = key_padding_bias(mask, h.dtype) if distances is None else self.bias(distances, mask)
         for layer in self.layers[self.first_biased_layer :]:
             h = layer(h, bias)
@@ -76,4 +80,4 @@ class SyntaxEncoder(Embedded, nn.Module):
         """→ (h_N, h_k), both B×T×d; h_N is final-LayerNorm'd, h_k is the raw output of layer k."""
         h_0 = self.embed(word_ids, feature_ids)
         h_k = self.lower_from(h_0, mask)
-        return self.upper(h_0 if self.config.bias_all_layers else h_k, mask, distances), h_k
+        return self.upper(h_0, h_k, mask, distances), h_k

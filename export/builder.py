@@ -100,7 +100,7 @@ def _move_into_place(tmp: Path, out: Path) -> None:
 
 def _analyser(nlp, tokenizer, kind: str):
     """texts → [(words, heads or None)]: the parser for a parser-fed graph, else the bundled tokenizer."""
-    if graph_recipe(kind).graph_takes_distances:
+    if graph_recipe(kind).needs_parser_at_inference:
 
         def analyse(texts):
             return [(list(p.words), p.heads) for p in map(doc_to_parse, nlp.pipe(normalise_text(t) for t in texts))]
@@ -139,7 +139,7 @@ def _export_graph(
     max_len = trained.encoder_config.max_len
     module = graph_module(trained.model, kind, graph, task_distances)
     words = [list(w)[:max_len] for w in TRACE_WORDS]
-    takes = graph_recipe(kind).graph_takes_distances
+    takes = graph_recipe(kind).needs_parser_at_inference
     distances = batch_tree_distances(TRACE_HEADS, length=max(map(len, words))) if takes else None
     trace = graph_inputs(trained.vocab, words, max_len, distances)
     export_onnx(module, trace, path)
@@ -212,7 +212,7 @@ def _write_bundle(
     max_len = trained.encoder_config.max_len
     spacy_model = experiment["parse"]["spacy_model"]
     nlp = load_pipeline(spacy_model)
-    if graph_recipe(kind).graph_takes_distances and "parser" not in nlp.pipe_names:
+    if graph_recipe(kind).needs_parser_at_inference and "parser" not in nlp.pipe_names:
         raise ExportError(
             f"a {kind} model is served with a spaCy parser's trees, and parse.spacy_model={spacy_model} "
             "has none; export a parser-free recipe (its graph predicts the trees); no bundle was written"
@@ -220,7 +220,7 @@ def _write_bundle(
     dataset, reason = _local_data(experiment)
     texts, source = parity_texts(experiment)
     treebank = treebank_sentences(experiment, dataset, reason)
-    served_by_bundle = not graph_recipe(kind).graph_takes_distances
+    served_by_bundle = not graph_recipe(kind).needs_parser_at_inference
     tokenizer, tokenizer_meta = bundle_tokenizer(nlp, tmp, served_by_bundle, treebank, texts)
     tokenizer_meta["spacy_model"] = spacy_model
 

@@ -50,7 +50,7 @@ def check_kind(kind: str) -> None:
 
 def input_names(kind: str) -> tuple[str, ...]:
     """Graph input names of a kind, in the order the graph takes them."""
-    return WORD_INPUTS + (("distances",) if graph_recipe(kind).graph_takes_distances else ())
+    return WORD_INPUTS + (("distances",) if graph_recipe(kind).needs_parser_at_inference else ())
 
 
 def tree_outputs(predictor_form: str | None, labelled: bool) -> tuple[str, ...]:
@@ -98,7 +98,7 @@ def io_spec(kind: str, task: str, n_features: int, tree: Sequence[str] = ()) -> 
     }
     row = graph_recipe(kind)
     inputs = [{"name": n, "dtype": shapes[n][0], "shape": shapes[n][1]} for n in WORD_INPUTS]
-    if row.graph_takes_distances:
+    if row.needs_parser_at_inference:
         inputs.append({"name": "distances", "dtype": "int64", "shape": ["batch", "length", "length"]})
 
     def spec(names: Sequence[str]) -> list[dict]:

@@ -42,7 +42,7 @@ from parserfree.export.graph_inputs import (
 )
 from parserfree.predictor.head import DistancePredictor
 from parserfree.predictor.sources import DistanceSource
-from parserfree.predictor.syntax_model import SyntaxModel
+from parserfree.predictor.syntax_model import Outputs, SyntaxModel
 
 OPSET = 17
 # What the exported graph computes from a checkpoint, as a version: bumped whenever the export builds other
@@ -117,7 +117,12 @@ class RecipeGraph(nn.Module):
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None):
         with _distance_cap(self.model.predictor, self.distance_cap):
             out = self.model(
-                word_ids, feature_ids, mask, distances=distances, source=self.source, predict=self.returns_distances
+                word_ids,
+                feature_ids,
+                mask,
+                distances=distances,
+                source=self.source,
+                outputs=Outputs.BOTH if self.returns_distances else Outputs.TASK,
             )
         if self.returns_distances:
             return (out.task, *_tree_tensors(out.predicted, self.output_names[1:]))  # B×C (or B), B×T×T, B×T, B×T

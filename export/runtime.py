@@ -228,7 +228,7 @@ class ParserFreeModel:
         matrix per example (−1 pad, 1000 across sentences); other bundles take none. Words beyond
         ``max_len`` are dropped with a warning; T = min(longest, max_len).
         """
-        takes = graph_recipe(self.kind).graph_takes_distances
+        takes = graph_recipe(self.kind).needs_parser_at_inference
         if takes and distances is None:
             raise UsageError(f"this {self.kind} bundle needs parser distances: run_words(words, distances=...)")
         if not takes and distances is not None:

@@ -70,7 +70,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     models = ComparedModels(
         seed_paths("--parser-free", args.parser_free, args.seeds),
         seed_paths("--parser-fed", args.parser_fed, args.seeds),
-        seed_paths("--baseline", args.baseline, args.seeds),
+        seed_paths("--unbiased", args.unbiased, args.seeds),
         [seed_paths("--extra", e, args.seeds) for e in args.extra or []],
     )
     options = CompareOptions(
@@ -109,12 +109,17 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    """Print a resolved config with each key's meaning, or docs/config.md (--markdown)."""
+    """Print a resolved config with each key's meaning, docs/config.md (--markdown) or the recipe table."""
     from parserfree.config_docs import config_markdown, describe_config
     from parserfree.distill.config import load_config
 
     if args.markdown:
         print(config_markdown(), end="")
+        return 0
+    if args.recipes:
+        from parserfree.distill.recipes import recipes_markdown
+
+        print(recipes_markdown(), end="")
         return 0
     print(describe_config(load_config(args.config, args.set or [])))
     return 0
@@ -199,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="YAML experiment file (default: the defaults, docs/config.md)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
     p.add_argument("--markdown", action="store_true", help="print docs/config.md: every key, its default and meaning")
+    p.add_argument("--recipes", action="store_true", help="print the recipe table (docs/usage.md, docs/design.md)")
     p.set_defaults(func=cmd_config)
 
     from parserfree.commands import add_export_commands
@@ -236,7 +242,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--parser-free", required=True, help="parser-free bundle folder")
     p.add_argument("--parser-fed", required=True, help="parser_fed run folder, checkpoint or bundle")
-    p.add_argument("--baseline", help="no_syntax run folder, checkpoint or bundle")
+    p.add_argument(
+        "--unbiased",
+        "--baseline",
+        dest="unbiased",
+        help="the unbiased row: a no_syntax run folder, checkpoint or bundle",
+    )
     p.add_argument(
         "--extra", action="append", metavar="PATH", help="another model row, e.g. the locality control (repeatable)"
     )

@@ -56,7 +56,7 @@ from parserfree.report_types import BASELINE, MODEL, Contrast, DomainResult, Mod
 from parserfree.scoring import DomainScores, score_domain, statistics_note
 from parserfree.tree_scores import parser_free_quality, tree_pass, with_parser_distances
 
-ROLE_NAMES = tuple(f.name for f in dataclasses.fields(ComparisonRoles))  # parser_free, reference, baseline, extra
+ROLE_NAMES = tuple(f.name for f in dataclasses.fields(ComparisonRoles))  # parser_free, reference, unbiased, extra
 ROLE_NEEDS = {  # role → (what its model must be, the message when it is not)
     "parser_free": (
         lambda s: s.row.graph_returns_distances and s.bundle is not None,
@@ -96,7 +96,7 @@ class ComparedModels:
 
     parser_free: Sequence[str | Path]
     reference: Sequence[str | Path]
-    baseline: Sequence[str | Path] = ()
+    unbiased: Sequence[str | Path] = ()
     extra: Sequence[Sequence[str | Path]] = field(default_factory=list)
 
     @property
@@ -106,7 +106,7 @@ class ComparedModels:
     def by_role(self) -> list[tuple[str, Sequence[str | Path]]]:
         """(role, paths) of every row given; UsageError when a row has another number of seeds."""
         rows = [("parser_free", self.parser_free), ("reference", self.reference)]
-        rows += [("baseline", self.baseline)] if self.baseline else []
+        rows += [("unbiased", self.unbiased)] if self.unbiased else []
         rows += [("extra", paths) for paths in self.extra]
         for role, paths in rows:
             if len(paths) != self.seeds or not paths:

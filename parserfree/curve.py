@@ -75,7 +75,7 @@ def run_curve(
         "seeds": seeds,
         "recipes": recipes,
         "pretrained": predictor["run_dir"] if predictor else None,  # one pre-training for every seed
-        "baseline": comparison_roles(recipes).baseline,
+        "baseline": comparison_roles(recipes).unbiased,
         "runs": runs,
         "summary": summarise(runs),
         "contrasts": [asdict(c) for c in contrasts],

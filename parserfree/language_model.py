@@ -40,6 +40,7 @@ from parserfree.encoder import UNK_ID
 from parserfree.encoder.masked_words import hide
 from parserfree.paired import RESAMPLES, Resampler, holm, paired_test, seed_test, sign_flip, verdict
 from parserfree.predictor.sources import DistanceSource
+from parserfree.predictor.syntax_model import Outputs
 
 TRAINED_ROWS = ("no_syntax", "locality", "parser_fed_twin")  # one masked-LM run each
 READ_FROM_TWIN = "parser_free"  # the twin's weights with its own D̂
@@ -251,7 +252,9 @@ def judge_pairs(
         hidden = torch.zeros_like(batch["mask"])
         hidden[torch.arange(len(chunk)), torch.tensor([p.verb_index for p in chunk])] = True
         word_ids, feature_ids = hide(batch["word_ids"], batch["feature_ids"], hidden)
-        states = model(word_ids, feature_ids, batch["mask"], batch["distances"], source=source, predict=False).task
+        states = model(
+            word_ids, feature_ids, batch["mask"], batch["distances"], source=source, outputs=Outputs.TASK
+        ).task
         scores = torch.log_softmax(model.word_logits(states[hidden]).float(), dim=-1)
         sg = torch.tensor([vocab.word_id(p.singular) for p in chunk])
         pl = torch.tensor([vocab.word_id(p.plural) for p in chunk])

@@ -117,7 +117,7 @@ def run_task(
         models = ComparedModels(
             bundles[roles.parser_free],
             bundles[roles.reference],
-            bundles[roles.baseline] if roles.baseline else (),
+            bundles[roles.unbiased] if roles.unbiased else (),
             [bundles[r] for r in roles.extra],
         )
         options = CompareOptions(

@@ -4,7 +4,7 @@
 without parserfree) and ``Report.from_dict`` reads one back, so report.md, the main job's index and any
 page generated from committed reports all read the same fields. Rows are named by recipe (a model) or by
 baseline name; a model row's ``role`` is its part in the comparison (``distill.recipes.ComparisonRoles``:
-parser_free, reference, baseline, extra). Every class is built with keywords. The parts below a domain —
+parser_free, reference, unbiased, extra; "baseline" means a shortcut baseline). Every class is built with keywords. The parts below a domain —
 D̂ and tree quality, breakdown buckets, the parse leak, the bundle's variants — are in
 ``parserfree.report_parts``, with the JSON reading and writing; task metrics stay as ``task_metrics``
 returns them (``Score.per_seed``). A numeric field is rendered in report.md or marked ``json_only``

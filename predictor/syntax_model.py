@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 import torch
 from torch import Tensor, nn
@@ -35,6 +36,14 @@ class ModelOutput:
 
     task: Tensor | None
     predicted: PredictorOutput | None
+
+
+class Outputs(StrEnum):
+    """What a forward pass computes (``SyntaxModel.forward(outputs=…)``)."""
+
+    BOTH = "both"  # the task output and the predictor's (training, evaluation with tree metrics, tree graphs)
+    TASK = "task"  # the task output; the predictor runs only if the source reads D̂ (task graphs, scoring)
+    TREE = "tree"  # the predictor's output only (pre-training the predictor)
 
 
 class SyntaxModel(nn.Module):
@@ -81,44 +90,50 @@ class SyntaxModel(nn.Module):
         feature_ids: Tensor,  # B×T×F
         mask: Tensor,  # B×T bool
         distances: Tensor | None = None,  # B×T×T parser distances (long), needed for source="parser"
-        source: DistanceSource = DistanceSource.PREDICTED,  # one of MODEL_SOURCES
-        task: bool = True,  # False: stop after the predictor (pre-training)
-        predict: bool = True,  # False: skip the predictor unless the source needs D̂ (inference graphs)
+        source: DistanceSource = DistanceSource.PREDICTED,  # where the biased layers' distances come from
+        outputs: Outputs = Outputs.BOTH,
     ) -> ModelOutput:
-        """Run the model with the chosen distance source for the biased layers.
+        """embed → layers 1..k (h_k) → predictor (D̂, when asked for or read) → biased layers reading the
+        ``source``'s distances → task head. ``outputs`` says which of the task and the tree are computed.
 
         With ``task_grad_to_predictor`` the task loss reaches the predictor through D̂ (for the `heads`
         form straight through the predicted tree, built only in a training step that uses D̂); without,
         D̂ is detached and only the shared lower layers carry the task's gradient.
         """
+        outputs = Outputs(outputs)
+        task = outputs != Outputs.TREE and self.head is not None
         h_0 = self.encoder.embed(word_ids, feature_ids)
         h_k = self.encoder.lower_from(h_0, mask)
-        wanted = predict or source == DistanceSource.PREDICTED
-        uses_prediction = task and self.head is not None and source == DistanceSource.PREDICTED
-        differentiable = uses_prediction and self.task_grad_to_predictor and self.training and torch.is_grad_enabled()
+        reads_prediction = task and source == DistanceSource.PREDICTED
+        differentiable = reads_prediction and self.task_grad_to_predictor and self.training and torch.is_grad_enabled()
+        wanted = outputs != Outputs.TASK or source == DistanceSource.PREDICTED
         predicted = (
             self.predict(word_ids, feature_ids, mask, h_k, differentiable)
             if self.predictor is not None and wanted
             else None
         )
-        if not task or self.head is None:
+        if not task:
             return ModelOutput(None, predicted)
+        h = self.encoder.upper(h_0, h_k, mask, self.bias_distances(source, distances, predicted, mask))
+        return ModelOutput(self.head(h, mask), predicted)
+
+    def bias_distances(
+        self, source: DistanceSource, distances: Tensor | None, predicted: PredictorOutput | None, mask: Tensor
+    ) -> Tensor | None:
+        """The distances the biased layers read for ``source``: the parser's D, D̂ (whole path lengths as
+        int64 for a predicted tree: one table lookup each, distance_bias.py), |i − j|, or None (no bias)."""
         if source == DistanceSource.PARSER:
-            bias_distances = distances
-        elif source == DistanceSource.PREDICTED:
+            return distances
+        if source == DistanceSource.PREDICTED:
             if predicted is None:
                 raise ValueError("source='predicted' needs a model with a distance predictor")
-            bias_distances = predicted.distances if self.task_grad_to_predictor else predicted.distances.detach()
-            if predicted.whole:  # a predicted tree's path lengths: one table lookup each (distance_bias.py)
-                bias_distances = bias_distances.long()
-        elif source == DistanceSource.SEQUENTIAL:
-            bias_distances = sequential_distances(mask)
-        elif source == DistanceSource.NONE:
-            bias_distances = None
-        else:
-            raise ValueError(f"source={source!r} must be one of {', '.join(MODEL_SOURCES)}")
-        h = self.encoder.upper(h_0 if self.encoder.config.bias_all_layers else h_k, mask, bias_distances)
-        return ModelOutput(self.head(h, mask), predicted)
+            d = predicted.distances if self.task_grad_to_predictor else predicted.distances.detach()
+            return d.long() if predicted.whole else d
+        if source == DistanceSource.SEQUENTIAL:
+            return sequential_distances(mask)
+        if source == DistanceSource.NONE:
+            return None
+        raise ValueError(f"source={source!r} must be one of {', '.join(MODEL_SOURCES)}")
 
     def word_logits(self, states: Tensor) -> Tensor:
         """``masked_lm``: the states N×d of hidden positions → scores N×V over the vocabulary (tied table)."""

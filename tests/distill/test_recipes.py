@@ -4,6 +4,7 @@ branches on a recipe name."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -58,13 +59,20 @@ def test_no_module_but_the_table_branches_on_a_recipe_name():
     assert not offenders, f"recipe names compared outside distill/recipes.py: {offenders}"
 
 
-def test_roles_pick_the_like_for_like_baseline_and_the_twin():
+def test_roles_come_from_the_rows_not_from_the_order_of_run_recipes():
     from parserfree.distill.recipes import comparison_roles
 
-    roles = comparison_roles(["plain", "parser_fed", "no_syntax", "locality", "parser_fed_twin", "parser_free"])
-    assert (roles.parser_free, roles.reference, roles.baseline) == ("parser_free", "parser_fed_twin", "no_syntax")
-    assert roles.extra == ("plain", "parser_fed", "locality")
-    assert comparison_roles(["plain", "parser_fed", "parser_free"]).baseline == "plain"
+    names = ["plain", "parser_fed", "no_syntax", "locality", "parser_fed_twin", "parser_free"]
+    for order in (names, names[::-1]):
+        roles = comparison_roles(order)
+        assert (roles.parser_free, roles.reference, roles.unbiased) == ("parser_free", "parser_fed_twin", "no_syntax")
+        assert set(roles.extra) == {"plain", "parser_fed", "locality"}
+    # a stand-in plays its role only when the like-for-like recipe is absent
+    assert comparison_roles(["plain", "parser_fed", "parser_free"]).unbiased == "plain"
+    assert comparison_roles(["plain", "parser_fed", "parser_free"]).reference == "parser_fed"
+    # the parse-leak control is never the reference, wherever it stands
+    assert comparison_roles(["twin_grammatical_tree", "parser_fed_twin", "parser_free"]).reference == "parser_fed_twin"
+    assert comparison_roles(["twin_grammatical_tree", "parser_free"]).reference is None
 
 
 def _source_comparisons(path: Path) -> list[str]:
@@ -134,8 +142,26 @@ def test_train_help_lists_every_recipe(capsys):
     assert listed.split(", ") == list(RECIPES)
 
 
-def test_the_recipe_table_in_the_usage_docs_is_the_generated_one():
+@pytest.mark.parametrize("doc", ["usage.md", "design.md"])
+def test_the_recipe_tables_in_the_docs_are_the_generated_one(doc):
+    import re
     from pathlib import Path
 
-    usage = (Path(__file__).parents[2] / "docs" / "usage.md").read_text(encoding="utf-8")
-    assert recipes_markdown().rstrip("\n") in usage, "docs/usage.md's recipe table is stale: paste recipes_markdown()"
+    text = (Path(__file__).parents[2] / "docs" / doc).read_text(encoding="utf-8")
+    blocks = re.findall(r"<!-- recipes: [^\n]*-->\n(.*?)<!-- /recipes -->", text, re.S)
+    assert blocks, f"docs/{doc} lost its generated recipe table"
+    assert all(b == recipes_markdown() for b in blocks), (
+        f"docs/{doc}'s recipe table is stale: parserfree config --recipes"
+    )
+
+
+def test_every_recipe_has_a_config_and_a_test():
+    """The contributing steps (README.md, "Adding a recipe"): a config in configs/ and a test in tests/distill/."""
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    configs = "\n".join(p.read_text() for p in (root / "configs").rglob("*.yaml"))
+    tests = "\n".join(p.read_text() for p in (root / "tests" / "distill").glob("test_*.py"))
+    for name in RECIPES:
+        assert re.search(rf"\b{name}\b", configs), f"no config in configs/ names the recipe {name!r}"
+        assert f'"{name}"' in tests, f"no test in tests/distill/ names the recipe {name!r}"

@@ -18,7 +18,7 @@ def test_shapes_and_split(config_factory, batch_factory):
     h_n, h_k = model(w, f, mask, d)
     assert h_n.shape == h_k.shape == (2, 5, 16)
     torch.testing.assert_close(h_k, model.lower(w, f, mask))
-    torch.testing.assert_close(h_n, model.upper(h_k, mask, d))
+    torch.testing.assert_close(h_n, model.upper(model.embed(w, f), h_k, mask, d))
     assert model.embed(w, f).shape == (2, 5, 16)
 
 
