@@ -219,6 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
     from parserfree.language_model_command import add_language_model_command
 
     add_language_model_command(sub)
+    from parserfree.dev_compare import add_dev_compare_command
+
+    add_dev_compare_command(sub)
 
     p = sub.add_parser("pretrain", help="pre-train the lower layers and the predictor on parsed text, into the cache")
     p.add_argument(

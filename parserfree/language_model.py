@@ -22,7 +22,6 @@ verdicts of ``parserfree.paired``, overall and on the attractor items.
 from __future__ import annotations
 
 import copy
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -38,7 +37,7 @@ from parserfree.distill.masked_lm import WordScores, masked_word_scores
 from parserfree.distill.recipes import get_recipe
 from parserfree.encoder import UNK_ID
 from parserfree.encoder.masked_words import hide
-from parserfree.paired import RESAMPLES, Resampler, holm, paired_test, seed_test, sign_flip, verdict
+from parserfree.paired import RESAMPLES, Resampler, holm, paired_test, sign_flip, verdict
 from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import Outputs
 
@@ -377,39 +376,4 @@ def render_markdown(report: LanguageModelReport) -> str:
                 f"| {z.slice} | {z.a} − {z.b} | {z.difference:+.2f} [{z.ci95[0]:+.2f}, {z.ci95[1]:+.2f}] "
                 f"| {z.p_holm:.3g} | {detectable} | {z.verdict} |"
             )
-    return "\n".join(lines) + "\n"
-
-
-def dev_by_seed(template: str, tasks: Sequence[str], recipes: Sequence[str], seeds: int) -> dict:
-    """Dev metric per task, recipe and seed of runs found by ``template`` (placeholders {task}, {recipe},
-    {seed}; each a run folder with metrics.json); a missing run is None."""
-    out: dict = {}
-    for task in tasks:
-        for recipe in recipes:
-            values = []
-            for seed in range(seeds):
-                path = Path(template.format(task=task, recipe=recipe, seed=seed)) / "metrics.json"
-                values.append(json.loads(path.read_text())["dev"]["metric"] if path.exists() else None)
-            out.setdefault(task, {})[recipe] = values
-    return out
-
-
-def fine_tuning_markdown(a: dict, b: dict, names: tuple[str, str]) -> str:
-    """Dev accuracy of two sets of runs seed by seed (a − b paired by seed: mean, and the t-test over seeds)."""
-    lines = [
-        f"| task | row | {names[0]} (dev, by seed) | {names[1]} (dev, by seed) | mean a − b | p (t over seeds) |",
-        "|---|---|---|---|---:|---:|",
-    ]
-    for task, rows in a.items():
-        for recipe, values in rows.items():
-            other = b[task][recipe]
-            pairs = [(x, y) for x, y in zip(values, other, strict=True) if x is not None and y is not None]
-            diffs = np.array([x - y for x, y in pairs])
-            p = seed_test(diffs) if len(diffs) > 1 else math.nan
-
-            def shown(vs: list) -> str:
-                return " / ".join("–" if v is None else f"{v:.2f}" for v in vs)
-
-            mean = f"{diffs.mean():+.2f}" if len(diffs) else "–"
-            lines.append(f"| {task} | {recipe} | {shown(values)} | {shown(other)} | {mean} | {p:.3g} |")
     return "\n".join(lines) + "\n"

@@ -16,13 +16,6 @@ def cmd_lm_compare(args: argparse.Namespace) -> int:
     from parserfree.encoder.files import write_json, write_text_atomic
     from parserfree.language_model import language_model_report, render_markdown
 
-    if args.dev_seeds:
-        from parserfree.language_model import dev_by_seed, fine_tuning_markdown
-
-        tasks, recipes = args.tasks.split(","), args.recipes.split(",")
-        a, b = (dev_by_seed(t, tasks, recipes, args.seeds) for t in args.dev_seeds)
-        print(fine_tuning_markdown(a, b, (args.dev_seeds[0], args.dev_seeds[1])), end="")
-        return 0
     extra = dict(row.split("=", 1) for row in args.row or [])
     report = language_model_report(args.runs, progress=not args.quiet, pairs=not args.no_pairs, extra=extra)
     out = Path(args.out)
@@ -54,17 +47,5 @@ def add_language_model_command(subparsers) -> None:
         help="another masked-LM run as a row, read with its recipe's inference source (repeatable), e.g. "
         "parser_free_scheduled=runs/lm/parser_free_scheduled",
     )
-    p.add_argument(
-        "--dev-seeds",
-        nargs=2,
-        metavar="TEMPLATE",
-        help="instead: two sets of task runs' dev metric seed by seed, paired (templates with {task}, {recipe}, "
-        "{seed}, e.g. 'runs/ft/{task}/{recipe}-s{seed}' 'runs/main/{task}/seed-{seed}/{recipe}')",
-    )
-    p.add_argument("--tasks", default="agreement,sentiment", help="with --dev-seeds: the {task} values")
-    p.add_argument(
-        "--recipes", default="no_syntax,parser_fed_twin,parser_free", help="with --dev-seeds: the {recipe} values"
-    )
-    p.add_argument("--seeds", type=int, default=3, help="with --dev-seeds: seeds 0..N−1")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_lm_compare)
