@@ -191,10 +191,9 @@ def _dataset_of(bundle: Path) -> str:
 
 def plot(rows: list[dict], path: Path) -> None:
     """Accuracy against sentences/s per task (log x), the front joined and ringed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from parserfree.figures import save_figure  # the Agg backend, atomic writes
 
     tasks = sorted({r["task"] for r in rows})
     fig, axes = plt.subplots(1, len(tasks), figsize=(6 * len(tasks), 4.5), squeeze=False)
@@ -227,10 +226,7 @@ def plot(rows: list[dict], path: Path) -> None:
         ax.set_ylabel(f"test {pts[0]['metric_name']}")
         ax.set_title(f"{task} ({pts[0]['dataset']})")
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 COLUMNS = [

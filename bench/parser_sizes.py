@@ -63,10 +63,9 @@ def pareto(rows: list[dict], accuracy: str, speed: str) -> None:
 
 def plot(rows: list[dict], spacy_wps: float, path: Path) -> None:
     """Dev LAS against predictor words/s, one point per size, the front joined, spaCy's speed as a line."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from parserfree.figures import save_figure  # the Agg backend, atomic writes
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for r in rows:
@@ -81,9 +80,7 @@ def plot(rows: list[dict], spacy_wps: float, path: Path) -> None:
     ax.set_ylabel("dev LAS against en_core_web_sm")
     ax.set_title("Parser capacity: accuracy against speed (one pre-training budget)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def run(

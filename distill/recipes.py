@@ -82,16 +82,20 @@ class Recipe:
         return self.eval_source == DistanceSource.PARSER
 
 
+def _with_predictor(**fields: Any) -> Recipe:
+    """A row whose model has the predictor reading h_k: the like-for-like rows and pre-training share the
+    lower layers 1..k and the distance loss."""
+    return Recipe(predictor=True, needs_predictor_layer=True, **fields)
+
+
 RECIPES: dict[str, Recipe] = {
     r.name: r
     for r in (
-        Recipe(
+        _with_predictor(
             name="no_syntax",
             summary="the unbiased row: no attention bias; same layers, predictor (distance loss) and start as parser_free",
             train_source=DistanceSource.NONE,
             eval_source=DistanceSource.NONE,
-            predictor=True,
-            needs_predictor_layer=True,
             role=Role.UNBIASED,
         ),
         Recipe(
@@ -114,52 +118,42 @@ RECIPES: dict[str, Recipe] = {
             role=Role.REFERENCE,
             stand_in=True,
         ),
-        Recipe(
+        _with_predictor(
             name="parser_free",
             summary="co-trained predictor: the parser's D in training (D with probability p, else D̂, when "
             "training.teacher_forcing_end < 1), D̂ at inference: no parser",
             train_source=DistanceSource.SCHEDULED,
             eval_source=DistanceSource.PREDICTED,
-            predictor=True,
-            needs_predictor_layer=True,
             role=Role.PARSER_FREE,
         ),
-        Recipe(
+        _with_predictor(
             name="parser_fed_twin",
             summary="parser_free's twin: same layers, predictor and start, but the biased layers always read the "
             "parser's distances",
             train_source=DistanceSource.PARSER,
             eval_source=DistanceSource.PARSER,
-            predictor=True,
-            needs_predictor_layer=True,
             role=Role.REFERENCE,
         ),
-        Recipe(
+        _with_predictor(
             name="twin_grammatical_tree",
             summary="the parse-leak control: parser_fed_twin reading, for both versions of an agreement item, the "
             "parser's tree of the grammatical version (so it cannot learn how the parser reacts to the error)",
             train_source=DistanceSource.PARSER,
             eval_source=DistanceSource.PARSER,
-            predictor=True,
-            needs_predictor_layer=True,
             fixed={"parse.tree_text_column": "grammatical_text"},
         ),
-        Recipe(
+        _with_predictor(
             name="locality",
             summary="the locality control: the biased layers read |i − j| instead of a tree (no parser at inference)",
             train_source=DistanceSource.SEQUENTIAL,
             eval_source=DistanceSource.SEQUENTIAL,
-            predictor=True,
-            needs_predictor_layer=True,
         ),
-        Recipe(
+        _with_predictor(
             name="pretrain_predictor",
             summary="layers 1..k and the predictor on parsed text, distance loss only (a start for init_from)",
             train_source=DistanceSource.PREDICTED,
             eval_source=DistanceSource.PREDICTED,
-            predictor=True,
             task=False,
-            needs_predictor_layer=True,
         ),
     )
 }

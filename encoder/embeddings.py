@@ -15,10 +15,13 @@ vectors' package where the vocabulary is known (``distill/data/static_vectors.py
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import torch
 from torch import Tensor, nn
+
+if TYPE_CHECKING:
+    from .config import EncoderConfig
 
 STATIC_DTYPE = torch.float16  # the static vector table's storage: half the checkpoint and graph bytes of fp32
 
@@ -61,6 +64,18 @@ class Embedded:
                 self.static_projection = nn.Linear(static_width, width)
             nn.init.zeros_(self.static_projection.weight)
             nn.init.zeros_(self.static_projection.bias)
+
+    def init_embeddings_of(self, config: EncoderConfig, width: int, static_width: int = 0) -> None:
+        """``init_embeddings`` with the vocabulary, length and dropout of an encoder config."""
+        self.init_embeddings(
+            config.vocab_size,
+            config.n_feature_buckets,
+            config.max_len,
+            config.n_features,
+            width,
+            config.dropout,
+            static_width,
+        )
 
     def set_static_vectors(self, table: Tensor) -> None:
         """Fill the static vector table (vocab_size × static_width, row i = word id i)."""

@@ -73,3 +73,19 @@ def sha256_file(path: str | Path) -> str:
     """Hex sha256 of a file's bytes."""
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def checked_version(
+    data: object, source: str | Path, *, format: str, what: str, version_field: str, newest: int, error: type[Exception]
+) -> int:
+    """The version of a versioned JSON document ``data`` read from ``source``: its ``format`` field must be
+    ``format`` and its ``version_field`` an int no newer than ``newest``; else ``error`` naming ``source``."""
+    if not isinstance(data, dict) or data.get("format") != format:
+        raise error(f"{source}: not a parserfree {what} (format field missing or different)")
+    version = data.get(version_field)
+    if not isinstance(version, int) or version > newest:
+        raise error(
+            f"{source}: {what} version {version!r} is newer than this parserfree reads ({newest}); "
+            "upgrade parserfree to load it"
+        )
+    return version

@@ -11,6 +11,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from .attention import BiasedSelfAttention
+from .distance_bias import key_padding_bias
 
 
 class EncoderLayer(nn.Module):
@@ -30,3 +31,16 @@ class EncoderLayer(nn.Module):
         """x B×T×d, bias broadcastable to B×H×T×T → B×T×d."""
         x = x + self.dropout(self.attention(self.attn_norm(x), bias))
         return x + self.dropout(self.feed_forward(self.ff_norm(x)))
+
+
+def layer_stack(n_layers: int, d_model: int, n_heads: int, d_ff: int, dropout: float) -> nn.ModuleList:
+    """``n_layers`` encoder layers of one shape (the encoder's stack, a parser tower's)."""
+    return nn.ModuleList(EncoderLayer(d_model, n_heads, d_ff, dropout) for _ in range(n_layers))
+
+
+def run_unbiased(layers: nn.ModuleList, h: Tensor, mask: Tensor) -> Tensor:
+    """Layers with the padding mask only (no syntax bias): h B×T×d, mask B×T → B×T×d."""
+    padding = key_padding_bias(mask, h.dtype)  # B×1×1×T
+    for layer in layers:
+        h = layer(h, padding)
+    return h

@@ -18,7 +18,7 @@ from torch import Tensor, nn
 from .config import EncoderConfig
 from .distance_bias import SyntaxBias, key_padding_bias
 from .embeddings import Embedded
-from .layer import EncoderLayer
+from .layer import layer_stack, run_unbiased
 from .schema import ConfigError
 
 
@@ -32,18 +32,8 @@ class SyntaxEncoder(Embedded, nn.Module):
         if config.vocab_size < 2:
             raise ConfigError(f"encoder.vocab_size={config.vocab_size}: the model needs the vocabulary's size (≥ 2)")
         self.config = config
-        self.init_embeddings(
-            config.vocab_size,
-            config.n_feature_buckets,
-            config.max_len,
-            config.n_features,
-            config.d_model,
-            config.dropout,
-            config.static_width,
-        )
-        self.layers = nn.ModuleList(
-            EncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout) for _ in range(config.n_layers)
-        )
+        self.init_embeddings_of(config, config.d_model, config.static_width)
+        self.layers = layer_stack(config.n_layers, config.d_model, config.n_heads, config.d_ff, config.dropout)
         self.bias = SyntaxBias(config.bias, config.n_heads)
         self.final_norm = nn.LayerNorm(config.d_model)
 
@@ -53,11 +43,7 @@ class SyntaxEncoder(Embedded, nn.Module):
 
     def lower_from(self, h_0: Tensor, mask: Tensor) -> Tensor:
         """Layers 1..k without syntax bias on embeddings h_0 B×T×d → h_k B×T×d."""
-        h = h_0
-        padding = key_padding_bias(mask, h.dtype)  # B×1×1×T
-        for layer in self.layers[: self.config.predictor_layer]:
-            h = layer(h, padding)
-        return h
+        return run_unbiased(self.layers[: self.config.predictor_layer], h_0, mask)
 
     def upper(self, h_0: Tensor, h_k: Tensor, mask: Tensor, distances: Tensor | None) -> Tensor:
         """The biased layers → h_N B×T×d: all N from the embeddings h_0 with ``bias_all_layers`` (after the

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.encoder.files import write_json
+from parserfree.encoder.files import checked_version, write_json
 
 PAD, UNK = "<pad>", "<unk>"
 PAD_ID, UNK_ID = 0, 1
@@ -186,14 +186,9 @@ class Vocabulary:
     def from_dict(cls, data: dict, source: str = "vocabulary") -> Vocabulary:
         """Rebuild from `to_dict` output (e.g. stored in a checkpoint); refuse another format or a newer version."""
         path = source
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"{path} is not a parserfree vocabulary file (format field missing or different)")
-        version = data.get("version")
-        if not isinstance(version, int) or version > VERSION:
-            raise ValueError(
-                f"{path} has vocabulary version {version!r}; this code reads versions up to {VERSION} "
-                "— upgrade parserfree to load it"
-            )
+        checked_version(
+            data, path, format=FORMAT, what="vocabulary file", version_field="version", newest=VERSION, error=ValueError
+        )
         if data.get("features") != list(FEATURES) or data.get("hash") != "crc32":
             raise ValueError(
                 f"{path} uses features {data.get('features')} / hash {data.get('hash')}, "

@@ -29,7 +29,7 @@ from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.files import sha256_file, write_json
 from parserfree.export.bundle import MANIFEST, MODEL_FILES, TREE_FILES, write_manifest
 from parserfree.export.errors import ExportError
-from parserfree.export.evaluation import evaluation_report
+from parserfree.export.evaluation import BundleGraphs, evaluation_report
 from parserfree.export.graph_inputs import graph_inputs, graph_recipe, has_tree_graph, io_spec
 from parserfree.export.onnx_graph import (
     AUTO,
@@ -237,19 +237,18 @@ def _write_bundle(
         if tree_module is not None
         else ({}, {})
     )
-    evaluation = evaluation_report(
-        tmp,
-        models,
-        dataset,
-        reason,
-        task,
-        max(2, len(trained.label_names)),
-        analyse,
-        vocab,
-        max_len,
-        threads,
-        tree_models,
+    graphs = BundleGraphs(
+        folder=tmp,
+        models=models,
+        analyse=analyse,
+        vocab=vocab,
+        max_len=max_len,
+        threads=threads,
+        task=task,
+        n_classes=max(2, len(trained.label_names)),
+        tree_models=tree_models,
     )
+    evaluation = evaluation_report(graphs, dataset, reason)
 
     vocab.save(tmp / "vocab.json")
     write_json(tmp / "labels.json", {"task": task, "label_names": trained.label_names})

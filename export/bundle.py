@@ -29,7 +29,7 @@ from importlib import metadata
 from pathlib import Path
 
 from parserfree.distill.recipes import exportable_recipes
-from parserfree.encoder.files import sha256_file, write_json, write_text_atomic
+from parserfree.encoder.files import checked_version, sha256_file, write_json, write_text_atomic
 from parserfree.export.errors import BundleError
 
 FORMAT = "parserfree-bundle"
@@ -164,14 +164,15 @@ def read_manifest(folder: str | Path, digest: str | None = None) -> dict:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise BundleError(f"{path}: unreadable manifest ({e})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise BundleError(f"{path}: not a parserfree bundle manifest (format field missing or different)")
-    version = manifest.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise BundleError(
-            f"{path}: bundle format version {version!r} is newer than this parserfree reads "
-            f"({FORMAT_VERSION}); upgrade parserfree to load it"
-        )
+    version = checked_version(
+        manifest,
+        path,
+        format=FORMAT,
+        what="bundle manifest",
+        version_field="format_version",
+        newest=FORMAT_VERSION,
+        error=BundleError,
+    )
     if version < FORMAT_VERSION:
         source = manifest.get("checkpoint")
         checkpoint = source.get("path") if isinstance(source, dict) else None

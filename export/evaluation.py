@@ -13,6 +13,7 @@ row, predicted head and label equal fp32's ``tree.onnx``, and its sentences per 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -38,22 +39,28 @@ def test_examples(dataset: Dataset, limit: int = MAX_EXAMPLES) -> tuple[list[str
     return [e.text for e in examples], np.array([e.label for e in examples])
 
 
-def evaluate_variants(
-    folder: Path,
-    models: dict[str, str],
-    texts: Sequence[str],
-    gold: np.ndarray,
-    task: str,
-    n_classes: int,
-    analyse: Analyse,
-    vocab: Vocabulary,
-    max_len: int,
-    threads: int | None,
-    tree_models: dict[str, str] | None = None,
-) -> dict[str, dict]:
-    """Per variant (``models``: variant → task graph file in ``folder``, ``default`` first): metric,
-    agreement with ``default`` and sentences per second on ``texts``; with ``tree_models`` (variant → tree
-    graph file) also its D̂ rows, heads and labels as the default tree graph's, and its sentences per second."""
+@dataclass(frozen=True, kw_only=True)
+class BundleGraphs:
+    """The graphs of a bundle being written, and how their inputs are made: ``models`` (variant → task graph
+    file in ``folder``, ``default`` first), ``tree_models`` (variant → tree graph file; none without a tree
+    graph), the analyser of raw text, the vocabulary, the length cap and the session threads."""
+
+    folder: Path
+    models: dict[str, str]
+    analyse: Analyse
+    vocab: Vocabulary
+    max_len: int
+    threads: int | None
+    task: str
+    n_classes: int
+    tree_models: dict[str, str] = field(default_factory=dict)
+
+
+def evaluate_variants(graphs: BundleGraphs, texts: Sequence[str], gold: np.ndarray) -> dict[str, dict]:
+    """Per variant: metric, agreement with ``default`` and sentences per second on ``texts``; with a tree
+    graph also its D̂ rows, heads and labels as the default tree graph's, and its sentences per second."""
+    folder, models, analyse, vocab = graphs.folder, graphs.models, graphs.analyse, graphs.vocab
+    max_len, threads, task, n_classes = graphs.max_len, graphs.threads, graphs.task, graphs.n_classes
     analysed = [(w[:max_len], h) for w, h in analyse(texts)]
     order = sorted((i for i, (w, _) in enumerate(analysed) if w), key=lambda i: len(analysed[i][0]))
     feeds = []
@@ -72,7 +79,7 @@ def evaluate_variants(
     gold = gold[order]
     results: dict[str, dict] = {}
     reference, reference_distances, reference_tree = None, None, {}
-    tree_models = tree_models or {}
+    tree_models = graphs.tree_models
     for variant, name in models.items():
         timed = _timed_runs(folder / name, feeds, threads)
         pred = predictions(task, np.concatenate([r["task_output"] for r in timed["results"]]))
@@ -129,21 +136,8 @@ def _words_as(values: list[np.ndarray], reference: list[np.ndarray], feeds: list
     return same / words if words else float("nan")
 
 
-def evaluation_report(
-    folder: Path,
-    models: dict[str, str],
-    dataset: Dataset | None,
-    reason: str | None,
-    task: str,
-    n_classes: int,
-    analyse: Analyse,
-    vocab: Vocabulary,
-    max_len: int,
-    threads: int | None,
-    tree_models: dict[str, str] | None = None,
-) -> dict:
-    """The manifest's ``evaluation``: what was measured on which sentences, or why nothing was
-    (``tree_models``: the tree graph's files, as ``evaluate_variants``)."""
+def evaluation_report(graphs: BundleGraphs, dataset: Dataset | None, reason: str | None) -> dict:
+    """The manifest's ``evaluation``: what was measured on which sentences, or why nothing was."""
     if dataset is None:
         return {"skipped": f"the checkpoint's data is not available ({reason})"}
     texts, gold = test_examples(dataset)
@@ -153,10 +147,8 @@ def evaluation_report(
         "source": f"test split of {dataset.name}",
         "n_examples": len(texts),
         "batch_size": BATCH_SIZE,
-        "threads": threads,
+        "threads": graphs.threads,
         "speed": "sentences/s of the task graph alone (tree_sentences_per_s: of the tree graph; tokenisation "
         "excluded), length-sorted batches",
-        "variants": evaluate_variants(
-            folder, models, texts, gold, task, n_classes, analyse, vocab, max_len, threads, tree_models
-        ),
+        "variants": evaluate_variants(graphs, texts, gold),
     }

@@ -21,8 +21,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from parserfree.breakdown import GROUPS  # noqa: E402
+from parserfree.encoder.files import atomic_path  # noqa: E402
 from parserfree.report_parts import RowBreakdown  # noqa: E402
 from parserfree.report_types import ModelRow  # noqa: E402
+
+
+def save_figure(fig, path: Path, dpi: int = 120, rect: tuple[float, float, float, float] | None = None) -> None:
+    """Lay ``fig`` out, write it to ``path`` as a PNG atomically (its folder made) and close it."""
+    fig.tight_layout(**({"rect": rect} if rect else {}))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path, path.with_name(f".{path.stem}.tmp.png")) as tmp:
+        fig.savefig(tmp, dpi=dpi)
+    plt.close(fig)
 
 
 def plot_bias_curves(curves: dict[str, np.ndarray], path: Path) -> None:
@@ -41,9 +52,7 @@ def plot_bias_curves(curves: dict[str, np.ndarray], path: Path) -> None:
     ax.set_ylabel("bias added to attention score")
     ax.set_title("Learned syntax bias per tree distance")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def plot_distance_heatmaps(
@@ -63,9 +72,7 @@ def plot_distance_heatmaps(
             ax.set_title(title, fontsize=9)
             fig.colorbar(im, ax=ax, fraction=0.046)
     fig.suptitle(f"Tree distances between words (clipped at {clip:g})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 TREE_COLOURS = {"shared": "#4c72b0", "spacy_only": "#dd8452", "predicted_only": "#c44e52"}
@@ -144,9 +151,7 @@ def plot_tree_comparison(examples: list[tuple[list[str], np.ndarray, np.ndarray]
             colour("predicted_only"),
             f"predicted: {shared} of {total} of spaCy's arcs, direction ignored (red: not spaCy's)",
         )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def plot_throughput(speeds: dict[str, float], path: Path, threads: int) -> None:
@@ -158,9 +163,7 @@ def plot_throughput(speeds: dict[str, float], path: Path, threads: int) -> None:
     ax.set_xlabel(f"sentences/s — batch 32, {threads} threads, parsing or tokenising included")
     ax.set_xlim(0, 1.15 * max(speeds.values()))
     ax.set_title("End-to-end throughput")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def read_curves(metrics_csv: Path) -> dict[str, list[tuple[int, float]]]:
@@ -203,9 +206,7 @@ def plot_training_curves(runs: dict[str, Path], path: Path) -> None:
         ax.set_xlabel("step")
         if ax.lines:
             ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
 
 
 def plot_breakdown(result: Mapping[str, RowBreakdown], path: Path) -> None:
@@ -232,9 +233,7 @@ def plot_breakdown(result: Mapping[str, RowBreakdown], path: Path) -> None:
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 6), fontsize=8)
     fig.suptitle("Accuracy by attractors, subject–verb distance and subject number (95 % intervals; dashed: chance)")
-    fig.tight_layout(rect=(0, 0.09, 1, 1))
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120, rect=(0, 0.09, 1, 1))
 
 
 def plot_curve(curve: dict, path: Path) -> None:
@@ -265,9 +264,7 @@ def plot_curve(curve: dict, path: Path) -> None:
         ax.grid(alpha=0.3)
         ax.legend()
     fig.suptitle(f"{curve['dataset']}: {curve['seeds']} seed{'s' if curve['seeds'] > 1 else ''}, mean ± sd")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path, dpi=120)
 
 
 def comparison_figures(

