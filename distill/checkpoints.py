@@ -47,7 +47,7 @@ RESUMABLE_CHANGES = (
 )
 # encoder settings that fix what the ids a pre-trained predictor run reads mean (a parser tower embeds them
 # itself), those of the shared embeddings, and of the shared layers 1..k (both only without a tower)
-INIT_ID_FIELDS = ("max_len", "n_feature_buckets", "n_features", "predictor_layer", "static_vectors")
+INIT_ID_FIELDS = ("max_len", "n_feature_buckets", "n_features", "predictor_layer")
 INIT_EMBEDDING_FIELDS = ("d_model",)
 INIT_LAYER_FIELDS = ("n_heads", "d_ff")
 
@@ -188,6 +188,10 @@ def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: Pred
     for name in (*INIT_ID_FIELDS, *shared):
         if ours.get(name) != theirs.get(name):
             return f"checkpoint of a {name} {ours.get(name)} model, config says {theirs.get(name)}"
+    # static vectors may be added to a start without them (the projection starts at zero: the same function),
+    # never dropped or swapped, since the shared embeddings learnt beside them
+    if shared and ours.get("static_vectors") not in (None, theirs.get("static_vectors")):
+        return f"checkpoint of a static_vectors {ours.get('static_vectors')} model, config says {theirs.get('static_vectors')}"
     if predictor is None:  # a row without a predictor takes the embeddings and layers 1..k only
         return None
     old, new = trained.predictor_config.tower_shape(trained.encoder_config), predictor.tower_shape(encoder)

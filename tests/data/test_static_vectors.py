@@ -145,3 +145,19 @@ def test_a_trained_checkpoint_keeps_the_frozen_table(smoke_overrides, fake_wheel
     # filled for this vocabulary, row by row, and not moved by six optimiser steps
     assert torch.equal(encoder.static_vectors, torch.from_numpy(expected).half())
     assert torch.count_nonzero(encoder.static_projection.weight) > 0  # the projection has learned
+
+
+@pytest.mark.slow
+def test_vectors_can_be_added_to_a_start_without_them_but_not_dropped(smoke_checkpoint):
+    """The shipped parser has no static vectors; a task model with them starts from it (the projection is zero)."""
+    import dataclasses
+
+    from parserfree.distill.checkpoints import init_mismatch, load_trained
+
+    trained = load_trained(smoke_checkpoint)
+    assert trained.encoder_config.static_vectors is None
+    with_vectors = dataclasses.replace(trained.encoder_config, static_vectors="en_core_web_md")
+    assert init_mismatch(trained, with_vectors, trained.predictor_config) is None
+    started_with = dataclasses.replace(trained, encoder_config=with_vectors)
+    reason = init_mismatch(started_with, trained.encoder_config, trained.predictor_config)
+    assert reason is not None and "static_vectors en_core_web_md model, config says None" in reason
