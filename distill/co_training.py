@@ -60,6 +60,7 @@ class CoTrainingModule(L.LightningModule):
             config.training.task_grad_to_predictor,
             seed=config.seed,
             dep_labels=self.dep_labels,
+            distance_grad_to_encoder=config.training.distance_grad_to_encoder,
         )
         self._val_pred: list[np.ndarray] = []
         self._val_gold: list[np.ndarray] = []

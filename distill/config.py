@@ -91,6 +91,10 @@ class TrainingConfig:
     0 = only D̂ at the end."""
     task_grad_to_predictor: bool = False
     """The task loss reaches the predictor through D̂ (only in batches that read D̂: needs teacher_forcing_end < 1)."""
+    distance_grad_to_encoder: bool = True
+    """The predictor's loss trains the shared embeddings and layers 1..k it reads as well as the predictor's own
+    weights; false: only the predictor's own (norm, scorers, tower), so the layers the task reads learn from
+    the task alone."""
     early_stopping_patience: int = 3
     """Stop after this many validations without a better dev metric."""
     val_check_interval: float = 1.0

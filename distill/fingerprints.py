@@ -53,7 +53,11 @@ def _short(value: Any) -> str:
 
 # settings added after records (stage records, checkpoints) were written, with the value that computes what
 # those did: a record is not made stale by a setting that did not exist when it was written and is at that value
-ADDED_SETTINGS = {"data.split_column": None, "encoder.static_vectors": None}
+ADDED_SETTINGS = {
+    "data.split_column": None,
+    "encoder.static_vectors": None,
+    "training.distance_grad_to_encoder": True,
+}
 
 
 def without_added_at_their_old_value(settings: dict) -> dict:

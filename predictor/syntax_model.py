@@ -58,6 +58,7 @@ class SyntaxModel(nn.Module):
         task_grad_to_predictor: bool = True,
         seed: int | None = None,
         dep_labels: Sequence[str] = (),
+        distance_grad_to_encoder: bool = True,
     ) -> None:
         super().__init__()
         with _part_seed(seed, 0):
@@ -83,6 +84,7 @@ class SyntaxModel(nn.Module):
             elif task != "none":
                 self.head = TaskHead(encoder_config.d_model, head_task, n_classes, encoder_config.dropout)
         self.task_grad_to_predictor = task_grad_to_predictor
+        self.distance_grad_to_encoder = distance_grad_to_encoder  # False: the predictor reads h_k detached
 
     def forward(
         self,
@@ -150,11 +152,13 @@ class SyntaxModel(nn.Module):
         differentiable: bool = False,
     ) -> PredictorOutput:
         """The predictor alone: it reads its tower's states (its own embeddings of the ids) or h_k (computed
-        here by the unbiased layers 1..k when not given)."""
+        here by the unbiased layers 1..k when not given; detached without ``distance_grad_to_encoder``)."""
         if self.predictor.tower is not None:
             h = self.predictor.tower(word_ids, feature_ids, mask)
         else:
             h = h_k if h_k is not None else self.encoder.lower(word_ids, feature_ids, mask)
+            if not self.distance_grad_to_encoder:  # the shared layers learn from the task alone
+                h = h.detach()
         return self.predictor(h, mask, differentiable)
 
 

@@ -32,3 +32,5 @@ def test_serving_a_bundle_imports_no_data_or_training_module(smoke_bundle):
         json.loads(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout)
     )
     assert not loaded & set(DATA_AND_TRAINING), sorted(loaded & set(DATA_AND_TRAINING))
+    data_modules = sorted(m for m in loaded if m.startswith("parserfree.distill.data"))
+    assert data_modules == [], data_modules  # nothing of the data package at all

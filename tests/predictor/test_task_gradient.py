@@ -93,3 +93,24 @@ def test_inference_reads_the_predicted_tree_by_lookup_and_gets_the_interpolated_
         as_floats = model(word_ids, feature_ids, mask, distances=out.predicted.distances, source="parser")
     assert out.predicted.distances.dtype == torch.float32 and (out.predicted.distances < 0).any()  # pads too
     torch.testing.assert_close(out.task, as_floats.task, atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("to_encoder", [True, False])
+def test_distance_loss_reaches_the_shared_layers_only_with_distance_grad_to_encoder(to_encoder):
+    model = _model(False)
+    model.distance_grad_to_encoder = to_encoder
+    word_ids, feature_ids, mask, _ = _batch()
+    heads = torch.where(mask, torch.clamp(torch.arange(9) + 1, max=8).expand(3, 9), torch.full_like(word_ids, -1))
+    heads = torch.stack(
+        [torch.where(torch.arange(9) < n - 1, heads[b], torch.tensor(-1)) for b, n in enumerate(mask.sum(1))]
+    )
+    heads[torch.arange(3), mask.sum(1) - 1] = mask.sum(1) - 1  # each sentence's last word is its root
+    out = model(word_ids, feature_ids, mask, source="none", outputs="tree")
+    model.predictor.loss(out.predicted, heads, distances_from_heads(heads, mask, 4)).backward()
+    shared = [p.grad for p in [*model.encoder.word_embedding.parameters(), *model.encoder.layers[0].parameters()]]
+    reached_shared = sum(float(g.abs().sum()) for g in shared if g is not None)
+    reached_scorer = sum(
+        float(p.grad.abs().sum()) for p in model.predictor.arc_scorer.parameters() if p.grad is not None
+    )
+    assert reached_scorer > 0
+    assert (reached_shared > 0) == to_encoder
