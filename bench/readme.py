@@ -49,6 +49,14 @@ TABLES = {
         f"python -m bench.compare_graphs {MAIN}/bundle {MAIN}/bundle_no_syntax {MAIN}/bundle:int8 {MAIN}/bundle:tree "
         "--passes 30 --tag no-syntax-b32 --record",
     ),
+    **{
+        f"compare_graphs-one-pass-b{batch}": Table(
+            "compare_graphs",
+            f"python -m bench.compare_graphs runs/onepass/bundles/sentiment-true runs/onepass/bundles/sentiment-false "
+            f"--batch {batch} --tag one-pass-b{batch} --record",
+        )
+        for batch in (32, 1)
+    },
     "compare_graphs-no-syntax-b1": Table(
         "compare_graphs",
         f"python -m bench.compare_graphs {MAIN}/bundle {MAIN}/bundle_no_syntax --batch 1 --threads 1 --passes 20 "
