@@ -56,23 +56,26 @@ def _archived(spec: SourceArchive) -> Digest:
     return lambda config: f"{spec.filename}@{spec.sha256}"
 
 
+def _from_archive(spec: SourceArchive, **fields) -> BuiltinDataset:
+    """A corpus read straight from one pinned archive, which is also what identifies it."""
+    return BuiltinDataset(digest=_archived(spec), archives=(spec,), **fields)
+
+
 def _vader(name: str) -> BuiltinDataset:
-    return BuiltinDataset(
+    return _from_archive(
+        vader.ARCHIVE,
         load=lambda c: vader.load_builtin(name, _cache(c), c.archive),
-        digest=_archived(vader.ARCHIVE),
         task="binary",
         citation=vader.CITATION,
-        archives=(vader.ARCHIVE,),
     )
 
 
 def _pattern(name: str, task: str) -> BuiltinDataset:
-    return BuiltinDataset(
+    return _from_archive(
+        pattern_corpora.ARCHIVE,
         load=lambda c: pattern_corpora.load_corpus(name, _cache(c), c.archive),
-        digest=_archived(pattern_corpora.ARCHIVE),
         task=task,
         citation=pattern_corpora.CITATIONS[name],
-        archives=(pattern_corpora.ARCHIVE,),
         label_field="label",
     )
 
@@ -94,12 +97,11 @@ def _french_reviews() -> BuiltinDataset:
 
 
 def _npm(name: str) -> BuiltinDataset:
-    return BuiltinDataset(
+    return _from_archive(
+        npm_corpora.ARCHIVES[name],
         load=lambda c: npm_corpora.load_corpus(name, _cache(c), c.archive),
-        digest=_archived(npm_corpora.ARCHIVES[name]),
         task="none",
         citation=npm_corpora.CITATIONS[name],
-        archives=(npm_corpora.ARCHIVES[name],),
         label_field="label",
     )
 

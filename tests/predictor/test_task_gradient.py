@@ -100,11 +100,9 @@ def test_distance_loss_reaches_the_shared_layers_only_with_distance_grad_to_enco
     model = _model(False)
     model.distance_grad_to_encoder = to_encoder
     word_ids, feature_ids, mask, _ = _batch()
-    heads = torch.where(mask, torch.clamp(torch.arange(9) + 1, max=8).expand(3, 9), torch.full_like(word_ids, -1))
-    heads = torch.stack(
-        [torch.where(torch.arange(9) < n - 1, heads[b], torch.tensor(-1)) for b, n in enumerate(mask.sum(1))]
-    )
-    heads[torch.arange(3), mask.sum(1) - 1] = mask.sum(1) - 1  # each sentence's last word is its root
+    positions, lengths = torch.arange(9).expand(3, 9), mask.sum(1, keepdim=True)
+    # a chain: each word headed by the next, the last its own head (the root); padding -1
+    heads = torch.where(mask, torch.minimum(positions + 1, lengths - 1), torch.full_like(positions, -1))
     out = model(word_ids, feature_ids, mask, source="none", outputs="tree")
     model.predictor.loss(out.predicted, heads, distances_from_heads(heads, mask, 4)).backward()
     shared = [p.grad for p in [*model.encoder.word_embedding.parameters(), *model.encoder.layers[0].parameters()]]
