@@ -27,7 +27,8 @@ RUN_FILES = ("config.yaml", "metrics.json", "checkpoints/best.ckpt")
 
 
 def dev_correctness(run: Path) -> tuple[np.ndarray, list]:
-    """(correct N bool, pair ids N) of one run's best checkpoint on its dev split, in the dataset's order."""
+    """(correct N bool, the N dev examples) of one run's best checkpoint on its dev split, in the dataset's
+    order."""
     import torch
 
     from parserfree.distill.checkpoints import load_trained
@@ -55,7 +56,7 @@ def dev_correctness(run: Path) -> tuple[np.ndarray, list]:
     saved = json.loads((run / "metrics.json").read_text())["dev"]["metric"]
     if abs(100 * correct.mean() - saved) > 1e-6:
         raise UsageError(f"{run}: dev accuracy {100 * correct.mean():.4f} is not its metrics.json's {saved:.4f}")
-    return correct, [(e.columns or {}).get("pair_id") for e in examples]
+    return correct, examples
 
 
 def compare_dev(
@@ -67,20 +68,21 @@ def compare_dev(
     out: dict = {}
     for task in tasks:
         for recipe in recipes:
-            rows, pair_ids = [], None
+            rows, items = [], None
             for template in templates:
                 correct = []
                 for seed in range(seeds):
                     run = Path(template.format(task=task, recipe=recipe, seed=seed))
                     if progress:
                         print(f"dev-compare: {run}", flush=True)
-                    c, ids = dev_correctness(run)
-                    if pair_ids is not None and len(ids) != len(pair_ids):
-                        raise UsageError(f"{run}: {len(ids)} dev items, the other runs have {len(pair_ids)}")
-                    pair_ids = ids
+                    c, examples = dev_correctness(run)
+                    these = [(e.text, (e.columns or {}).get("pair_id")) for e in examples]
+                    if items is not None and these != items:
+                        raise UsageError(f"{run}: its dev items are not those of the runs before it")
+                    items = these
                     correct.append(c)
                 rows.append(np.array(correct))
-            clusters = clusters_of(pair_ids, len(pair_ids))
+            clusters = clusters_of([pair for _, pair in items], len(items))
             result = paired_test(rows[0], rows[1], clusters, Resampler(clusters, seeds))
             out[f"{task}/{recipe}"] = {
                 "a": [100 * float(r.mean()) for r in rows[0]],

@@ -13,8 +13,8 @@ from parserfree.encoder.errors import UsageError
 
 def test_a_run_compared_with_itself_differs_by_nothing_and_reads_its_saved_dev_metric(smoke_run):
     run, metrics = smoke_run
-    correct, pair_ids = dev_correctness(run)
-    assert len(correct) == metrics["dev"]["n_examples"] > 1 and len(pair_ids) == len(correct)
+    correct, examples = dev_correctness(run)
+    assert len(correct) == metrics["dev"]["n_examples"] > 1 and len(examples) == len(correct)
     assert 100 * correct.mean() == pytest.approx(metrics["dev"]["metric"], abs=1e-6)
     result = compare_dev((str(run), str(run)), ["smoke"], ["parser_free"], seeds=1, progress=False)
     paired = result["smoke/parser_free"]["paired"]
