@@ -82,6 +82,11 @@ class Recipe:
         return self.eval_source == DistanceSource.PARSER
 
 
+def _reads(source: DistanceSource) -> dict[str, Any]:
+    """The sources of a row that reads ``source`` both in training and at inference."""
+    return {"train_source": source, "eval_source": source}
+
+
 def _with_predictor(**fields: Any) -> Recipe:
     """A row whose model has the predictor reading h_k: the like-for-like rows and pre-training share the
     lower layers 1..k and the distance loss."""
@@ -94,15 +99,13 @@ RECIPES: dict[str, Recipe] = {
         _with_predictor(
             name="no_syntax",
             summary="the unbiased row: no attention bias; same layers, predictor (distance loss) and start as parser_free",
-            train_source=DistanceSource.NONE,
-            eval_source=DistanceSource.NONE,
+            **_reads(DistanceSource.NONE),
             role=Role.UNBIASED,
         ),
         Recipe(
             name="plain",
             summary="no syntax at all: no bias, no predictor — the Transformer a user would train first",
-            train_source=DistanceSource.NONE,
-            eval_source=DistanceSource.NONE,
+            **_reads(DistanceSource.NONE),
             predictor=False,
             role=Role.UNBIASED,
             stand_in=True,
@@ -111,8 +114,7 @@ RECIPES: dict[str, Recipe] = {
             name="parser_fed",
             summary="the published method: parser distances at training and inference, every layer biased, no "
             "predictor",
-            train_source=DistanceSource.PARSER,
-            eval_source=DistanceSource.PARSER,
+            **_reads(DistanceSource.PARSER),
             predictor=False,
             fixed={"encoder.predictor_layer": 0},
             role=Role.REFERENCE,
@@ -130,29 +132,25 @@ RECIPES: dict[str, Recipe] = {
             name="parser_fed_twin",
             summary="parser_free's twin: same layers, predictor and start, but the biased layers always read the "
             "parser's distances",
-            train_source=DistanceSource.PARSER,
-            eval_source=DistanceSource.PARSER,
+            **_reads(DistanceSource.PARSER),
             role=Role.REFERENCE,
         ),
         _with_predictor(
             name="twin_grammatical_tree",
             summary="the parse-leak control: parser_fed_twin reading, for both versions of an agreement item, the "
             "parser's tree of the grammatical version (so it cannot learn how the parser reacts to the error)",
-            train_source=DistanceSource.PARSER,
-            eval_source=DistanceSource.PARSER,
+            **_reads(DistanceSource.PARSER),
             fixed={"parse.tree_text_column": "grammatical_text"},
         ),
         _with_predictor(
             name="locality",
             summary="the locality control: the biased layers read |i − j| instead of a tree (no parser at inference)",
-            train_source=DistanceSource.SEQUENTIAL,
-            eval_source=DistanceSource.SEQUENTIAL,
+            **_reads(DistanceSource.SEQUENTIAL),
         ),
         _with_predictor(
             name="pretrain_predictor",
             summary="layers 1..k and the predictor on parsed text, distance loss only (a start for init_from)",
-            train_source=DistanceSource.PREDICTED,
-            eval_source=DistanceSource.PREDICTED,
+            **_reads(DistanceSource.PREDICTED),
             task=False,
         ),
     )
@@ -210,8 +208,8 @@ def comparison_roles(names: list[str]) -> ComparisonRoles:
 
 def recipes_markdown() -> str:
     """The recipe table as Markdown, one row per recipe, in table order (``parserfree config --recipes``;
-    docs/usage.md and docs/design.md embed it between ``<!-- recipes … -->`` markers, checked by
-    tests/distill/test_recipes.py)."""
+    docs/usage.md and docs/design.md embed it between ``<!-- generated: … -->`` markers, checked by
+    tests/test_generated_docs.py)."""
     lines = [
         "| recipe | training source | inference source | predictor | task head | role | what it is |",
         "|---|---|---|---|---|---|---|",

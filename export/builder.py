@@ -240,13 +240,13 @@ def _write_bundle(
     graphs = BundleGraphs(
         folder=tmp,
         models=models,
+        tree_models=tree_models,
+        task=task,
+        n_classes=max(2, len(trained.label_names)),
         analyse=analyse,
         vocab=vocab,
         max_len=max_len,
         threads=threads,
-        task=task,
-        n_classes=max(2, len(trained.label_names)),
-        tree_models=tree_models,
     )
     evaluation = evaluation_report(graphs, dataset, reason)
 

@@ -41,19 +41,20 @@ def test_examples(dataset: Dataset, limit: int = MAX_EXAMPLES) -> tuple[list[str
 
 @dataclass(frozen=True, kw_only=True)
 class BundleGraphs:
-    """The graphs of a bundle being written, and how their inputs are made: ``models`` (variant → task graph
+    """The graphs of a bundle being written and how their inputs are made: ``models`` (variant → task graph
     file in ``folder``, ``default`` first), ``tree_models`` (variant → tree graph file; none without a tree
-    graph), the analyser of raw text, the vocabulary, the length cap and the session threads."""
+    graph), the task and its classes; the analyser of raw text, the vocabulary, the length cap and the
+    session threads."""
 
     folder: Path
     models: dict[str, str]
+    tree_models: dict[str, str] = field(default_factory=dict)
+    task: str
+    n_classes: int
     analyse: Analyse
     vocab: Vocabulary
     max_len: int
     threads: int | None
-    task: str
-    n_classes: int
-    tree_models: dict[str, str] = field(default_factory=dict)
 
 
 def evaluate_variants(graphs: BundleGraphs, texts: Sequence[str], gold: np.ndarray) -> dict[str, dict]:

@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from parserfree.commands import _positive_int
+from parserfree.arguments import positive_int
 from parserfree.data_commands import add_cluster_args, add_data_commands, cluster
 from parserfree.distill.recipes import RECIPES
 from parserfree.encoder.errors import ParserfreeError, UsageError
@@ -256,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--seeds",
-        type=_positive_int,
+        type=positive_int,
         default=1,
         help="models per row, one per seed: every model option then gives "
         "N comma-separated paths or one that holds {seed} (0, 1, …), e.g. runs/s{seed}/bundle (default 1)",
@@ -283,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[0.1, 0.25, 0.5, 1.0],
         help="shares of the training split (default 0.1,0.25,0.5,1)",
     )
-    p.add_argument("--seeds", type=_positive_int, default=3, help="seeds per fraction and recipe (default 3)")
+    p.add_argument("--seeds", type=positive_int, default=3, help="seeds per fraction and recipe (default 3)")
     p.add_argument("--recipes", help="comma-separated recipes (default: the config's run.recipes)")
     p.add_argument(
         "--quick", action="store_true", help="a few training steps per run and no pre-training (a quick look, tests)"
@@ -303,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output folder, one sub-folder per task and index.md (default: runs/main)")
     p.add_argument(
         "--seeds",
-        type=_positive_int,
+        type=positive_int,
         default=1,
         help="train every recipe with this many seeds; the report gives mean ± sd "
         "and verdicts over seeds × items (default 1)",

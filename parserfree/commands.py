@@ -19,22 +19,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from parserfree.arguments import options, positive_int
 from parserfree.distill.data.readers import DataError
 from parserfree.encoder.errors import UsageError
 from parserfree.encoder.files import atomic_open
 from parserfree.report_parts import Variants, from_json
 
 CHUNK_LINES = 1024  # lines predicted per call (sorted by length within a chunk)
-
-
-def _positive_int(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{value} must be ≥ 1")
-    return n
 
 
 def add_export_commands(subparsers) -> None:
@@ -52,7 +43,7 @@ def add_export_commands(subparsers) -> None:
     p.add_argument(
         "--quantize", choices=["int8"], help="also write model.int8.onnx (and tree.int8.onnx; dynamic quantisation)"
     )
-    p.add_argument("--threads", type=_positive_int, help="onnxruntime intra-op threads for the parity checks")
+    p.add_argument("--threads", type=positive_int, help="onnxruntime intra-op threads for the parity checks")
     p.add_argument("--overwrite", action="store_true", help="replace an existing bundle at --out")
     p.add_argument(
         "--task-distances",
@@ -80,8 +71,8 @@ def add_export_commands(subparsers) -> None:
         metavar="DIR",
         help="with --with-tree: also draw each line's predicted tree (displaCy) to DIR/<line number>.svg",
     )
-    p.add_argument("--batch-size", type=_positive_int, default=32, help="texts per onnxruntime run (default 32)")
-    p.add_argument("--threads", type=_positive_int, help="onnxruntime intra-op threads (default: onnxruntime's)")
+    p.add_argument("--batch-size", type=positive_int, default=32, help="texts per onnxruntime run (default 32)")
+    p.add_argument("--threads", type=positive_int, help="onnxruntime intra-op threads (default: onnxruntime's)")
     p.add_argument(
         "--variant",
         choices=["default", "optimized", "int8"],
@@ -136,13 +127,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from parserfree.export.bundle import bundle_digest
 
     manifest = export_bundle(
-        args.checkpoint,
-        args.out,
-        optimize=args.optimize,
-        quantize=args.quantize,
-        threads=args.threads,
-        overwrite=args.overwrite,
-        task_distances=args.task_distances,
+        args.checkpoint, args.out, **options(args, "optimize", "quantize", "threads", "overwrite", "task_distances")
     )
     parity = manifest["parity"]
     tree = manifest.get("tree_graph")

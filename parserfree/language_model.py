@@ -60,12 +60,12 @@ CONTRASTS = (
 
 
 @dataclass(kw_only=True)
-class PerplexityContrast:
-    """Row a against row b on the same hidden words (a − b; lower perplexity is better)."""
+class RowContrast:
+    """Row a against row b, paired: the difference's 95 % interval, the sign-flip test's p, its Holm-corrected
+    p over the contrasts it is tested with, and the verdict."""
 
     a: str
     b: str
-    perplexity_difference: float
     ci95: list[float]
     p: float
     p_holm: float = 1.0
@@ -73,17 +73,18 @@ class PerplexityContrast:
 
 
 @dataclass(kw_only=True)
-class PairContrast:
-    """Row a against row b on the zero-shot minimal pairs of one slice (points of pairs judged right, a − b)."""
+class PerplexityContrast(RowContrast):
+    """Perplexity on the same hidden words (a − b; lower is better)."""
+
+    perplexity_difference: float
+
+
+@dataclass(kw_only=True)
+class PairContrast(RowContrast):
+    """The zero-shot minimal pairs of one slice (points of pairs judged right, a − b)."""
 
     slice: str
-    a: str
-    b: str
     difference: float
-    ci95: list[float]
-    p: float
-    p_holm: float
-    verdict: str
     detectable: float | None
 
 

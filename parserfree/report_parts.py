@@ -133,13 +133,13 @@ class DistanceQuality:
     las: float | None = json_only(GRAPH_TREE, default=None)
     dspr: float
     l1: float
+    n_sentences: int | None = None
+    skipped: int = 0
+    chain_uuas: float | None = None
+    chain_dspr: float | None = None
     root_acc: float | None = None
     cycle_rate: float | None = None
     argmax_cycle_rate: float | None = None
-    n_sentences: int | None = None
-    chain_uuas: float | None = None
-    chain_dspr: float | None = None
-    skipped: int = 0
     relations: dict[str, RelationRow] | None = None
     tree: TreeQuality | None = None
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from parserfree.arguments import options
+
 
 def cmd_results_render(args: argparse.Namespace) -> int:
     """Render the results pages, or with --check only say which differ (exit status 1)."""
@@ -31,14 +33,7 @@ def cmd_results_add(args: argparse.Namespace) -> int:
     from parserfree.results_page import write_pages
 
     records = add_records(
-        args.root,
-        args.source,
-        args.command,
-        name=args.name,
-        date=args.date,
-        commit=args.commit,
-        note=args.note,
-        replace=args.replace,
+        args.root, args.source, args.command, **options(args, "name", "date", "commit", "note", "replace")
     )
     for r in records:
         print(f"recorded {Path(args.root) / RECORDS_DIR / r.name}.json ({r.kind}, {r.date}, commit {r.commit})")

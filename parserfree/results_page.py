@@ -19,6 +19,7 @@ from pathlib import Path
 
 from parserfree.breakdown import breakdown_markdown
 from parserfree.curve_tables import curve_markdown, gains, seeds_markdown
+from parserfree.doc_regions import RegionError, line_of, replace_regions
 from parserfree.encoder.files import write_text_atomic
 from parserfree.quality_tables import quality_table, relations_markdown
 from parserfree.report_tables import headline_table, variants_markdown
@@ -33,7 +34,6 @@ GENERATED_NOTE = (
     "docs/results/*.json: edit those and render again (a hand edit here fails the tests). -->\n"
 )
 PLACEHOLDER = re.compile(r"(?<!`)\{\{(.*?)\}\}")  # right after a backtick: literal text (how the page shows one)
-REGION = re.compile(r"(<!-- results:(.*?)-->\n)(.*?)(<!-- /results -->)", re.S)
 
 
 class Context:
@@ -215,10 +215,6 @@ def render_placeholder(text: str, ctx: Context, renderers: dict[str, Callable[..
     return renderers[kind](ctx, *args)
 
 
-def _line_of(text: str, position: int) -> int:
-    return text.count("\n", 0, position) + 1
-
-
 def render_template(template: str, ctx: Context, where: str) -> str:
     """The template with every ``{{…}}`` rendered; RecordError naming ``where`` and the line otherwise."""
 
@@ -226,7 +222,7 @@ def render_template(template: str, ctx: Context, where: str) -> str:
         try:
             return render_placeholder(m.group(1), ctx)
         except RecordError as e:
-            raise RecordError(f"{where}:{_line_of(template, m.start())}: {{{{{m.group(1).strip()}}}}}: {e}") from None
+            raise RecordError(f"{where}:{line_of(template, m.start())}: {{{{{m.group(1).strip()}}}}}: {e}") from None
 
     return PLACEHOLDER.sub(one, template)
 
@@ -234,18 +230,16 @@ def render_template(template: str, ctx: Context, where: str) -> str:
 def render_regions(text: str, ctx: Context, where: str, renderers: dict[str, Callable[..., str]] = RENDERERS) -> str:
     """``text`` with what lies between each ``<!-- results: … -->`` and ``<!-- /results -->`` rendered."""
 
-    def one(m: re.Match) -> str:
+    def one(name: str, line: int) -> str:
         try:
-            body = render_placeholder(m.group(2), ctx, renderers)
+            return render_placeholder(name, ctx, renderers)
         except RecordError as e:
-            raise RecordError(f"{where}:{_line_of(text, m.start())}: results:{m.group(2).rstrip()}: {e}") from None
-        return f"{m.group(1)}{body}\n{m.group(4)}"
+            raise RecordError(f"{where}:{line}: results: {name}: {e}") from None
 
-    rendered = REGION.sub(one, text)
-    opened, closed = text.count("<!-- results:"), text.count("<!-- /results -->")
-    if opened != closed or opened != len(REGION.findall(text)):
-        raise RecordError(f"{where}: {opened} '<!-- results: … -->' marker(s) but {closed} '<!-- /results -->'")
-    return rendered
+    try:
+        return replace_regions(text, "results", one, where)
+    except RegionError as e:
+        raise RecordError(str(e)) from None
 
 
 def expected_pages(root: str | Path) -> dict[Path, str]:

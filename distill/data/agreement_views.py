@@ -104,11 +104,12 @@ def load_agreement(
     cache_dir: Path | None,
     archive: str | None,
     fractions: Sequence[float],
+    *,
+    task: str = "grammaticality",
+    text: builtin_text.BuiltinText = builtin_text.ENGLISH,
     progress: bool = True,
     train_pairs: bool = False,
     train_balance: str = "cue",
-    text: builtin_text.BuiltinText = builtin_text.ENGLISH,
-    task: str = "grammaticality",
 ) -> list[RawExample]:
     """The agreement dataset's raw examples of ``task`` with their fixed splits (built once, then read from the cache)."""
     return agreement_examples(

@@ -3,23 +3,14 @@ fields all come from it."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
-from parserfree.data_commands import builtin_table
 from parserfree.distill.data.builtin import ARCHIVES, BUILTIN, BuiltinDataset
+from parserfree.doc_regions import outside
 
 DATA_DOCS = Path(__file__).resolve().parents[2] / "docs" / "data.md"
-
-
-def test_the_data_docs_table_is_the_registry_as_it_is_now():
-    block = re.search(
-        r"<!-- generated: parserfree data --list -->\n(.*?)<!-- /generated -->", DATA_DOCS.read_text(), re.S
-    )
-    assert block is not None, "docs/data.md lost its generated registry table"
-    assert block.group(1) == builtin_table(), "docs/data.md is stale: paste `parserfree data --list` into it"
 
 
 def test_every_archive_a_dataset_reads_is_offered_to_archive():
@@ -49,13 +40,9 @@ def test_each_vader_name_reads_its_own_ground_truth_file(name, monkeypatch, tmp_
     assert [r.text for r in raws] == [f"a sentence of {name}"]
 
 
-def _outside_generated(text: str) -> str:
-    return re.sub(r"<!-- generated.*?<!-- /generated -->", "", text, flags=re.S)
-
-
 @pytest.mark.parametrize("name", list(BUILTIN))
 def test_every_built_in_dataset_has_a_test_and_its_source_in_the_data_docs(name):
     """The contributing steps (README.md, "Adding a built-in dataset"): a test that names it, prose in docs/data.md."""
     tests = "\n".join(p.read_text() for p in (DATA_DOCS.parents[1] / "tests" / "data").glob("test_*.py"))
     assert f'"{name}"' in tests, f"no test in tests/data/ names the built-in dataset {name!r}"
-    assert f"`{name}`" in _outside_generated(DATA_DOCS.read_text()), f"docs/data.md says nothing of `{name}`"
+    assert f"`{name}`" in outside(DATA_DOCS.read_text(), "generated"), f"docs/data.md says nothing of `{name}`"

@@ -142,19 +142,6 @@ def test_train_help_lists_every_recipe(capsys):
     assert listed.split(", ") == list(RECIPES)
 
 
-@pytest.mark.parametrize("doc", ["usage.md", "design.md"])
-def test_the_recipe_tables_in_the_docs_are_the_generated_one(doc):
-    import re
-    from pathlib import Path
-
-    text = (Path(__file__).parents[2] / "docs" / doc).read_text(encoding="utf-8")
-    blocks = re.findall(r"<!-- recipes: [^\n]*-->\n(.*?)<!-- /recipes -->", text, re.S)
-    assert blocks, f"docs/{doc} lost its generated recipe table"
-    assert all(b == recipes_markdown() for b in blocks), (
-        f"docs/{doc}'s recipe table is stale: parserfree config --recipes"
-    )
-
-
 def test_every_recipe_has_a_config_and_a_test():
     """The contributing steps (README.md, "Adding a recipe"): a config in configs/ and a test in tests/distill/."""
     from pathlib import Path
