@@ -82,8 +82,8 @@ def no_syntax_model(args: argparse.Namespace) -> ParserFreeModel | None:
             sys.exit(f"bench.inference: no no_syntax bundle at {path}")
         return None
     model = ParserFreeModel.load(path, threads=args.threads, spinning=args.spinning)
-    if model.kind != "no_syntax":
-        sys.exit(f"bench.inference: {path} is a {model.kind} bundle, not no_syntax")
+    if model.recipe != "no_syntax":
+        sys.exit(f"bench.inference: {path} is a {model.recipe} bundle, not no_syntax")
     return model
 
 
@@ -113,11 +113,11 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     bundle_path, fed_path = find_models(args)
     free = resolve_model(bundle_path, args.threads, args.spinning)
     fed = resolve_model(fed_path, args.threads, args.spinning)
-    if free.kind != "parser_free" or free.bundle is None:
-        sys.exit(f"bench.inference: {bundle_path} is not a parser-free bundle (it is {free.kind})")
+    if free.recipe != "parser_free" or free.bundle is None:
+        sys.exit(f"bench.inference: {bundle_path} is not a parser-free bundle (it is {free.recipe})")
     if not fed.row.needs_parser_at_inference:
         sys.exit(
-            f"bench.inference: {fed_path} is not a parser-fed bundle or run (it is {fed.kind}, which needs no parser)"
+            f"bench.inference: {fed_path} is not a parser-fed bundle or run (it is {fed.recipe}, which needs no parser)"
         )
     free_ckpt = load_trained(args.checkpoint) if args.checkpoint else free.trained
     teacher = SpacyTeacher(free.bundle.manifest["tokenizer"].get("spacy_model", DEFAULT_MODEL))

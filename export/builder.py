@@ -98,9 +98,9 @@ def _move_into_place(tmp: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def _analyser(nlp, tokenizer, kind: str):
+def _analyser(nlp, tokenizer, recipe: str):
     """texts → [(words, heads or None)]: the parser for a parser-fed graph, else the bundled tokenizer."""
-    if graph_recipe(kind).needs_parser_at_inference:
+    if graph_recipe(recipe).needs_parser_at_inference:
 
         def analyse(texts):
             return [(list(p.words), p.heads) for p in map(doc_to_parse, nlp.pipe(normalise_text(t) for t in texts))]
@@ -132,14 +132,14 @@ TREE_GRAPH_NOTE = (
 
 
 def _export_graph(
-    trained: TrainedModel, kind: str, path: Path, graph: str = "task", task_distances: str = "pointer_jumps"
+    trained: TrainedModel, recipe: str, path: Path, graph: str = "task", task_distances: str = "pointer_jumps"
 ) -> tuple[RecipeGraph, tuple[int, int]]:
     """Trace one graph of the recipe (``onnx_graph.GRAPHS``; ``task_distances``: how a task graph computes
     D̂, ``onnx_graph.TASK_DISTANCES``) on TRACE_WORDS and write it to ``path``; returns (wrapper, trace shape)."""
     max_len = trained.encoder_config.max_len
-    module = graph_module(trained.model, kind, graph, task_distances)
+    module = graph_module(trained.model, recipe, graph, task_distances)
     words = [list(w)[:max_len] for w in TRACE_WORDS]
-    takes = graph_recipe(kind).needs_parser_at_inference
+    takes = graph_recipe(recipe).needs_parser_at_inference
     distances = batch_tree_distances(TRACE_HEADS, length=max(map(len, words))) if takes else None
     trace = graph_inputs(trained.vocab, words, max_len, distances)
     export_onnx(module, trace, path)
@@ -200,7 +200,7 @@ def _checked_models(
 
 def _write_bundle(
     trained: TrainedModel,
-    kind: str,
+    recipe: str,
     tmp: Path,
     optimize: bool,
     quantize: str | None,
@@ -212,24 +212,26 @@ def _write_bundle(
     max_len = trained.encoder_config.max_len
     spacy_model = experiment["parse"]["spacy_model"]
     nlp = load_pipeline(spacy_model)
-    if graph_recipe(kind).needs_parser_at_inference and "parser" not in nlp.pipe_names:
+    if graph_recipe(recipe).needs_parser_at_inference and "parser" not in nlp.pipe_names:
         raise ExportError(
-            f"a {kind} model is served with a spaCy parser's trees, and parse.spacy_model={spacy_model} "
+            f"a {recipe} model is served with a spaCy parser's trees, and parse.spacy_model={spacy_model} "
             "has none; export a parser-free recipe (its graph predicts the trees); no bundle was written"
         )
     dataset, reason = _local_data(experiment)
     texts, source = parity_texts(experiment)
     treebank = treebank_sentences(experiment, dataset, reason)
-    served_by_bundle = not graph_recipe(kind).needs_parser_at_inference
+    served_by_bundle = not graph_recipe(recipe).needs_parser_at_inference
     tokenizer, tokenizer_meta = bundle_tokenizer(nlp, tmp, served_by_bundle, treebank, texts)
     tokenizer_meta["spacy_model"] = spacy_model
 
     try:
-        module, trace_shape = _export_graph(trained, kind, tmp / MODEL_FILES["default"], "task", task_distances)
+        module, trace_shape = _export_graph(trained, recipe, tmp / MODEL_FILES["default"], "task", task_distances)
     except ValueError as e:  # a task-distances method the model cannot use
         raise ExportError(f"{trained.path}: {e}; no bundle was written") from None
-    tree_module = _export_graph(trained, kind, tmp / TREE_FILES["default"], "tree")[0] if has_tree_graph(kind) else None
-    analyse = _analyser(nlp, tokenizer, kind)
+    tree_module = (
+        _export_graph(trained, recipe, tmp / TREE_FILES["default"], "tree")[0] if has_tree_graph(recipe) else None
+    )
+    analyse = _analyser(nlp, tokenizer, recipe)
     parity = build_parity_set(texts, source, analyse, vocab, max_len, trace_shape)
     models, reports = _checked_models(module, task, parity, tmp, optimize, quantize, threads)
     tree_models, tree_reports = (
@@ -256,16 +258,16 @@ def _write_bundle(
     _public_permissions(tmp)
     predictor = trained.predictor_config
     tree = tree_module.output_names[2:] if tree_module is not None else ()  # heads (and dep_labels)
-    spec = io_spec(kind, task, vocab.n_features, tree)
+    spec = io_spec(recipe, task, vocab.n_features, tree)
     tree_outputs = spec.pop("tree_outputs")
     return write_manifest(
         tmp,
         {
-            "kind": kind,
+            "kind": recipe,  # the bundle format names the recipe "kind"
             "recipe": trained.recipe,
             "task": task,
             "predictor_form": predictor.form
-            if predictor is not None and graph_recipe(kind).graph_returns_distances
+            if predictor is not None and graph_recipe(recipe).graph_returns_distances
             else None,
             "max_len": max_len,
             "n_features": vocab.n_features,
@@ -275,7 +277,7 @@ def _write_bundle(
             "models": models,
             "task_graph": {
                 "computes": TASK_GRAPH_NOTE,
-                "distances": task_distances if has_tree_graph(kind) else None,
+                "distances": task_distances if has_tree_graph(recipe) else None,
                 "distance_cap": module.distance_cap,
             },
             "tree_graph": {
@@ -331,8 +333,8 @@ def export_bundle(
     out = Path(out_dir)
     _prepare_target(out, overwrite)
     trained = load_trained(checkpoint)
-    kind = trained.recipe
-    if kind not in exportable_recipes():
+    recipe = trained.recipe
+    if recipe not in exportable_recipes():
         raise ExportError(
             f"{checkpoint}: recipe {trained.recipe!r} has no task graph to export "
             f"(exportable: {', '.join(exportable_recipes())})"
@@ -342,8 +344,8 @@ def export_bundle(
         shutil.rmtree(stale, ignore_errors=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
-        method = task_distances_for(trained.model, kind, task_distances)
-        manifest = _write_bundle(trained, kind, tmp, optimize, quantize, threads, method)
+        method = task_distances_for(trained.model, recipe, task_distances)
+        manifest = _write_bundle(trained, recipe, tmp, optimize, quantize, threads, method)
         _move_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

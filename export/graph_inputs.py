@@ -1,7 +1,7 @@
 """The exported graph's contract: words (+ parser distances) → the named numpy arrays it takes and gives.
 
 Shared by the export (trace and parity inputs) and the runtime (every prediction), so both feed the graph
-exactly alike. A graph's kind is the recipe it was trained with, and the recipe's row
+exactly alike. A graph's contract is decided by the recipe it was trained with (the manifest's ``kind``): its row
 (``distill.recipes``) decides its contract:
 
 - every graph takes ``word_ids`` (B×T int64), ``feature_ids`` (B×T×F int64) and ``mask`` (B×T bool,
@@ -36,21 +36,21 @@ TASK_OUTPUTS = ("task_output",)  # every task graph's outputs
 TREE_OUTPUTS = ("heads", "dep_labels")  # the predicted tree, after D̂, in this order
 
 
-def graph_recipe(kind: str) -> Recipe:
-    """The recipe row of a graph kind; ValueError unless it is an exportable recipe."""
-    if kind not in exportable_recipes():
-        raise ValueError(f"graph kind {kind!r} must be one of {', '.join(exportable_recipes())}")
-    return RECIPES[kind]
+def graph_recipe(recipe: str) -> Recipe:
+    """The row of an exported graph's recipe; ValueError unless it is an exportable recipe."""
+    if recipe not in exportable_recipes():
+        raise ValueError(f"recipe {recipe!r} of a graph must be one of {', '.join(exportable_recipes())}")
+    return RECIPES[recipe]
 
 
-def check_kind(kind: str) -> None:
-    """Raise ValueError unless ``kind`` is an exportable recipe."""
-    graph_recipe(kind)
+def check_recipe(recipe: str) -> None:
+    """Raise ValueError unless ``recipe`` is an exportable recipe."""
+    graph_recipe(recipe)
 
 
-def input_names(kind: str) -> tuple[str, ...]:
-    """Graph input names of a kind, in the order the graph takes them."""
-    return WORD_INPUTS + (("distances",) if graph_recipe(kind).needs_parser_at_inference else ())
+def input_names(recipe: str) -> tuple[str, ...]:
+    """Graph input names of a recipe, in the order the graph takes them."""
+    return WORD_INPUTS + (("distances",) if graph_recipe(recipe).needs_parser_at_inference else ())
 
 
 def tree_outputs(predictor_form: str | None, labelled: bool) -> tuple[str, ...]:
@@ -61,15 +61,15 @@ def tree_outputs(predictor_form: str | None, labelled: bool) -> tuple[str, ...]:
     return TREE_OUTPUTS if labelled else TREE_OUTPUTS[:1]
 
 
-def has_tree_graph(kind: str) -> bool:
-    """Whether a kind's bundle has a tree graph beside its task graph (its inference source is the predictor)."""
-    return graph_recipe(kind).graph_returns_distances
+def has_tree_graph(recipe: str) -> bool:
+    """Whether a recipe's bundle has a tree graph beside its task graph (its inference source is the predictor)."""
+    return graph_recipe(recipe).graph_returns_distances
 
 
-def output_names(kind: str, tree: Sequence[str] = ()) -> tuple[str, ...]:
-    """The outputs of a kind's tree graph, whose predictor has the ``tree`` outputs (``tree_outputs``):
-    task_output, D̂ and the tree; a kind without a tree graph has only its task graph's ``TASK_OUTPUTS``."""
-    if not has_tree_graph(kind):
+def output_names(recipe: str, tree: Sequence[str] = ()) -> tuple[str, ...]:
+    """The outputs of a recipe's tree graph, whose predictor has the ``tree`` outputs (``tree_outputs``):
+    task_output, D̂ and the tree; a recipe without a tree graph has only its task graph's ``TASK_OUTPUTS``."""
+    if not has_tree_graph(recipe):
         return TASK_OUTPUTS
     return (*TASK_OUTPUTS, "distances", *tree)
 
@@ -85,9 +85,9 @@ def manifest_tree_outputs(manifest: dict) -> tuple[str, ...]:
     return tuple(o["name"] for o in tree["outputs"]) if isinstance(tree, dict) else ()
 
 
-def io_spec(kind: str, task: str, n_features: int, tree: Sequence[str] = ()) -> dict[str, list[dict] | None]:
+def io_spec(recipe: str, task: str, n_features: int, tree: Sequence[str] = ()) -> dict[str, list[dict] | None]:
     """Names, dtypes and symbolic shapes of the inputs, of the task graph's ``outputs`` and of the tree
-    graph's (``tree_outputs``; None for a kind without one), as recorded in the manifest."""
+    graph's (``tree_outputs``; None for a recipe without one), as recorded in the manifest."""
     shapes = {
         "word_ids": ("int64", ["batch", "length"]),
         "feature_ids": ("int64", ["batch", "length", n_features]),
@@ -96,7 +96,7 @@ def io_spec(kind: str, task: str, n_features: int, tree: Sequence[str] = ()) -> 
         "distances": ("float32", ["batch", "length", "length"]),
         **{name: ("int64", ["batch", "length"]) for name in TREE_OUTPUTS},
     }
-    row = graph_recipe(kind)
+    row = graph_recipe(recipe)
     inputs = [{"name": n, "dtype": shapes[n][0], "shape": shapes[n][1]} for n in WORD_INPUTS]
     if row.needs_parser_at_inference:
         inputs.append({"name": "distances", "dtype": "int64", "shape": ["batch", "length", "length"]})
@@ -104,7 +104,7 @@ def io_spec(kind: str, task: str, n_features: int, tree: Sequence[str] = ()) -> 
     def spec(names: Sequence[str]) -> list[dict]:
         return [{"name": n, "dtype": shapes[n][0], "shape": shapes[n][1]} for n in names]
 
-    tree_outputs = spec(output_names(kind, tree)) if has_tree_graph(kind) else None
+    tree_outputs = spec(output_names(recipe, tree)) if has_tree_graph(recipe) else None
     return {"inputs": inputs, "outputs": spec(TASK_OUTPUTS), "tree_outputs": tree_outputs}
 
 

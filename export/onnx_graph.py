@@ -145,34 +145,34 @@ class PredictorGraph(nn.Module):
         return _tree_tensors(self.model.predict(word_ids, feature_ids, mask), self.output_names)
 
 
-def task_distances_for(model: SyntaxModel, kind: str, requested: str = AUTO) -> str:
+def task_distances_for(model: SyntaxModel, recipe: str, requested: str = AUTO) -> str:
     """The task graph's D̂ method (``TASK_DISTANCES``) for ``requested``: itself, or for ``AUTO`` adjacency
-    powers where they apply (a parser-free kind whose predictor has hard `heads`), else pointer jumps."""
+    powers where they apply (a parser-free recipe whose predictor has hard `heads`), else pointer jumps."""
     if requested != AUTO:
         return requested
     predictor = model.predictor
-    applies = has_tree_graph(kind) and predictor is not None and predictor.arc_scorer is not None
+    applies = has_tree_graph(recipe) and predictor is not None and predictor.arc_scorer is not None
     return "adjacency_powers" if applies and not predictor.config.soft else "pointer_jumps"
 
 
-def graph_module(model: SyntaxModel, kind: str, graph: str = "task", distances: str = "pointer_jumps") -> RecipeGraph:
-    """The export wrapper of one graph (``GRAPHS``) of one kind (a recipe) around a trained model (eval
+def graph_module(model: SyntaxModel, recipe: str, graph: str = "task", distances: str = "pointer_jumps") -> RecipeGraph:
+    """The export wrapper of one graph (``GRAPHS``) of one recipe around a trained model (eval
     mode); ``distances``: how the task graph computes D̂ (``TASK_DISTANCES``). ValueError naming what
-    does not fit (a tree graph of a kind without one, adjacency powers without a predicted tree)."""
-    row = graph_recipe(kind)
+    does not fit (a tree graph of a recipe without one, adjacency powers without a predicted tree)."""
+    row = graph_recipe(recipe)
     if graph not in GRAPHS:
         raise ValueError(f"graph={graph!r} must be one of {', '.join(GRAPHS)}")
     if distances not in TASK_DISTANCES:
         raise ValueError(f"task distances {distances!r} must be one of {', '.join(TASK_DISTANCES)}")
     if row.eval_source == DistanceSource.PREDICTED and model.predictor is None:
-        raise ValueError(f"a {kind} graph needs a model with a distance predictor")
+        raise ValueError(f"a {recipe} graph needs a model with a distance predictor")
     if model.head is None:
         raise ValueError("the model has no task head (a pretrain_predictor run); nothing to export")
-    if graph == "tree" and not has_tree_graph(kind):
-        raise ValueError(f"a {kind} model predicts no distances: its bundle has a task graph only")
+    if graph == "tree" and not has_tree_graph(recipe):
+        raise ValueError(f"a {recipe} model predicts no distances: its bundle has a task graph only")
     if distances == "adjacency_powers":
         predictor = model.predictor
-        if graph != "task" or not has_tree_graph(kind) or predictor is None:
+        if graph != "task" or not has_tree_graph(recipe) or predictor is None:
             raise ValueError("adjacency_powers computes the task graph's D̂ of a parser-free model only")
         if predictor.arc_scorer is None or predictor.config.soft:
             raise ValueError(

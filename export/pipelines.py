@@ -42,14 +42,14 @@ class ModelSource:
     run_dir: Path | None
 
     @property
-    def kind(self) -> str:
-        """The recipe the model was trained with (a bundle's graph kind is its recipe)."""
-        return self.bundle.kind if self.bundle is not None else self.trained.recipe
+    def recipe(self) -> str:
+        """The recipe the model was trained with (a bundle's manifest names it ``kind``)."""
+        return self.bundle.recipe if self.bundle is not None else self.trained.recipe
 
     @property
     def row(self) -> Recipe:
         """The model's row of the recipe table."""
-        return get_recipe(self.kind)
+        return get_recipe(self.recipe)
 
 
 def resolve_model(path: str | Path, threads: int, spinning: bool | None = SPINNING) -> ModelSource:

@@ -88,12 +88,12 @@ def _naming(path: Path):
         raise BundleError(f"{path}: unreadable ({line})") from None
 
 
-def _check_io(path: Path, session, kind: str, outputs: Sequence[str]) -> None:
-    """BundleError unless a graph's session takes the inputs of ``kind`` and gives ``outputs`` (the manifest's)."""
-    expected = list(input_names(kind))
+def _check_io(path: Path, session, recipe: str, outputs: Sequence[str]) -> None:
+    """BundleError unless a graph's session takes the inputs of ``recipe`` and gives ``outputs`` (the manifest's)."""
+    expected = list(input_names(recipe))
     got = [i.name for i in session.get_inputs()]
     if got != expected:
-        raise BundleError(f"{path}: graph inputs {got} differ from the {kind} contract {expected}")
+        raise BundleError(f"{path}: graph inputs {got} differ from the {recipe} contract {expected}")
     names = [o.name for o in session.get_outputs()]
     if names != list(outputs):
         raise BundleError(f"{path}: graph outputs {names} differ from those the manifest records {list(outputs)}")
@@ -113,7 +113,7 @@ class ParserFreeModel:
         self.tokenizer = tokenizer
         self.words = ChunkWords(tokenizer)  # the tokenizer's words, each distinct chunk tokenized once
         self.variant = variant
-        self.kind: str = manifest["kind"]
+        self.recipe: str = manifest["kind"]
         self.task: str = labels["task"]
         self.label_names: list[str] = list(labels["label_names"])
         self.max_len: int = int(manifest["max_len"])
@@ -180,12 +180,12 @@ class ParserFreeModel:
         against the manifest on first use; UsageError for a bundle without a tree graph."""
         if self._tree_session is None:
             if not self.has_tree_graph:
-                raise UsageError(f"a {self.kind} bundle has no tree graph (its model predicts no distances)")
+                raise UsageError(f"a {self.recipe} bundle has no tree graph (its model predicts no distances)")
             settings = self._session_settings
             path = settings.get("tree_path") or self.folder / self.manifest["tree_graph"]["models"][self.variant]
             with _naming(path):
                 session = make_session(path, settings.get("threads"), spinning=settings.get("spinning", SPINNING))
-            _check_io(path, session, self.kind, self.tree_output_names)
+            _check_io(path, session, self.recipe, self.tree_output_names)
             self._tree_session = session
         return self._tree_session
 
@@ -204,9 +204,7 @@ class ParserFreeModel:
         return self._single_text_sessions[key]
 
     def __repr__(self) -> str:
-        return (
-            f"ParserFreeModel({str(self.folder)!r}, kind={self.kind!r}, task={self.task!r}, variant={self.variant!r})"
-        )
+        return f"ParserFreeModel({str(self.folder)!r}, recipe={self.recipe!r}, task={self.task!r}, variant={self.variant!r})"
 
     # ------------------------------------------------------------------ lower level
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
@@ -228,11 +226,11 @@ class ParserFreeModel:
         matrix per example (−1 pad, 1000 across sentences); other bundles take none. Words beyond
         ``max_len`` are dropped with a warning; T = min(longest, max_len).
         """
-        takes = graph_recipe(self.kind).needs_parser_at_inference
+        takes = graph_recipe(self.recipe).needs_parser_at_inference
         if takes and distances is None:
-            raise UsageError(f"this {self.kind} bundle needs parser distances: run_words(words, distances=...)")
+            raise UsageError(f"this {self.recipe} bundle needs parser distances: run_words(words, distances=...)")
         if not takes and distances is not None:
-            raise UsageError(f"a {self.kind} bundle takes no distances input")
+            raise UsageError(f"a {self.recipe} bundle takes no distances input")
         session = self.session_for(len(words), tree)  # the tree session first: a bundle without one stops here
         feeds = graph_inputs(self.vocab, words, self.max_len, distances)
         names = self.tree_output_names if tree else self.output_names
@@ -256,15 +254,15 @@ class ParserFreeModel:
         self, texts: Sequence[str], batch_size: int = 32, with_distances: bool = False, with_tree: bool = False
     ) -> list[dict]:
         """One result dict per text, in input order (see the module docstring for the fields)."""
-        row = graph_recipe(self.kind)
+        row = graph_recipe(self.recipe)
         if row.needs_parser_at_inference:
             raise UsageError(
-                f"this is a {self.kind} bundle: it needs a parser's distances at inference; "
+                f"this is a {self.recipe} bundle: it needs a parser's distances at inference; "
                 "use run_words(words, distances=...) with parser distances"
             )
         if (with_distances or with_tree) and not row.graph_returns_distances:
             raise UsageError(
-                f"a {self.kind} bundle predicts no distances (with_distances/with_tree need a parser-free bundle)"
+                f"a {self.recipe} bundle predicts no distances (with_distances/with_tree need a parser-free bundle)"
             )
         if batch_size < 1:
             raise UsageError(f"batch_size={batch_size} must be ≥ 1")

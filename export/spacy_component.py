@@ -187,9 +187,9 @@ class ParserFreeComponent(Pipe):
 
     def _load(self, folder: Path) -> None:
         model = ParserFreeModel.load(folder, threads=self.threads, variant=self.variant)
-        if "distances" in input_names(model.kind):
+        if "distances" in input_names(model.recipe):
             raise BundleError(
-                f"{folder}: a {model.kind} bundle needs a parser's distances at inference; the "
+                f"{folder}: a {model.recipe} bundle needs a parser's distances at inference; the "
                 f"{FACTORY} component runs parser-free (or no-syntax) bundles"
             )
         self._model, self._rules, self._checked_tokenizer = model, tokenizer_rules(model.tokenizer), None

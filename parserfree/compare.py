@@ -235,16 +235,16 @@ def resolve_rows(models: ComparedModels, threads: int) -> dict[str, Row]:
     rows: dict[str, Row] = {}
     for role, paths in models.by_role():
         sources = [resolve_model(p, threads) for p in paths]
-        kinds = {s.kind for s in sources}
-        if len(kinds) > 1:
-            raise UsageError(f"{paths[0]}: the seeds of one row must share a recipe, got {', '.join(sorted(kinds))}")
+        recipes = {s.recipe for s in sources}
+        if len(recipes) > 1:
+            raise UsageError(f"{paths[0]}: the seeds of one row must share a recipe, got {', '.join(sorted(recipes))}")
         first = sources[0]
         fits, wanted = ROLE_NEEDS.get(role, (lambda source: True, ""))
         if not fits(first):
-            raise UsageError(f"{paths[0]}: {wanted} (got {first.kind})")
-        if first.kind in rows:
-            raise UsageError(f"{paths[0]}: two rows of recipe {first.kind} (rows are named by recipe)")
-        rows[first.kind] = Row(role, sources)
+            raise UsageError(f"{paths[0]}: {wanted} (got {first.recipe})")
+        if first.recipe in rows:
+            raise UsageError(f"{paths[0]}: two rows of recipe {first.recipe} (rows are named by recipe)")
+        rows[first.recipe] = Row(role, sources)
     return rows
 
 
@@ -417,7 +417,7 @@ def _headline_rows(
             name=name,
             kind=MODEL,
             role=row.role,
-            recipe=row.first.kind,
+            recipe=row.first.recipe,
             runtime="onnxruntime" if row.first.bundle is not None else "pytorch",
             seeds=len(row.sources),
             description=row.first.row.summary,

@@ -92,7 +92,7 @@ def tree_pass(sources: Sequence[ModelSource], runs: Sequence[dict], batch_size: 
     task graph; UsageError for a model without a tree graph."""
     passes = [graph_trees(source, run["words"], batch_size) for source, run in zip(sources, runs)]
     if any(trees is None for trees in passes):
-        raise UsageError(f"{sources[0].kind}: the parser-free model gives no D̂ (a bundle without a tree graph)")
+        raise UsageError(f"{sources[0].recipe}: the parser-free model gives no D̂ (a bundle without a tree graph)")
     return [trees for trees in passes if trees is not None]
 
 

@@ -69,7 +69,7 @@ def bundle_system(bundle: str, threads: int) -> System:
     def run(words: list[list[str]]) -> dict[str, np.ndarray]:
         return model.run_outputs(words, tree=True)
 
-    return System("bundle", run, model.dependency_labels, model.max_len, f"{model.kind} bundle's tree graph")
+    return System("bundle", run, model.dependency_labels, model.max_len, f"{model.recipe} bundle's tree graph")
 
 
 def ours_from_text(system: System, tokenizer, texts: Sequence[str]) -> list[tuple[np.ndarray, list[str] | None]]:

@@ -69,7 +69,7 @@ def test_export_command_writes_a_no_syntax_regression_bundle(recipe_checkpoint, 
     printed = capsys.readouterr().out
     assert rc == 0 and "no_syntax bundle" in printed and "default" in printed
     model = ParserFreeModel.load(out)
-    assert model.kind == "no_syntax" and model.task == "regression"
+    assert model.recipe == "no_syntax" and model.task == "regression"
     assert model.manifest["outputs"] == [{"name": "task_output", "dtype": "float32", "shape": ["batch"]}]
     assert model.manifest["parity"]["default"]["prediction_agreement"] is None
     first, empty = model.predict(["Not bad at all.", ""])
@@ -80,5 +80,5 @@ def test_export_command_writes_a_no_syntax_regression_bundle(recipe_checkpoint, 
     assert "--overwrite" in capsys.readouterr().err
     (out / "stale.txt").write_text("from the old bundle")
     assert main(["export", "--checkpoint", checkpoint, "--out", str(out), "--overwrite"]) == 0
-    assert not (out / "stale.txt").exists() and ParserFreeModel.load(out).kind == "no_syntax"
+    assert not (out / "stale.txt").exists() and ParserFreeModel.load(out).recipe == "no_syntax"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plain"]
