@@ -43,11 +43,6 @@ def graph_recipe(recipe: str) -> Recipe:
     return RECIPES[recipe]
 
 
-def check_recipe(recipe: str) -> None:
-    """Raise ValueError unless ``recipe`` is an exportable recipe."""
-    graph_recipe(recipe)
-
-
 def input_names(recipe: str) -> tuple[str, ...]:
     """Graph input names of a recipe, in the order the graph takes them."""
     return WORD_INPUTS + (("distances",) if graph_recipe(recipe).needs_parser_at_inference else ())
