@@ -142,6 +142,11 @@ class RunConfig:
     """Which pre-trained predictor the rows start from: auto (the best cached one of these settings — see
     `parserfree pretrain` — else train one), train (the one of exactly these settings), a checkpoint path, or
     a shipped model (builtin:parser-en; nothing is pre-trained)."""
+    pretrained_encoders: dict[str, str] = field(default_factory=dict)
+    """Per recipe, a masked-LM encoder it fine-tunes from instead (training.init_from: the whole encoder and
+    its predictor; a checkpoint path or builtin:<name>, e.g. parser_free: builtin:encoder-en-parser_fed_twin;
+    docs/language_model.md); recipes not named start from run.pretrained, names of recipes the run does not
+    train are unused."""
     compare_datasets: list[str] = field(
         default_factory=lambda: ["vader-movies", "vader-nyt", "vader-amazon", "vader-tweets"]
     )
@@ -169,6 +174,21 @@ class RunConfig:
             raise ConfigError(
                 f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train', a checkpoint path or builtin:<name>"
             )
+        if not isinstance(self.pretrained_encoders, dict):
+            raise ConfigError(
+                f"{section}.pretrained_encoders must map recipes to checkpoints, e.g. {{no_syntax: PATH}}"
+            )
+        for name, ref in self.pretrained_encoders.items():
+            check_choice(f"{section}.pretrained_encoders key", name, RECIPES)
+            if not RECIPES[name].predictor:
+                raise ConfigError(
+                    f"{section}.pretrained_encoders.{name}: the recipe has no predictor, a masked-LM encoder's "
+                    "shape is not its own"
+                )
+            if not isinstance(ref, str) or not ref:
+                raise ConfigError(
+                    f"{section}.pretrained_encoders.{name}={ref!r} must be a checkpoint path or builtin:<name>"
+                )
         check_int(f"{section}.latency_examples", self.latency_examples, 1)
         if not self.compare_datasets:
             raise ConfigError(f"{section}.compare_datasets must name at least one dataset")

@@ -205,10 +205,12 @@ def cached_init(config: ExperimentConfig, cache_dir: str | None) -> ExperimentCo
 
 def recipe_config(config: ExperimentConfig, recipe: str, pretrained: str | None) -> ExperimentConfig:
     """The task's config for one recipe: the like-for-like rows (those with a predictor) all start from
-    the pre-training when there is one."""
+    the pre-training when there is one, or from their own masked-LM encoder (``run.pretrained_encoders``)."""
     cfg = copy.deepcopy(config)
     cfg.recipe = recipe
-    if pretrained and cfg.recipe_row.predictor:
+    if recipe in cfg.run.pretrained_encoders:
+        cfg.training.init_from = cfg.run.pretrained_encoders[recipe]
+    elif pretrained and cfg.recipe_row.predictor:
         cfg.training.init_from = pretrained
     cfg.validate()
     return cfg

@@ -100,3 +100,52 @@ def test_perplexity_contrast_pairs_sentences_and_refuses_other_hidden_words():
     assert perplexity_contrast(noisy, b, sentence_draws(400))[2] > 0.05
     with pytest.raises(ValueError, match="same hidden words"):
         perplexity_contrast(WordScores(base, n + 1, n), b, sentence_draws(400))
+
+
+@pytest.mark.slow
+def test_shipping_an_encoder_trains_it_once_then_reuses_the_run(lm_runs, tmp_path, capsys):
+    """``parserfree ship --run``: the config's masked-LM run trained into DIR with its stage record, shipped with
+    its perplexity; the same command again reuses the finished run (same weights: the record is refreshed)
+    instead of training again, and a task config is refused in one line."""
+    from parserfree.cli import main
+    from parserfree.distill.shipped import read_record
+
+    sets = [f"--set={s}" for s in _lm_overrides(lm_runs.parent, "no_syntax")]
+    command = ["ship", "--config", "configs/smoke.yaml", "--run", str(tmp_path / "run"), "--name", "enc"]
+    command += ["--models-dir", str(tmp_path / "models"), "--quiet", *sets]
+    assert main(command) == 0
+    first = read_record("enc", tmp_path / "models")
+    assert first["scores"]["test"]["perplexity"] > 1 and "--run" in first["command"]
+    assert (tmp_path / "run" / "metrics.json").is_file() and (tmp_path / "stages" / "run.json").is_file()
+    capsys.readouterr()
+    assert main(command) == 0
+    assert "finished earlier, skipping" in capsys.readouterr().out
+    assert read_record("enc", tmp_path / "models")["sha256"] == first["sha256"]
+    task = [*command[: -len(sets)], *sets, "--set=data.task=binary"]
+    assert main(task) == 2
+    assert "--run ships a masked-LM encoder" in capsys.readouterr().err
+
+
+def test_an_encoder_with_a_higher_perplexity_does_not_replace_the_shipped_one():
+    from parserfree.distill.shipped import better
+
+    shipped = {"scores": {"test": {"perplexity": 300.0, "accuracy": 20.0}}}
+    assert not better({"scores": {"test": {"perplexity": 310.0, "accuracy": 21.0}}}, shipped)
+    assert better({"scores": {"test": {"perplexity": 290.0, "accuracy": 19.0}}}, shipped)
+    assert better({"scores": {"test": {"uas": 80.0}}}, {"scores": {"test": {"uas": 79.0}}})  # parsers: higher
+
+
+def test_a_row_named_in_pretrained_encoders_starts_from_its_own_encoder():
+    from parserfree.distill.config import ConfigError
+    from parserfree.job_stages import recipe_config
+
+    config = load_config(
+        "configs/smoke.yaml", ["run.pretrained_encoders={no_syntax: lm/none.ckpt, parser_free: lm/twin.ckpt}"]
+    )
+    assert recipe_config(config, "no_syntax", "parser.ckpt").training.init_from == "lm/none.ckpt"
+    assert recipe_config(config, "parser_free", "parser.ckpt").training.init_from == "lm/twin.ckpt"
+    assert recipe_config(config, "parser_fed_twin", "parser.ckpt").training.init_from == "parser.ckpt"
+    with pytest.raises(ConfigError, match="pretrained_encoders.plain: the recipe has no predictor"):
+        load_config("configs/smoke.yaml", ["run.pretrained_encoders={plain: lm/none.ckpt}"])
+    with pytest.raises(ConfigError, match="pretrained_encoders key='nope' must be one of"):
+        load_config("configs/smoke.yaml", ["run.pretrained_encoders={nope: lm/none.ckpt}"])
