@@ -3,17 +3,23 @@
 Only such a pair's difference can be put down to that one thing (the distance source of the biased
 layers, having a predictor, or one setting of the resolved training config); the paired verdicts of a
 report (``parserfree.paired``) are computed for these pairs and for every model row against every
-shortcut baseline.
+shortcut baseline. Rows that fine-tune from masked-LM encoders of their own rows (``run.pretrained_encoders``:
+encoders pre-trained alike but for the distance source) differ in the distance source only, before and
+during fine-tuning; two starts that differ in anything else are a difference of their own.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parserfree.distill.recipes import Recipe
+from parserfree.distill.checkpoints import CheckpointError, read_checkpoint
+from parserfree.distill.recipes import RECIPES, Recipe, Role
+from parserfree.distill.shipped import resolve_weights
+from parserfree.encoder.masked_words import MASKED_LM
 
 # settings that say where files are or how fast it ran, not what the model is (a different ``init_from``,
 # another start, does count)
@@ -39,20 +45,62 @@ def flat_settings(settings: dict, prefix: str = "") -> dict:
     return out
 
 
+INIT_FROM = "training.init_from"
+
+
+@functools.lru_cache(maxsize=32)
+def masked_lm_start(ref: str | None) -> tuple[str, tuple] | None:
+    """A start (``training.init_from``) that is a masked-LM encoder, as (its recipe, its other model
+    settings); None for any other start or one that cannot be read (then the reference itself is compared)."""
+    if not ref:
+        return None
+    try:
+        meta = read_checkpoint(str(resolve_weights(ref)))["parserfree"]
+    except (CheckpointError, OSError, KeyError, TypeError):
+        return None
+    if meta.get("task") != MASKED_LM:
+        return None
+    settings = flat_settings(meta["experiment"])
+    kept = {k: v for k, v in settings.items() if k != "recipe" and not k.startswith(NOT_THE_MODEL)}
+    return str(meta["recipe"]), tuple(sorted((k, repr(v)) for k, v in kept.items()))
+
+
+def own_start(row: Recipe, start_recipe: str) -> bool:
+    """A masked-LM start is the row's own: pre-trained as the row, or as the reference twin of a parser-free row."""
+    if start_recipe == row.name:
+        return True
+    return row.role == Role.PARSER_FREE and start_recipe in RECIPES and RECIPES[start_recipe].role == Role.REFERENCE
+
+
+def _starts_alike(ra: Recipe, rb: Recipe, ia: Any, ib: Any) -> bool:
+    """Two different starts that are each row's own masked-LM encoder, pre-trained alike but for the recipe."""
+    sa, sb = masked_lm_start(ia), masked_lm_start(ib)
+    return bool(sa and sb and sa[1] == sb[1] and own_start(ra, sa[0]) and own_start(rb, sb[0]))
+
+
 def like_for_like(rows: Mapping[str, tuple[dict, Recipe]]) -> list[Pairing]:
     """Pairs of rows (name → (resolved experiment settings, recipe row)) that differ in one thing only —
-    the distance source of the biased layers, having a predictor, or one setting — in name order."""
+    the distance source of the biased layers (with their own masked-LM starts, module docstring), having a
+    predictor, or one setting — in name order."""
     configs = {name: flat_settings(experiment) for name, (experiment, _) in rows.items()}
     out = []
     for a, b in itertools.combinations(sorted(rows), 2):
         ra, rb = rows[a][1], rows[b][1]
+        ia, ib = configs[a].get(INIT_FROM), configs[b].get(INIT_FROM)
+        own_starts = ia != ib and _starts_alike(ra, rb, ia, ib)
         things = [
             f"setting {k}: {configs[a].get(k)!r} vs {configs[b].get(k)!r}"
             for k in sorted(set(configs[a]) | set(configs[b]))
-            if k != "recipe" and configs[a].get(k) != configs[b].get(k) and not k.startswith(NOT_THE_MODEL)
+            if k != "recipe"
+            and configs[a].get(k) != configs[b].get(k)
+            and not k.startswith(NOT_THE_MODEL)
+            and not (own_starts and k == INIT_FROM)
         ]
         if (ra.train_source, ra.eval_source) != (rb.train_source, rb.eval_source):
-            things.append(f"distance source: {ra.train_source}→{ra.eval_source} vs {rb.train_source}→{rb.eval_source}")
+            source = f"distance source: {ra.train_source}→{ra.eval_source} vs {rb.train_source}→{rb.eval_source}"
+            things.append(source + (" (each from its own masked-LM encoder)" if own_starts else ""))
+        elif own_starts:
+            things.append(f"setting {INIT_FROM}: {ia!r} vs {ib!r}")
         if ra.predictor != rb.predictor:
             things.append(f"predictor: {ra.predictor} vs {rb.predictor}")
         if len(things) == 1:

@@ -31,3 +31,40 @@ def test_a_different_start_is_a_difference_but_a_different_cache_is_not():
     assert ("baseline", "plain") not in listed  # no predictor *and* no pre-trained start: two things
     rows["plain"] = _row("plain", init_from="pre.ckpt")
     assert {(p.a, p.b): p.differs_in for p in like_for_like(rows)}[("baseline", "plain")] == "predictor: True vs False"
+
+
+def _masked_lm_start(path, recipe: str, **training) -> str:
+    """A masked-LM checkpoint's file, pre-trained as ``recipe`` (only its settings are read)."""
+    import torch
+
+    from parserfree.distill.checkpoints import CHECKPOINT_FORMAT, META_KEYS
+
+    experiment = {"recipe": recipe, "data": {"task": "masked_lm"}, "training": {"lr": 0.001, **training}}
+    meta = dict.fromkeys(META_KEYS, None) | {"format": CHECKPOINT_FORMAT, "experiment": experiment}
+    torch.save({"parserfree": meta | {"task": "masked_lm", "recipe": recipe}, "state_dict": {}}, path)
+    return str(path)
+
+
+def test_rows_from_their_own_masked_lm_encoders_differ_in_the_distance_source_only(tmp_path):
+    """The main job's rows each start from the masked-LM encoder of their own row: no_syntax against the twin
+    is still like for like (it once dropped out of the report as "two things"); starts pre-trained under other
+    settings, or a row started from another row's encoder, are a difference of their own."""
+    twin_lm = _masked_lm_start(tmp_path / "twin.ckpt", "parser_fed_twin")
+    plain_lm = _masked_lm_start(tmp_path / "none.ckpt", "no_syntax")
+    rows = {
+        "twin": _row("parser_fed_twin", init_from=twin_lm),
+        "free": _row("parser_free", init_from=twin_lm),
+        "none": _row("no_syntax", init_from=plain_lm),
+    }
+    listed = {(p.a, p.b): p.differs_in for p in like_for_like(rows)}
+    assert (
+        listed[("none", "twin")] == "distance source: none→none vs parser→parser (each from its own masked-LM encoder)"
+    )
+    assert listed[("free", "none")].startswith("distance source: scheduled→predicted vs none→none")
+    assert listed[("free", "twin")] == "distance source: scheduled→predicted vs parser→parser"
+    longer = _masked_lm_start(tmp_path / "none-lr.ckpt", "no_syntax", lr=0.01)
+    rows["none"] = _row("no_syntax", init_from=longer)
+    assert ("none", "twin") not in {(p.a, p.b) for p in like_for_like(rows)}  # the starts differ in lr too
+    rows["none"] = _row("no_syntax", init_from=twin_lm)  # the twin's encoder is not no_syntax's own
+    rows["twin"] = _row("parser_fed_twin", init_from=plain_lm)
+    assert ("none", "twin") not in {(p.a, p.b) for p in like_for_like(rows)}

@@ -3,6 +3,8 @@ is checked on every use, never replaced by a worse one, and reachable wherever a
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -107,3 +109,24 @@ def test_the_shipped_models_match_their_records():
         trained = load_trained(shipped_checkpoint(name))
         assert (trained.recipe == "pretrain_predictor" or trained.task == MASKED_LM) and trained.dep_labels
         assert read_record(name)["bytes"] <= shipped.MAX_FILE_BYTES
+
+
+@pytest.mark.parametrize("path", ["configs/main/agreement.yaml", "configs/main/sentiment.yaml"])
+def test_the_main_jobs_rows_fit_the_shipped_encoders_they_start_from(path):
+    """Each row the main job fine-tunes from a shipped masked-LM encoder gets one of its own row (parser_free:
+    its twin's) whose settings fit the row's model: an encoder size changed in configs/main without a new
+    encoder shipped fails here, not half an hour into `parserfree run`."""
+    from parserfree.distill.checkpoints import init_mismatch
+    from parserfree.distill.config import load_config
+    from parserfree.encoder.masked_words import MASKED_LM
+    from parserfree.job_stages import recipe_config
+
+    config = load_config(path)
+    assert set(config.run.pretrained_encoders) == set(config.run.recipes)  # every row starts like for like
+    for recipe in config.run.recipes:
+        row = recipe_config(config, recipe, resolve_weights(config.run.pretrained))
+        trained = load_trained(resolve_weights(row.training.init_from))
+        assert trained.task == MASKED_LM
+        assert trained.recipe == {"parser_free": "parser_fed_twin"}.get(recipe, recipe)
+        built = dataclasses.replace(row.encoder, vocab_size=trained.encoder_config.vocab_size)  # the start's own
+        assert init_mismatch(trained, built, row.predictor) is None
