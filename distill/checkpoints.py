@@ -44,6 +44,7 @@ RESUMABLE_CHANGES = (
     "data.archive",
     "encoder.vocab_size",
     "encoder.n_features",
+    "run",  # what `parserfree run` trains around a run (its recipes, starts, comparison), never the run itself
 )
 # encoder settings that fix what the ids a pre-trained predictor run reads mean (a parser tower embeds them
 # itself), those of the shared embeddings, and of the shared layers 1..k (both only without a tower)

@@ -112,3 +112,22 @@ def test_a_run_saved_before_a_setting_existed_resumes_at_its_old_value_only(tmp_
     changed = {**now, "encoder": {**now["encoder"], "static_vectors": "en_core_web_md"}}
     with pytest.raises(CheckpointError, match="static_vectors"):
         check_resumable(path, changed)
+
+
+def test_a_run_resumes_when_only_the_main_jobs_run_section_changed(tmp_path):
+    """The masked-LM configs extend the main task's, so naming the shipped encoders in configs/main's
+    run.pretrained_encoders once refused to resume every language-model run; a training setting still does."""
+    import torch
+
+    from parserfree.distill.checkpoints import CheckpointError, check_resumable
+    from parserfree.distill.config import ExperimentConfig
+
+    before = ExperimentConfig().to_dict()
+    path = tmp_path / "run" / "checkpoints" / "last.ckpt"
+    path.parent.mkdir(parents=True)
+    meta = {"format": 1, "experiment": before, "encoder": {}, "predictor": None, "vocab": {}, "label_names": []}
+    torch.save({"parserfree": {**meta, "task": "binary", "recipe": "no_syntax"}, "state_dict": {}}, path)
+    run = {**before["run"], "pretrained_encoders": {"no_syntax": "builtin:encoder-en-no_syntax"}}
+    check_resumable(path, {**before, "run": run})
+    with pytest.raises(CheckpointError, match="training.lr"):
+        check_resumable(path, {**before, "run": run, "training": {**before["training"], "lr": 0.5}})
