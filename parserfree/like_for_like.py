@@ -48,6 +48,11 @@ def flat_settings(settings: dict, prefix: str = "") -> dict:
 INIT_FROM = "training.init_from"
 
 
+def is_model_setting(key: str) -> bool:
+    """A flat setting that says what the model is (not the recipe, which the rows' comparison reads apart)."""
+    return key != "recipe" and not key.startswith(NOT_THE_MODEL)
+
+
 @functools.lru_cache(maxsize=32)
 def masked_lm_start(ref: str | None) -> tuple[str, tuple] | None:
     """A start (``training.init_from``) that is a masked-LM encoder, as (its recipe, its other model
@@ -61,8 +66,7 @@ def masked_lm_start(ref: str | None) -> tuple[str, tuple] | None:
     if meta.get("task") != MASKED_LM:
         return None
     settings = flat_settings(meta["experiment"])
-    kept = {k: v for k, v in settings.items() if k != "recipe" and not k.startswith(NOT_THE_MODEL)}
-    return str(meta["recipe"]), tuple(sorted((k, repr(v)) for k, v in kept.items()))
+    return str(meta["recipe"]), tuple(sorted((k, repr(v)) for k, v in settings.items() if is_model_setting(k)))
 
 
 def own_start(row: Recipe, start_recipe: str) -> bool:
@@ -87,20 +91,16 @@ def like_for_like(rows: Mapping[str, tuple[dict, Recipe]]) -> list[Pairing]:
     for a, b in itertools.combinations(sorted(rows), 2):
         ra, rb = rows[a][1], rows[b][1]
         ia, ib = configs[a].get(INIT_FROM), configs[b].get(INIT_FROM)
-        own_starts = ia != ib and _starts_alike(ra, rb, ia, ib)
+        sources_differ = (ra.train_source, ra.eval_source) != (rb.train_source, rb.eval_source)
+        own_starts = sources_differ and ia != ib and _starts_alike(ra, rb, ia, ib)  # part of the source difference
         things = [
             f"setting {k}: {configs[a].get(k)!r} vs {configs[b].get(k)!r}"
             for k in sorted(set(configs[a]) | set(configs[b]))
-            if k != "recipe"
-            and configs[a].get(k) != configs[b].get(k)
-            and not k.startswith(NOT_THE_MODEL)
-            and not (own_starts and k == INIT_FROM)
+            if is_model_setting(k) and configs[a].get(k) != configs[b].get(k) and not (own_starts and k == INIT_FROM)
         ]
-        if (ra.train_source, ra.eval_source) != (rb.train_source, rb.eval_source):
+        if sources_differ:
             source = f"distance source: {ra.train_source}→{ra.eval_source} vs {rb.train_source}→{rb.eval_source}"
             things.append(source + (" (each from its own masked-LM encoder)" if own_starts else ""))
-        elif own_starts:
-            things.append(f"setting {INIT_FROM}: {ia!r} vs {ib!r}")
         if ra.predictor != rb.predictor:
             things.append(f"predictor: {ra.predictor} vs {rb.predictor}")
         if len(things) == 1:
