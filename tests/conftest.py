@@ -200,6 +200,22 @@ def recipe_checkpoint(smoke_checkpoint, tmp_path_factory):
     return get
 
 
+def write_settings_checkpoint(path, experiment: dict, task: str, recipe: str) -> str:
+    """A checkpoint file with a run's settings and no weights, for code that reads what a run was (resuming,
+    pairing starts), not its tensors; returns its path."""
+    from parserfree.distill.checkpoints import CHECKPOINT_FORMAT, META_KEYS
+
+    meta = dict.fromkeys(META_KEYS, None) | {"format": CHECKPOINT_FORMAT, "experiment": experiment}
+    torch.save({"parserfree": meta | {"task": task, "recipe": recipe}, "state_dict": {}}, path)
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def settings_checkpoint():
+    """``write_settings_checkpoint(path, experiment, task, recipe)``: a checkpoint of settings only."""
+    return write_settings_checkpoint
+
+
 @pytest.fixture(scope="session")
 def checkpoint_of_recipe():
     """``make_recipe_checkpoint(source, recipe, task, path)`` for tests that start from a checkpoint of their own."""

@@ -33,24 +33,17 @@ def test_a_different_start_is_a_difference_but_a_different_cache_is_not():
     assert {(p.a, p.b): p.differs_in for p in like_for_like(rows)}[("baseline", "plain")] == "predictor: True vs False"
 
 
-def _masked_lm_start(path, recipe: str, **training) -> str:
-    """A masked-LM checkpoint's file, pre-trained as ``recipe`` (only its settings are read)."""
-    import torch
-
-    from parserfree.distill.checkpoints import CHECKPOINT_FORMAT, META_KEYS
-
-    experiment = {"recipe": recipe, "data": {"task": "masked_lm"}, "training": {"lr": 0.001, **training}}
-    meta = dict.fromkeys(META_KEYS, None) | {"format": CHECKPOINT_FORMAT, "experiment": experiment}
-    torch.save({"parserfree": meta | {"task": "masked_lm", "recipe": recipe}, "state_dict": {}}, path)
-    return str(path)
-
-
-def test_rows_from_their_own_masked_lm_encoders_differ_in_the_distance_source_only(tmp_path):
+def test_rows_from_their_own_masked_lm_encoders_differ_in_the_distance_source_only(tmp_path, settings_checkpoint):
     """The main job's rows each start from the masked-LM encoder of their own row: no_syntax against the twin
     is still like for like (it once dropped out of the report as "two things"); starts pre-trained under other
     settings, or a row started from another row's encoder, are a difference of their own."""
-    twin_lm = _masked_lm_start(tmp_path / "twin.ckpt", "parser_fed_twin")
-    plain_lm = _masked_lm_start(tmp_path / "none.ckpt", "no_syntax")
+
+    def masked_lm_start(name: str, recipe: str, **training) -> str:  # pre-trained as ``recipe``
+        experiment = {"recipe": recipe, "data": {"task": "masked_lm"}, "training": {"lr": 0.001, **training}}
+        return settings_checkpoint(tmp_path / name, experiment, "masked_lm", recipe)
+
+    twin_lm = masked_lm_start("twin.ckpt", "parser_fed_twin")
+    plain_lm = masked_lm_start("none.ckpt", "no_syntax")
     rows = {
         "twin": _row("parser_fed_twin", init_from=twin_lm),
         "free": _row("parser_free", init_from=twin_lm),
@@ -62,7 +55,7 @@ def test_rows_from_their_own_masked_lm_encoders_differ_in_the_distance_source_on
     )
     assert listed[("free", "none")].startswith("distance source: scheduled→predicted vs none→none")
     assert listed[("free", "twin")] == "distance source: scheduled→predicted vs parser→parser"
-    longer = _masked_lm_start(tmp_path / "none-lr.ckpt", "no_syntax", lr=0.01)
+    longer = masked_lm_start("none-lr.ckpt", "no_syntax", lr=0.01)
     rows["none"] = _row("no_syntax", init_from=longer)
     assert ("none", "twin") not in {(p.a, p.b) for p in like_for_like(rows)}  # the starts differ in lr too
     rows["none"] = _row("no_syntax", init_from=twin_lm)  # the twin's encoder is not no_syntax's own

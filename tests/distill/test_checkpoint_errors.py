@@ -96,9 +96,7 @@ def test_resume_refuses_a_last_checkpoint_of_other_settings(smoke_run, smoke_ove
     assert not (tmp_path / "config.yaml").exists()  # nothing was rewritten to describe a run that did not happen
 
 
-def test_a_run_saved_before_a_setting_existed_resumes_at_its_old_value_only(tmp_path):
-    import torch
-
+def test_a_run_saved_before_a_setting_existed_resumes_at_its_old_value_only(tmp_path, settings_checkpoint):
     from parserfree.distill.checkpoints import CheckpointError, check_resumable
     from parserfree.distill.config import ExperimentConfig
 
@@ -106,27 +104,23 @@ def test_a_run_saved_before_a_setting_existed_resumes_at_its_old_value_only(tmp_
     before = {**now, "encoder": {k: v for k, v in now["encoder"].items() if k != "static_vectors"}}
     path = tmp_path / "run" / "checkpoints" / "last.ckpt"
     path.parent.mkdir(parents=True)
-    meta = {"format": 1, "experiment": before, "encoder": {}, "predictor": None, "vocab": {}, "label_names": []}
-    torch.save({"parserfree": {**meta, "task": "binary", "recipe": "no_syntax"}, "state_dict": {}}, path)
+    settings_checkpoint(path, before, "binary", "no_syntax")
     check_resumable(path, now)  # the new setting at the value that computes what ran: the same run
     changed = {**now, "encoder": {**now["encoder"], "static_vectors": "en_core_web_md"}}
     with pytest.raises(CheckpointError, match="static_vectors"):
         check_resumable(path, changed)
 
 
-def test_a_run_resumes_when_only_the_main_jobs_run_section_changed(tmp_path):
+def test_a_run_resumes_when_only_the_main_jobs_run_section_changed(tmp_path, settings_checkpoint):
     """The masked-LM configs extend the main task's, so naming the shipped encoders in configs/main's
     run.pretrained_encoders once refused to resume every language-model run; a training setting still does."""
-    import torch
-
     from parserfree.distill.checkpoints import CheckpointError, check_resumable
     from parserfree.distill.config import ExperimentConfig
 
     before = ExperimentConfig().to_dict()
     path = tmp_path / "run" / "checkpoints" / "last.ckpt"
     path.parent.mkdir(parents=True)
-    meta = {"format": 1, "experiment": before, "encoder": {}, "predictor": None, "vocab": {}, "label_names": []}
-    torch.save({"parserfree": {**meta, "task": "binary", "recipe": "no_syntax"}, "state_dict": {}}, path)
+    settings_checkpoint(path, before, "binary", "no_syntax")
     run = {**before["run"], "pretrained_encoders": {"no_syntax": "builtin:encoder-en-no_syntax"}}
     check_resumable(path, {**before, "run": run})
     with pytest.raises(CheckpointError, match="training.lr"):
