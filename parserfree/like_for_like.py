@@ -70,10 +70,17 @@ def masked_lm_start(ref: str | None) -> tuple[str, tuple] | None:
 
 
 def own_start(row: Recipe, start_recipe: str) -> bool:
-    """A masked-LM start is the row's own: pre-trained as the row, or as the reference twin of a parser-free row."""
+    """A masked-LM start is the row's own: pre-trained as the row, or, for a parser-free row, as its twin (the
+    reference row with a predictor like its own, so it kept the same weights; ``parser_fed`` has none)."""
     if start_recipe == row.name:
         return True
-    return row.role == Role.PARSER_FREE and start_recipe in RECIPES and RECIPES[start_recipe].role == Role.REFERENCE
+    start = RECIPES.get(start_recipe)
+    return (
+        row.role == Role.PARSER_FREE
+        and start is not None
+        and start.role == Role.REFERENCE
+        and start.predictor == row.predictor
+    )
 
 
 def _starts_alike(ra: Recipe, rb: Recipe, ia: Any, ib: Any) -> bool:

@@ -61,3 +61,21 @@ def test_rows_from_their_own_masked_lm_encoders_differ_in_the_distance_source_on
     rows["none"] = _row("no_syntax", init_from=twin_lm)  # the twin's encoder is not no_syntax's own
     rows["twin"] = _row("parser_fed_twin", init_from=plain_lm)
     assert ("none", "twin") not in {(p.a, p.b) for p in like_for_like(rows)}
+
+
+def test_a_parser_free_row_from_a_parser_fed_encoder_is_not_its_twins_start(tmp_path, settings_checkpoint):
+    """parser_free's own start is its twin's encoder (a reference row with a predictor); a parser_fed encoder
+    (no predictor) was once accepted as its own, so parser_free against parser_fed read as like for like."""
+
+    def masked_lm_start(name: str, recipe: str) -> str:
+        experiment = {"recipe": recipe, "data": {"task": "masked_lm"}, "training": {"lr": 0.001}}
+        return settings_checkpoint(tmp_path / name, experiment, "masked_lm", recipe)
+
+    fed_lm, twin_lm = masked_lm_start("fed.ckpt", "parser_fed"), masked_lm_start("twin.ckpt", "parser_fed_twin")
+    plain_lm = masked_lm_start("none.ckpt", "no_syntax")
+    rows = {"free": _row("parser_free", init_from=fed_lm), "none": _row("no_syntax", init_from=plain_lm)}
+    assert ("free", "none") not in {(p.a, p.b) for p in like_for_like(rows)}  # the start differs too
+    rows["free"] = _row("parser_free", init_from=twin_lm)
+    assert {(p.a, p.b): p.differs_in for p in like_for_like(rows)}[("free", "none")] == (
+        "distance source: scheduled→predicted vs none→none (each from its own masked-LM encoder)"
+    )
