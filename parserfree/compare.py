@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from parserfree.baselines import Baseline, fit_baselines
+from parserfree.distill.data.agreement import PAIR_ID
 from parserfree.distill.data.datasets import SPLITS, DataConfig, Example, load_dataset
 from parserfree.distill.predictions import item_records, records_from_outputs, write_predictions
 from parserfree.distill.recipes import ComparisonRoles
@@ -54,6 +55,7 @@ from parserfree.report import write_markdown
 from parserfree.report_parts import Variants, from_json
 from parserfree.report_types import BASELINE, MODEL, Contrast, DomainResult, ModelRow, Report, Speed
 from parserfree.scoring import DomainScores, score_domain, statistics_note
+from parserfree.tree_gap import compared_tree_gap
 from parserfree.tree_scores import parser_free_quality, tree_pass, with_parser_distances
 
 ROLE_NAMES = tuple(f.name for f in dataclasses.fields(ComparisonRoles))  # parser_free, reference, unbiased, extra
@@ -369,6 +371,12 @@ def _score_run(
     )
     free, fed = roles["parser_free"], roles["reference"]
     parses = run.runs[fed][0]["parses"]
+    gap = None
+    if task != "regression":
+        pair_ids = [(e.columns or {}).get(PAIR_ID) for e in examples]
+        words = [r["words"] for r in run.runs[free]]
+        gold = np.array([e.label for e in examples])
+        gap = compared_tree_gap(free, fed, preds, gold, pair_ids, trees, words, parses, run.order, options.resamples)
     distance = [
         parser_free_quality(src, r["words"], t, parses) for src, r, t in zip(rows[free].sources, run.runs[free], trees)
     ]
@@ -383,6 +391,7 @@ def _score_run(
         breakdown=scored.breakdown,
         distance_by_seed=distance if len(distance) > 1 else None,
         parse_leak=pair_tree_differences([examples[i] for i in run.order], parses),  # the parses are in run order
+        tree_gap=gap,
     )
     return domain, scored.contrasts
 

@@ -26,7 +26,7 @@ from parserfree.report_parts import ParseLeak
 SUBJECT_LABELS = ("nsubj", "nsubjpass")
 
 
-def _subject_arcs(parse: Parse) -> set[tuple[int, int]]:
+def subject_arcs(parse: Parse) -> set[tuple[int, int]]:
     """(dependent, head) of every subject arc of one parse."""
     if parse.deps is None:
         return set()
@@ -46,7 +46,7 @@ def pair_tree_differences(examples: Sequence[Example], parses: Sequence[Parse]) 
         same_length = len(a.heads) == len(b.heads)
         trees += not (same_length and np.array_equal(a.heads, b.heads))
         labels += not (same_length and a.deps == b.deps)
-        subjects += _subject_arcs(a) != _subject_arcs(b)
+        subjects += subject_arcs(a) != subject_arcs(b)
     n = len(pairs)
     return ParseLeak(
         pairs=n,

@@ -19,6 +19,7 @@ from parserfree.encoder.files import write_json, write_text_atomic
 from parserfree.quality_tables import distance_lines, quality_table, relations_markdown, trees_markdown
 from parserfree.report_tables import contrast_table, fmt, headline_table, score_cell, signed, variants_markdown
 from parserfree.report_types import LIKE_FOR_LIKE, Report, as_report
+from parserfree.tree_gap import tree_gap_markdown
 
 FIGURES = (  # PNG → caption, linked from report.md when compare drew it
     ("bias_curves.png", "Learned bias per distance"),
@@ -126,6 +127,8 @@ def report_markdown(report: Report | dict, folder: Path | None = None) -> str:
     trees = {name: dom.distance.tree if dom.distance else None for name, dom in report.domains.items()}
     if any(trees.values()):
         parts += ["", "## The graph's heads and labels by relation and sentence length", "", *trees_markdown(trees)]
+    if head.tree_gap:
+        parts += ["", "## Where the parser-free model loses to its reference", "", *tree_gap_markdown(head.tree_gap)]
     if head.breakdown:
         parts += [
             "",

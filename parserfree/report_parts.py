@@ -1,7 +1,8 @@
 """The typed parts of a comparison report below its rows, and the JSON form every report type shares.
 
 The parts: D̂ and the graph's trees against the parser's (``DistanceQuality``, its ``RelationRow`` per
-sentence length and ``TreeQuality``), a breakdown bucket (``BucketScore``), the parse leak (``ParseLeak``)
+sentence length and ``TreeQuality``), a breakdown bucket (``BucketScore``), the parse leak (``ParseLeak``),
+``parser_free``'s gap to its reference by whether its tree is right (``TreeGap``, ``GapPart``)
 and the parser-free bundle's variants as the export measured them (``Variants``, ``VariantScore``). They
 are built with keywords, or by ``from_json`` from the dicts the metric code returns, and hold what
 report.json holds, key for key; a field added since an older report was written defaults to None there.
@@ -171,6 +172,36 @@ class ParseLeak:
 
 
 @dataclass(kw_only=True)
+class GapPart:
+    """One part of the items (in %): its share (mean over seeds), each row's accuracy on it, the gap within it
+    (``free`` − ``reference``) and the gap's contribution to the overall one, each with a 95 % interval."""
+
+    share: float
+    free_accuracy: float
+    reference_accuracy: float
+    gap: float | None  # None when the part is empty in every seed
+    gap_ci95: list[float] | None
+    contribution: float
+    contribution_ci95: list[float]
+
+
+@dataclass(kw_only=True)
+class TreeGap:
+    """``free`` − ``reference`` over all items (percentage points, 95 % interval) and by part: group
+    (``tree``, ``subject arcs``) → ``right`` / ``wrong`` → ``GapPart``; ``unread``: items, over every seed,
+    whose predicted tree could not be compared (counted as wrong)."""
+
+    free: str
+    reference: str
+    seeds: int
+    n: int
+    gap: float
+    gap_ci95: list[float]
+    parts: dict[str, dict[str, GapPart]]
+    unread: int
+
+
+@dataclass(kw_only=True)
 class VariantScore:
     """One model variant of the bundle (fp32, optimised, int8) on the test split, as the export measured it:
     its task metric, the share of predictions, D̂ rows, heads and labels equal to the fp32 graph's, and the
@@ -209,9 +240,11 @@ __all__ = [
     "JSON_ONLY",
     "BucketScore",
     "DistanceQuality",
+    "GapPart",
     "ParseLeak",
     "RelationRow",
     "RowBreakdown",
+    "TreeGap",
     "TreeQuality",
     "VariantScore",
     "Variants",

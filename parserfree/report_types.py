@@ -22,6 +22,7 @@ from parserfree.report_parts import (
     DistanceQuality,
     ParseLeak,
     RowBreakdown,
+    TreeGap,
     Variants,
     from_json,
     json_only,
@@ -120,6 +121,7 @@ class DomainResult:
     breakdown: dict[str, RowBreakdown] | None = None  # row → group → bucket → score
     distance_by_seed: list[DistanceQuality] | None = None
     parse_leak: ParseLeak | None = None  # how often the parser's trees of a minimal pair's versions differ
+    tree_gap: TreeGap | None = None  # parser_free − its reference, split by whether its tree is the parser's
 
 
 @dataclass(kw_only=True)

@@ -25,6 +25,7 @@ from parserfree.quality_tables import quality_table, relations_markdown
 from parserfree.report_tables import headline_table, variants_markdown
 from parserfree.report_types import as_report
 from parserfree.result_records import RECORDS_DIR, RecordError, ResultRecord, load_records
+from parserfree.tree_gap import tree_gap_markdown
 
 TEMPLATE = RECORDS_DIR / "template.md"
 RESULTS_PAGE = Path("docs") / "results.md"
@@ -111,6 +112,11 @@ def _trees(ctx: Context, name: str) -> str:
     return _with_source(ctx, name, "report", lambda r: "\n".join(quality_table(as_report(r))))
 
 
+def _tree_gap(ctx: Context, name: str) -> str:
+    """A report's parser-free gap to its reference, split by whether its tree is the parser's."""
+    return _with_source(ctx, name, "report", lambda r: "\n".join(tree_gap_markdown(as_report(r).headline.tree_gap)))
+
+
 def _variants(ctx: Context, name: str) -> str:
     """A report's model variants of the parser-free bundle (fp32, optimised, int8)."""
     return _with_source(ctx, name, "report", lambda r: "\n".join(variants_markdown(as_report(r).variants)))
@@ -194,6 +200,7 @@ RENDERERS: dict[str, Callable[..., str]] = {
     "relations": _relations,
     "trees": _trees,
     "variants": _variants,
+    "tree_gap": _tree_gap,
     "seeds": _seeds,
     "headline": _headline,
     "value": _value,

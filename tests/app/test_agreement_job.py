@@ -39,3 +39,10 @@ def test_number_view_report_has_the_noun_baselines_whole_pair_metrics_and_no_par
         pairs=domain.n_examples, trees_differ=0.0, labels_differ=0.0, subject_arcs_differ=0.0
     )
     assert set(domain.breakdown["parser_free"]["nearest_noun"]) == {"subject's number", "attractor"}
+    # the report carries parser_free's gap to its twin by tree, over every item (the order of the trees is
+    # tests/app/test_tree_gap.py's), and the parts' contributions add up to the gap
+    gap = domain.tree_gap
+    assert gap is not None and gap.n == domain.n_examples and gap.unread == 0
+    assert gap.parts["tree"]["right"].share + gap.parts["tree"]["wrong"].share == pytest.approx(100.0)
+    for group in ("tree", "subject arcs"):
+        assert sum(p.contribution for p in gap.parts[group].values()) == pytest.approx(gap.gap)

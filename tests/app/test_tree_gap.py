@@ -1,0 +1,70 @@
+"""parser_free's gap to its reference split by whether its tree is the parser's: trees compared as undirected
+edges, masks per seed and in item order, contributions that add up to the gap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from parserfree.distill.teacher import Parse
+from parserfree.export.tree_quality import PredictedTree
+from parserfree.tree_gap import RIGHT, SUBJECT, TREE, WRONG, compared_tree_gap, tree_gap, trees_right
+
+
+def _parse(words: str, heads: list[int], deps: list[str]) -> Parse:
+    w = tuple(words.split())
+    return Parse(w, np.array(heads), np.array([x == "punct" for x in deps]), tuple(deps))
+
+
+def _tree(heads: list[int]) -> PredictedTree:
+    return PredictedTree(np.zeros((len(heads), len(heads))), np.array(heads), None)
+
+
+# "the dog barks ." : the → dog, dog → barks (nsubj), barks root, . → barks
+PARSE = _parse("the dog barks .", [1, 2, 2, 2], ["det", "nsubj", "ROOT", "punct"])
+
+
+def test_a_tree_with_the_parsers_edges_in_either_direction_is_right_and_a_missed_subject_arc_is_not():
+    same = _tree([1, 2, 2, 2])
+    flipped = _tree([1, 1, 1, 2])  # dog as root, barks → dog: the same undirected edges, so D̂ = D
+    no_subject = _tree([1, 3, 3, 3])  # dog → "." instead of dog → barks
+    punct_only = _tree([1, 2, 2, 1])  # every subject arc kept, "." attached elsewhere: tree wrong
+    words = [list(PARSE.words)] * 4
+    tree, subject, unread = trees_right([same, flipped, no_subject, punct_only], words, [PARSE] * 4)
+    assert tree.tolist() == [True, True, False, False]
+    assert subject.tolist() == [True, True, False, True]
+    assert unread == 0
+    tree, subject, unread = trees_right([same], [["a", "dog", "barks", "."]], [PARSE])  # words are not the parse's
+    assert (tree.tolist(), subject.tolist(), unread) == ([False], [False], 1)
+
+
+def test_the_parts_are_each_seeds_own_and_their_contributions_add_up_to_the_gap():
+    """Two seeds with different wrong trees: a mask taken from seed 0 for both, or shares counted over one
+    seed, gives other numbers."""
+    free = np.array([[1, 0, 1, 0, 1, 1], [1, 1, 0, 1, 0, 0]], dtype=bool)
+    ref = np.array([[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 0]], dtype=bool)
+    right = np.array([[1, 0, 1, 0, 1, 1], [1, 1, 0, 1, 0, 1]], dtype=bool)  # free = ref wherever right
+    gap = tree_gap("free", "ref", free, ref, {TREE: right, SUBJECT: right}, np.arange(6), resamples=200)
+    assert gap.gap == pytest.approx(100 * (-2 - 2) / 12)
+    part_right, part_wrong = gap.parts[TREE][RIGHT], gap.parts[TREE][WRONG]
+    assert part_right.gap == 0 and part_right.contribution == 0
+    assert part_wrong.share == pytest.approx(100 * 4 / 12)
+    assert part_wrong.gap == -100.0  # seed 0 loses items 1 and 3, seed 1 items 2 and 4
+    assert part_wrong.free_accuracy == 0.0 and part_wrong.reference_accuracy == 100.0
+    assert part_right.contribution + part_wrong.contribution == pytest.approx(gap.gap)
+    lo, hi = part_wrong.contribution_ci95
+    assert lo <= part_wrong.contribution <= hi
+
+
+def test_trees_in_run_order_are_matched_to_their_items():
+    """compare runs the items length-sorted: the run's trees must be put back in item order before they meet
+    the predictions (else a right tree is paired with another item's outputs)."""
+    short = _parse("dogs bark", [1, 1], ["nsubj", "ROOT"])
+    words = [list(short.words), list(PARSE.words)]  # run order: the short item (item 1) first
+    trees = [[_tree([1, 1]), _tree([1, 3, 3, 3])]]  # item 1's tree right, item 0's subject arc missed
+    order = np.array([1, 0])
+    predicted = {"free": np.array([[0, 1]]), "ref": np.array([[1, 1]])}  # free loses item 0 only
+    gap = compared_tree_gap("free", "ref", predicted, np.array([1, 1]), None, trees, [words], [short, PARSE], order)
+    assert gap is not None
+    assert gap.parts[SUBJECT][WRONG].gap == -100.0 and gap.parts[SUBJECT][RIGHT].gap == 0.0
+    assert gap.parts[TREE][WRONG].share == 50.0
