@@ -28,7 +28,6 @@ import numpy as np
 import torch
 
 from parserfree.baselines import Baseline, fit_baselines
-from parserfree.distill.data.agreement import PAIR_ID
 from parserfree.distill.data.datasets import SPLITS, DataConfig, Example, load_dataset
 from parserfree.distill.predictions import item_records, records_from_outputs, write_predictions
 from parserfree.distill.recipes import ComparisonRoles
@@ -373,10 +372,10 @@ def _score_run(
     parses = run.runs[fed][0]["parses"]
     gap = None
     if task != "regression":
-        pair_ids = [(e.columns or {}).get(PAIR_ID) for e in examples]
         words = [r["words"] for r in run.runs[free]]
+        columns = [e.columns for e in examples]
         gold = np.array([e.label for e in examples])
-        gap = compared_tree_gap(free, fed, preds, gold, pair_ids, trees, words, parses, run.order, options.resamples)
+        gap = compared_tree_gap(free, fed, preds, gold, columns, trees, words, parses, run.order, options.resamples)
     distance = [
         parser_free_quality(src, r["words"], t, parses) for src, r, t in zip(rows[free].sources, run.runs[free], trees)
     ]

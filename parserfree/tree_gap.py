@@ -3,15 +3,18 @@
 ``parser_free`` reads D̂ where its reference reads the parser's D. When the two trees are the same, D̂ = D and
 a ``parser_free`` row served from its twin's weights (the default, ``recipes.training_rule``) gives the
 twin's output exactly; whatever it loses is lost on the sentences whose trees differ. ``tree_gap`` splits
-the items of a compared split, seed by seed (each seed has its own predictor, so its own wrong trees), two
-ways: the predicted tree is the parser's (the same undirected edges, punctuation included: D̂ = D) or not,
-and every subject arc of the parser's tree (``nsubj``, ``nsubjpass``) is an edge of the predicted one or not.
-For each part it gives its share of the items, both rows' accuracy there, the gap within it, and its
-**contribution** to the overall gap (the part's summed differences over all items, so the contributions
-add up to the gap): a parser that got every subject arc right would leave the other part's contribution,
-if the model read its trees as it reads these. Intervals are the percentile bootstrap of
-``parserfree.paired.Resampler`` (clusters: minimal pairs; seeds resampled too). An item whose words are not
-the parse's, or that was cut to the model's length, counts as a wrong tree.
+the items of a compared split, seed by seed (each seed has its own predictor, so its own wrong trees), by
+whether the predicted tree has (``tree``) the parser's edges (undirected, punctuation included: D̂ = D),
+(``subject_arcs``) every subject arc of the parser's tree (``nsubj``, ``nsubjpass``) as an edge, and, for
+items that name their verb (agreement's ``verb_index``), (``verb_subject``) the subject arcs of that verb
+(the arcs whose head is the verb or, for the number view's "will" + base form, the verb's head; an item whose
+parse gives that verb no subject has none to miss). For each part it gives its share of the items, both
+rows' accuracy there, the gap within it, and its **contribution** to the overall gap (the part's summed
+differences over all items, so a group's two contributions add up to the gap): a parser right on those
+arcs would leave the right part's contribution, if the model read its trees as it reads these. Intervals
+are the percentile bootstrap of ``parserfree.paired.Resampler`` (clusters: minimal pairs; seeds resampled
+too). An item whose words are not the parse's, or that was cut to the model's length, counts as wrong in
+every group.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from parserfree.distill.data.agreement import PAIR_ID, VERB_INDEX
 from parserfree.paired import RESAMPLES, Resampler, clusters_of
 from parserfree.parse_leak import subject_arcs
 from parserfree.report_parts import GapPart, TreeGap
@@ -29,9 +33,9 @@ if TYPE_CHECKING:
     from parserfree.distill.teacher import Parse
     from parserfree.export.tree_quality import PredictedTree
 
-TREE, SUBJECT = "tree", "subject arcs"
+TREE, SUBJECT, VERB_SUBJECT = "tree", "subject_arcs", "verb_subject"
 RIGHT, WRONG = "right", "wrong"
-GROUPS = (TREE, SUBJECT)
+TITLES = {TREE: "the tree", SUBJECT: "every subject arc", VERB_SUBJECT: "the verb's subject arc"}
 
 
 def _edges(heads: np.ndarray) -> set[frozenset[int]]:
@@ -39,20 +43,30 @@ def _edges(heads: np.ndarray) -> set[frozenset[int]]:
 
 
 def trees_right(
-    trees: Sequence[PredictedTree], words: Sequence[Sequence[str]], parses: Sequence[Parse]
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """Per sentence (parallel lists): the predicted tree has the parse's edges; every subject arc of the parse
-    is a predicted edge; and how many sentences could not be compared (words differ, cut, no heads: both False)."""
-    tree, subject = np.zeros(len(trees), dtype=bool), np.zeros(len(trees), dtype=bool)
+    trees: Sequence[PredictedTree],
+    words: Sequence[Sequence[str]],
+    parses: Sequence[Parse],
+    verbs: Sequence[int] | None = None,
+) -> tuple[dict[str, np.ndarray], int]:
+    """Per group, per sentence (parallel lists), whether the predicted tree has the parse's edges, its
+    subject arcs, and (given each sentence's verb index) that verb's subject arcs; and how many sentences
+    could not be compared (words differ, cut, no heads: wrong in every group)."""
+    groups = (TREE, SUBJECT) + ((VERB_SUBJECT,) if verbs is not None else ())
+    right = {g: np.zeros(len(trees), dtype=bool) for g in groups}
     unread = 0
     for k, (t, w, p) in enumerate(zip(trees, words, parses)):
         if t.heads is None or list(w) != list(p.words) or len(t.heads) != len(p.heads):
             unread += 1
             continue
         predicted = _edges(t.heads)
-        tree[k] = predicted == _edges(p.heads)
-        subject[k] = all(frozenset(arc) in predicted for arc in subject_arcs(p) if arc[0] != arc[1])
-    return tree, subject, unread
+        arcs = [arc for arc in subject_arcs(p) if arc[0] != arc[1]]
+        right[TREE][k] = predicted == _edges(p.heads)
+        right[SUBJECT][k] = all(frozenset(arc) in predicted for arc in arcs)
+        if verbs is not None:
+            verb = int(verbs[k])
+            heads = {verb, int(p.heads[verb])} if 0 <= verb < len(p.heads) else set()
+            right[VERB_SUBJECT][k] = all(frozenset(arc) in predicted for arc in arcs if arc[1] in heads)
+    return right, unread
 
 
 def _interval(values: np.ndarray) -> list[float]:
@@ -77,7 +91,7 @@ def tree_gap(
     diff = f - r
     total = draws.accuracies(diff)
     parts: dict[str, dict[str, GapPart]] = {}
-    for group in GROUPS:
+    for group in right:
         parts[group] = {}
         for name, mask in ((RIGHT, right[group]), (WRONG, ~right[group])):
             m = np.asarray(mask, dtype=float)
@@ -118,21 +132,21 @@ def tree_gap_markdown(gap: TreeGap | None) -> list[str]:
     lines = [
         f"`{gap.free}` − `{gap.reference}`: **{gap.gap:+.2f}**{_ci(gap.gap_ci95)} points over {gap.n:,} items"
         + (f" and {gap.seeds} seeds" if gap.seeds > 1 else "")
-        + f", split by whether `{gap.free}`'s own tree is the parser's (the same edges: D̂ = D) and whether it has"
-        " every subject arc of the parser's tree"
+        + f", by whether `{gap.free}`'s own tree has the parser's edges (the tree: D̂ = D), every subject arc"
+        " of the parser's tree, or (agreement) the verb's subject arc"
         + (f"; {gap.unread:,} items could not be compared and count as wrong" if gap.unread else "")
         + ":",
         "",
-        f"| part | items % | {gap.free} % | {gap.reference} % | gap within [95 %] | contribution to the gap [95 %] |",
+        f"| {gap.free}'s tree has | items % | {gap.free} % | {gap.reference} % | gap within [95 %] |"
+        " contribution to the gap [95 %] |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for group in GROUPS:
-        for name in (RIGHT, WRONG):
-            p = gap.parts[group][name]
+    for group, parts in gap.parts.items():
+        for name, p in parts.items():
             within = "–" if p.gap is None else f"{p.gap:+.2f}{_ci(p.gap_ci95)}"
             lines.append(
-                f"| {group} {name} | {p.share:.1f} | {p.free_accuracy:.2f} | {p.reference_accuracy:.2f} | {within} |"
-                f" {p.contribution:+.2f}{_ci(p.contribution_ci95)} |"
+                f"| {TITLES.get(group, group)}: {name} | {p.share:.1f} | {p.free_accuracy:.2f} |"
+                f" {p.reference_accuracy:.2f} | {within} | {p.contribution:+.2f}{_ci(p.contribution_ci95)} |"
             )
     return lines
 
@@ -142,23 +156,26 @@ def compared_tree_gap(
     reference: str,
     predicted: dict[str, np.ndarray],
     gold: np.ndarray,
-    pair_ids: Sequence | None,
+    columns: Sequence[dict | None],
     trees: Sequence[Sequence[PredictedTree]],
     words: Sequence[Sequence[Sequence[str]]],
     parses: Sequence[Parse],
     order: np.ndarray,
     resamples: int = RESAMPLES,
 ) -> TreeGap | None:
-    """``tree_gap`` of a compared domain: the rows' S×N predictions in item order, the parser-free row's trees
-    and words per seed and the reference's parses, all in run order (``order``: run position → item); None
-    when the predicted trees have no heads (a probe)."""
+    """``tree_gap`` of a compared domain: the rows' S×N predictions and the items' columns (pair ids, verb
+    index) in item order; the parser-free row's trees and words per seed and the reference's parses in run
+    order (``order``: run position → item). None when the predicted trees have no heads (a probe)."""
     if any(t.heads is None for seed in trees for t in seed):
         return None
-    right = {group: np.zeros((len(trees), gold.size), dtype=bool) for group in GROUPS}
+    cols = [c or {} for c in columns]
+    verbs = [cols[i].get(VERB_INDEX) for i in order]  # in run order, as the trees
+    right: dict[str, np.ndarray] = {}
     unread = 0
     for s, (seed_trees, seed_words) in enumerate(zip(trees, words)):
-        tree, subject, missed = trees_right(seed_trees, seed_words, parses)
-        right[TREE][s, order], right[SUBJECT][s, order] = tree, subject
+        found, missed = trees_right(seed_trees, seed_words, parses, verbs if None not in verbs else None)
+        for group, mask in found.items():
+            right.setdefault(group, np.zeros((len(trees), gold.size), dtype=bool))[s, order] = mask
         unread += missed
     return tree_gap(
         free,
@@ -166,7 +183,7 @@ def compared_tree_gap(
         predicted[free] == gold,
         predicted[reference] == gold,
         right,
-        clusters_of(pair_ids, gold.size),
+        clusters_of([c.get(PAIR_ID) for c in cols], gold.size),
         unread,
         resamples,
     )

@@ -44,5 +44,6 @@ def test_number_view_report_has_the_noun_baselines_whole_pair_metrics_and_no_par
     gap = domain.tree_gap
     assert gap is not None and gap.n == domain.n_examples and gap.unread == 0
     assert gap.parts["tree"]["right"].share + gap.parts["tree"]["wrong"].share == pytest.approx(100.0)
-    for group in ("tree", "subject arcs"):
-        assert sum(p.contribution for p in gap.parts[group].values()) == pytest.approx(gap.gap)
+    assert set(gap.parts) == {"tree", "subject_arcs", "verb_subject"}  # agreement items name their verb
+    for parts in gap.parts.values():
+        assert sum(p.contribution for p in parts.values()) == pytest.approx(gap.gap)

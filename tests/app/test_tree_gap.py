@@ -8,7 +8,7 @@ import pytest
 
 from parserfree.distill.teacher import Parse
 from parserfree.export.tree_quality import PredictedTree
-from parserfree.tree_gap import RIGHT, SUBJECT, TREE, WRONG, compared_tree_gap, tree_gap, trees_right
+from parserfree.tree_gap import RIGHT, SUBJECT, TREE, VERB_SUBJECT, WRONG, compared_tree_gap, tree_gap, trees_right
 
 
 def _parse(words: str, heads: list[int], deps: list[str]) -> Parse:
@@ -30,12 +30,30 @@ def test_a_tree_with_the_parsers_edges_in_either_direction_is_right_and_a_missed
     no_subject = _tree([1, 3, 3, 3])  # dog → "." instead of dog → barks
     punct_only = _tree([1, 2, 2, 1])  # every subject arc kept, "." attached elsewhere: tree wrong
     words = [list(PARSE.words)] * 4
-    tree, subject, unread = trees_right([same, flipped, no_subject, punct_only], words, [PARSE] * 4)
-    assert tree.tolist() == [True, True, False, False]
-    assert subject.tolist() == [True, True, False, True]
-    assert unread == 0
-    tree, subject, unread = trees_right([same], [["a", "dog", "barks", "."]], [PARSE])  # words are not the parse's
-    assert (tree.tolist(), subject.tolist(), unread) == ([False], [False], 1)
+    right, unread = trees_right([same, flipped, no_subject, punct_only], words, [PARSE] * 4)
+    assert right[TREE].tolist() == [True, True, False, False]
+    assert right[SUBJECT].tolist() == [True, True, False, True]
+    assert VERB_SUBJECT not in right and unread == 0
+    right, unread = trees_right([same], [["a", "dog", "barks", "."]], [PARSE])  # words are not the parse's
+    assert (right[TREE].tolist(), right[SUBJECT].tolist(), unread) == ([False], [False], 1)
+
+
+def test_the_verbs_subject_arc_is_told_apart_from_a_relative_clauses():
+    """Agreement needs the subject of its verb; a missed subject inside a relative clause is another arc. With
+    the number view's "will" the verb index names "will", whose subject hangs from the base form."""
+    relative = _parse(
+        "the dog that cats chase barks .",
+        [1, 5, 4, 4, 1, 5, 5],
+        ["det", "nsubj", "dobj", "nsubj", "relcl", "ROOT", "punct"],
+    )
+    modal = _parse("the dog will bark .", [1, 3, 3, 3, 3], ["det", "nsubj", "aux", "ROOT", "punct"])
+    cats_elsewhere = _tree([1, 5, 4, 1, 1, 5, 5])  # cats → dog: the clause's subject arc missed
+    dog_elsewhere = _tree([1, 4, 4, 4, 5, 5, 5])  # dog → chase: the verb's subject arc missed
+    words = [list(relative.words), list(relative.words), list(modal.words)]
+    trees = [cats_elsewhere, dog_elsewhere, _tree([1, 3, 3, 3, 3])]
+    right, _ = trees_right(trees, words, [relative, relative, modal], verbs=[5, 5, 2])
+    assert right[SUBJECT].tolist() == [False, False, True]
+    assert right[VERB_SUBJECT].tolist() == [True, False, True]
 
 
 def test_the_parts_are_each_seeds_own_and_their_contributions_add_up_to_the_gap():
@@ -64,7 +82,9 @@ def test_trees_in_run_order_are_matched_to_their_items():
     trees = [[_tree([1, 1]), _tree([1, 3, 3, 3])]]  # item 1's tree right, item 0's subject arc missed
     order = np.array([1, 0])
     predicted = {"free": np.array([[0, 1]]), "ref": np.array([[1, 1]])}  # free loses item 0 only
-    gap = compared_tree_gap("free", "ref", predicted, np.array([1, 1]), None, trees, [words], [short, PARSE], order)
+    gap = compared_tree_gap(
+        "free", "ref", predicted, np.array([1, 1]), [None, None], trees, [words], [short, PARSE], order
+    )
     assert gap is not None
     assert gap.parts[SUBJECT][WRONG].gap == -100.0 and gap.parts[SUBJECT][RIGHT].gap == 0.0
     assert gap.parts[TREE][WRONG].share == 50.0
