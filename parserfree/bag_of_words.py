@@ -38,7 +38,8 @@ def ngram_vocabulary(texts: Sequence[str], min_count: int = MIN_COUNT) -> dict[s
     """Column of every n-gram found in at least ``min_count`` training texts, in order of first appearance."""
     counts: Counter[str] = Counter()
     for text in texts:
-        counts.update(set(ngrams(text)))
+        counts.update(dict.fromkeys(ngrams(text)).keys())  # once per text, in the text's order (a set's order
+        # follows the process's string hashes, so the columns, and with them L-BFGS's result, moved from run to run)
     return {gram: i for i, gram in enumerate(g for g, c in counts.items() if c >= min_count)}
 
 
