@@ -27,4 +27,4 @@ import pkgutil
 
 __path__ = pkgutil.extend_path(__path__, __name__)
 
-__version__ = "0.5.1"  # the one place the version is written: pyproject.toml reads it (CHANGELOG.md says what changed)
+__version__ = "0.5.2"  # the one place the version is written: pyproject.toml reads it (CHANGELOG.md says what changed)
