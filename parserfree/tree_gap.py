@@ -19,7 +19,7 @@ every group.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -156,7 +156,7 @@ def compared_tree_gap(
     reference: str,
     predicted: dict[str, np.ndarray],
     gold: np.ndarray,
-    columns: Sequence[dict | None],
+    columns: Sequence[Mapping | None],
     trees: Sequence[Sequence[PredictedTree]],
     words: Sequence[Sequence[Sequence[str]]],
     parses: Sequence[Parse],
