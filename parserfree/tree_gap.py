@@ -143,10 +143,14 @@ def tree_gap_markdown(gap: TreeGap | None) -> list[str]:
     ]
     for group, parts in gap.parts.items():
         for name, p in parts.items():
-            within = "–" if p.gap is None else f"{p.gap:+.2f}{_ci(p.gap_ci95)}"
+            if p.gap is None:  # no item in this part in any seed
+                free, ref, within = "–", "–", "–"
+            else:
+                free, ref = f"{p.free_accuracy:.2f}", f"{p.reference_accuracy:.2f}"
+                within = f"{p.gap:+.2f}{_ci(p.gap_ci95)}"
             lines.append(
-                f"| {TITLES.get(group, group)}: {name} | {p.share:.1f} | {p.free_accuracy:.2f} |"
-                f" {p.reference_accuracy:.2f} | {within} | {p.contribution:+.2f}{_ci(p.contribution_ci95)} |"
+                f"| {TITLES.get(group, group)}: {name} | {p.share:.1f} | {free} | {ref} | {within} |"
+                f" {p.contribution:+.2f}{_ci(p.contribution_ci95)} |"
             )
     return lines
 

@@ -8,7 +8,17 @@ import pytest
 
 from parserfree.distill.teacher import Parse
 from parserfree.export.tree_quality import PredictedTree
-from parserfree.tree_gap import RIGHT, SUBJECT, TREE, VERB_SUBJECT, WRONG, compared_tree_gap, tree_gap, trees_right
+from parserfree.tree_gap import (
+    RIGHT,
+    SUBJECT,
+    TREE,
+    VERB_SUBJECT,
+    WRONG,
+    compared_tree_gap,
+    tree_gap,
+    tree_gap_markdown,
+    trees_right,
+)
 
 
 def _parse(words: str, heads: list[int], deps: list[str]) -> Parse:
@@ -88,3 +98,11 @@ def test_trees_in_run_order_are_matched_to_their_items():
     assert gap is not None
     assert gap.parts[SUBJECT][WRONG].gap == -100.0 and gap.parts[SUBJECT][RIGHT].gap == 0.0
     assert gap.parts[TREE][WRONG].share == 50.0
+
+
+def test_a_part_without_items_renders_as_dashes_not_nan():
+    """Where every tree is right the wrong part is empty: its accuracies are undefined, not 'nan' in the table."""
+    right = np.ones((1, 3), dtype=bool)
+    gap = tree_gap("free", "ref", right, right, {TREE: right, SUBJECT: right}, np.arange(3), resamples=50)
+    row = next(line for line in tree_gap_markdown(gap) if line.startswith("| the tree: wrong"))
+    assert "nan" not in row and row.startswith("| the tree: wrong | 0.0 | – | – | – |")
