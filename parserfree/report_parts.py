@@ -188,8 +188,9 @@ class GapPart:
 @dataclass(kw_only=True)
 class TreeGap:
     """``free`` − ``reference`` over all items (percentage points, 95 % interval) and by part: group
-    (``tree``, ``subject arcs``) → ``right`` / ``wrong`` → ``GapPart``; ``unread``: items, over every seed,
-    whose predicted tree could not be compared (counted as wrong)."""
+    (``tree``, ``subject_arcs`` and, where the items name their verb, ``verb_subject``) → ``right`` /
+    ``wrong`` → ``GapPart``; ``unread``: items, over every seed, whose predicted tree could not be compared
+    (counted as wrong)."""
 
     free: str
     reference: str

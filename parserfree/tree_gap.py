@@ -174,10 +174,11 @@ def compared_tree_gap(
         return None
     cols = [c or {} for c in columns]
     verbs = [cols[i].get(VERB_INDEX) for i in order]  # in run order, as the trees
+    named = verbs if None not in verbs else None  # the verb's subject only where every item names its verb
     right: dict[str, np.ndarray] = {}
     unread = 0
     for s, (seed_trees, seed_words) in enumerate(zip(trees, words)):
-        found, missed = trees_right(seed_trees, seed_words, parses, verbs if None not in verbs else None)
+        found, missed = trees_right(seed_trees, seed_words, parses, named)
         for group, mask in found.items():
             right.setdefault(group, np.zeros((len(trees), gold.size), dtype=bool))[s, order] = mask
         unread += missed
