@@ -17,6 +17,12 @@ def _row(recipe: str, **training) -> tuple[dict, object]:
     return experiment, get_recipe(recipe)
 
 
+def _masked_lm_start(settings_checkpoint, path, recipe: str, **training) -> str:
+    """A masked-LM checkpoint's file, pre-trained as ``recipe`` (only its settings are read)."""
+    experiment = {"recipe": recipe, "data": {"task": "masked_lm"}, "training": {"lr": 0.001, **training}}
+    return settings_checkpoint(path, experiment, "masked_lm", recipe)
+
+
 def test_a_different_start_is_a_difference_but_a_different_cache_is_not():
     rows = {
         "twin": _row("parser_fed_twin", init_from="pre.ckpt"),
@@ -37,13 +43,8 @@ def test_rows_from_their_own_masked_lm_encoders_differ_in_the_distance_source_on
     """The main job's rows each start from the masked-LM encoder of their own row: no_syntax against the twin
     is still like for like (it once dropped out of the report as "two things"); starts pre-trained under other
     settings, or a row started from another row's encoder, are a difference of their own."""
-
-    def masked_lm_start(name: str, recipe: str, **training) -> str:  # pre-trained as ``recipe``
-        experiment = {"recipe": recipe, "data": {"task": "masked_lm"}, "training": {"lr": 0.001, **training}}
-        return settings_checkpoint(tmp_path / name, experiment, "masked_lm", recipe)
-
-    twin_lm = masked_lm_start("twin.ckpt", "parser_fed_twin")
-    plain_lm = masked_lm_start("none.ckpt", "no_syntax")
+    twin_lm = _masked_lm_start(settings_checkpoint, tmp_path / "twin.ckpt", "parser_fed_twin")
+    plain_lm = _masked_lm_start(settings_checkpoint, tmp_path / "none.ckpt", "no_syntax")
     rows = {
         "twin": _row("parser_fed_twin", init_from=twin_lm),
         "free": _row("parser_free", init_from=twin_lm),
@@ -55,7 +56,7 @@ def test_rows_from_their_own_masked_lm_encoders_differ_in_the_distance_source_on
     )
     assert listed[("free", "none")].startswith("distance source: scheduled→predicted vs none→none")
     assert listed[("free", "twin")] == "distance source: scheduled→predicted vs parser→parser"
-    longer = masked_lm_start("none-lr.ckpt", "no_syntax", lr=0.01)
+    longer = _masked_lm_start(settings_checkpoint, tmp_path / "none-lr.ckpt", "no_syntax", lr=0.01)
     rows["none"] = _row("no_syntax", init_from=longer)
     assert ("none", "twin") not in {(p.a, p.b) for p in like_for_like(rows)}  # the starts differ in lr too
     rows["none"] = _row("no_syntax", init_from=twin_lm)  # the twin's encoder is not no_syntax's own
@@ -66,13 +67,9 @@ def test_rows_from_their_own_masked_lm_encoders_differ_in_the_distance_source_on
 def test_a_parser_free_row_from_a_parser_fed_encoder_is_not_its_twins_start(tmp_path, settings_checkpoint):
     """parser_free's own start is its twin's encoder (a reference row with a predictor); a parser_fed encoder
     (no predictor) was once accepted as its own, so parser_free against parser_fed read as like for like."""
-
-    def masked_lm_start(name: str, recipe: str) -> str:
-        experiment = {"recipe": recipe, "data": {"task": "masked_lm"}, "training": {"lr": 0.001}}
-        return settings_checkpoint(tmp_path / name, experiment, "masked_lm", recipe)
-
-    fed_lm, twin_lm = masked_lm_start("fed.ckpt", "parser_fed"), masked_lm_start("twin.ckpt", "parser_fed_twin")
-    plain_lm = masked_lm_start("none.ckpt", "no_syntax")
+    fed_lm = _masked_lm_start(settings_checkpoint, tmp_path / "fed.ckpt", "parser_fed")
+    twin_lm = _masked_lm_start(settings_checkpoint, tmp_path / "twin.ckpt", "parser_fed_twin")
+    plain_lm = _masked_lm_start(settings_checkpoint, tmp_path / "none.ckpt", "no_syntax")
     rows = {"free": _row("parser_free", init_from=fed_lm), "none": _row("no_syntax", init_from=plain_lm)}
     assert ("free", "none") not in {(p.a, p.b) for p in like_for_like(rows)}  # the start differs too
     rows["free"] = _row("parser_free", init_from=twin_lm)
