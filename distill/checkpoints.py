@@ -36,6 +36,7 @@ META_KEYS = ("experiment", "encoder", "predictor", "vocab", "label_names", "task
 RESUMABLE_CHANGES = (
     "training.max_epochs",
     "training.max_steps",
+    "training.min_steps",
     "training.early_stopping_patience",
     "training.num_workers",
     "threads",

@@ -69,6 +69,9 @@ class TrainingConfig:
     """Passes over the training split."""
     max_steps: int = -1
     """Stop after this many optimiser steps (-1: no limit beyond max_epochs)."""
+    min_steps: int = 0
+    """Raise max_epochs until training takes at least this many optimiser steps (0: never), so a small training
+    split gets as many updates as the task's own; early stopping may still end it sooner."""
     batch_size: int = 32
     """Examples per batch (per device)."""
     lr: float = 1e-3
@@ -116,6 +119,7 @@ class TrainingConfig:
         """Raise ConfigError naming the first impossible field."""
         for name in ("max_epochs", "batch_size", "devices"):
             check_int(f"{section}.{name}", getattr(self, name), 1)
+        check_int(f"{section}.min_steps", self.min_steps, 0)
         if self.lr <= 0:
             raise ConfigError(f"{section}.lr={self.lr} must be > 0")
         for name in ("weight_decay", "bias_lr_multiplier", "grad_clip", "distance_loss_weight", "warmup_steps"):

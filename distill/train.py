@@ -23,7 +23,7 @@ from lightning.pytorch.strategies import DDPStrategy
 
 from parserfree.distill.checkpoints import TrainedModel, check_resumable, load_pretrained, load_trained, read_checkpoint
 from parserfree.distill.co_training import CoTrainingModule
-from parserfree.distill.config import ExperimentConfig, save_config
+from parserfree.distill.config import ExperimentConfig, TrainingConfig, save_config
 from parserfree.distill.data.static_vectors import fill_static_vectors
 from parserfree.distill.data_module import SyntaxDataModule
 from parserfree.distill.evaluate import evaluate_with_outputs
@@ -55,13 +55,26 @@ class MidEpochCheckpoint(ModelCheckpoint):
             super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)
 
 
-def mid_epoch_interval(n_examples: int, batch_size: int, devices: int, limit_train_batches: float) -> int:
-    """Training steps between mid-epoch saves: a quarter of an epoch, at most 500 steps (≈ 0.1 s per save
-    of a default-size model, ≈ 1% of the training time)."""
+def steps_per_epoch(n_examples: int, batch_size: int, devices: int, limit_train_batches: float) -> int:
+    """Optimiser steps of one epoch over ``n_examples`` (per process under DDP, after Lightning's batch limit)."""
     batches = math.ceil(math.ceil(n_examples / batch_size) / devices)
     if limit_train_batches < 1:
         batches = int(batches * limit_train_batches)
-    return max(1, min(500, batches // 4))
+    return batches
+
+
+def mid_epoch_interval(n_examples: int, batch_size: int, devices: int, limit_train_batches: float) -> int:
+    """Training steps between mid-epoch saves: a quarter of an epoch, at most 500 steps (≈ 0.1 s per save
+    of a default-size model, ≈ 1% of the training time)."""
+    return max(1, min(500, steps_per_epoch(n_examples, batch_size, devices, limit_train_batches) // 4))
+
+
+def epochs_for(t: TrainingConfig, n_examples: int) -> int:
+    """The epochs a run trains: ``max_epochs``, raised until they hold ``min_steps`` optimiser steps."""
+    per_epoch = steps_per_epoch(n_examples, t.batch_size, t.devices, t.limit_train_batches)
+    if t.min_steps <= 0 or per_epoch <= 0:
+        return t.max_epochs
+    return max(t.max_epochs, math.ceil(t.min_steps / per_epoch))
 
 
 def strategy(config: ExperimentConfig):
@@ -136,11 +149,18 @@ def train(
         enable_version_counter=False,
     )
     every = mid_epoch_interval(len(data.splits["train"]), t.batch_size, t.devices, t.limit_train_batches)
+    epochs = epochs_for(t, len(data.splits["train"]))
+    if epochs != t.max_epochs:
+        print(
+            f"[parserfree train] {epochs} epochs, not training.max_epochs={t.max_epochs}: training.min_steps="
+            f"{t.min_steps} on {len(data.splits['train']):,} training examples",
+            flush=True,
+        )
     mid_epoch = MidEpochCheckpoint(checkpoints, every)
     stop = EarlyStopping(monitor="val/metric", mode="max", patience=t.early_stopping_patience, strict=False)
     trainer = L.Trainer(
         default_root_dir=run_dir,
-        max_epochs=t.max_epochs,
+        max_epochs=epochs,
         max_steps=t.max_steps,
         accelerator=t.accelerator,
         devices=t.devices,

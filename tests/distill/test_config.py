@@ -26,6 +26,7 @@ def test_extends_and_overrides():
         ("trainin.lr=0.1", "trainin"),
         ("training.lr=fast", "training.lr"),
         ("training.batch_size=2.5", "training.batch_size"),
+        ("training.min_steps=-1", "training.min_steps"),
         ("encoder.n_head=3", "n_head"),
         ("encoder.n_heads=3", "encoder.n_heads=3 must divide"),
         ("predictor.form=tree", "predictor.form"),

@@ -1,15 +1,16 @@
 """Co-training end to end on the tiny fixture data: recipes, resume, pre-training (DDP: test_ddp.py)."""
 
 import csv
+import math
 
 import lightning as L
 import pytest
 import torch
 
 from parserfree.distill.checkpoints import load_trained
-from parserfree.distill.config import load_config
+from parserfree.distill.config import TrainingConfig, load_config
 from parserfree.distill.recipes import exportable_recipes, get_recipe
-from parserfree.distill.train import train
+from parserfree.distill.train import epochs_for, train
 
 
 def _train(overrides, out, extra=()):
@@ -81,6 +82,23 @@ def test_resume_continues_from_the_same_step(smoke_overrides, tmp_path):
     straight = _train(smoke_overrides, tmp_path / "b", ["training.max_epochs=2"])
     assert resumed["dev"]["metric"] == straight["dev"]["metric"]
     assert resumed["dev"]["uuas"] == straight["dev"]["uuas"]
+
+
+@pytest.mark.slow
+def test_min_steps_trains_a_small_split_as_long_as_the_task_asks(smoke_overrides, tmp_path):
+    """A split of four batches with max_epochs=1 would stop after 4 steps (a warm-up longer than the training)."""
+    extra = ["data.max_examples=80", "training.max_epochs=1", "training.min_steps=10"]
+    extra += ["training.early_stopping_patience=10"]
+    result = _train(smoke_overrides, tmp_path, extra)
+    per_epoch = result["steps"] // result["epochs"]
+    assert result["epochs"] == math.ceil(10 / per_epoch) > 1 and result["steps"] >= 10
+    assert load_config(tmp_path / "config.yaml").training.max_epochs == 1  # config.yaml: what was asked
+
+
+def test_min_steps_leaves_a_split_that_already_reaches_them_alone():
+    t = TrainingConfig(max_epochs=2, batch_size=10, min_steps=30)
+    assert epochs_for(t, 100) == 3 and epochs_for(t, 150) == 2 and epochs_for(t, 1000) == 2
+    assert epochs_for(TrainingConfig(max_epochs=2, batch_size=10), 10) == 2  # 0: never raised
 
 
 class StartWeights(L.Callback):
