@@ -55,23 +55,22 @@ class MidEpochCheckpoint(ModelCheckpoint):
             super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)
 
 
-def steps_per_epoch(n_examples: int, batch_size: int, devices: int, limit_train_batches: float) -> int:
+def steps_per_epoch(t: TrainingConfig, n_examples: int) -> int:
     """Optimiser steps of one epoch over ``n_examples`` (per process under DDP, after Lightning's batch limit)."""
-    batches = math.ceil(math.ceil(n_examples / batch_size) / devices)
-    if limit_train_batches < 1:
-        batches = int(batches * limit_train_batches)
+    batches = math.ceil(math.ceil(n_examples / t.batch_size) / t.devices)
+    if t.limit_train_batches < 1:
+        batches = int(batches * t.limit_train_batches)
     return batches
 
 
-def mid_epoch_interval(n_examples: int, batch_size: int, devices: int, limit_train_batches: float) -> int:
+def mid_epoch_interval(per_epoch: int) -> int:
     """Training steps between mid-epoch saves: a quarter of an epoch, at most 500 steps (≈ 0.1 s per save
     of a default-size model, ≈ 1% of the training time)."""
-    return max(1, min(500, steps_per_epoch(n_examples, batch_size, devices, limit_train_batches) // 4))
+    return max(1, min(500, per_epoch // 4))
 
 
-def epochs_for(t: TrainingConfig, n_examples: int) -> int:
+def epochs_for(t: TrainingConfig, per_epoch: int) -> int:
     """The epochs a run trains: ``max_epochs``, raised until they hold ``min_steps`` optimiser steps."""
-    per_epoch = steps_per_epoch(n_examples, t.batch_size, t.devices, t.limit_train_batches)
     if t.min_steps <= 0 or per_epoch <= 0:
         return t.max_epochs
     return max(t.max_epochs, math.ceil(t.min_steps / per_epoch))
@@ -148,15 +147,16 @@ def train(
         save_last=True,
         enable_version_counter=False,
     )
-    every = mid_epoch_interval(len(data.splits["train"]), t.batch_size, t.devices, t.limit_train_batches)
-    epochs = epochs_for(t, len(data.splits["train"]))
+    n_train = len(data.splits["train"])
+    per_epoch = steps_per_epoch(t, n_train)
+    epochs = epochs_for(t, per_epoch)
     if epochs != t.max_epochs:
         print(
             f"[parserfree train] {epochs} epochs, not training.max_epochs={t.max_epochs}: training.min_steps="
-            f"{t.min_steps} on {len(data.splits['train']):,} training examples",
+            f"{t.min_steps} at {per_epoch:,} steps an epoch ({n_train:,} training examples)",
             flush=True,
         )
-    mid_epoch = MidEpochCheckpoint(checkpoints, every)
+    mid_epoch = MidEpochCheckpoint(checkpoints, mid_epoch_interval(per_epoch))
     stop = EarlyStopping(monitor="val/metric", mode="max", patience=t.early_stopping_patience, strict=False)
     trainer = L.Trainer(
         default_root_dir=run_dir,

@@ -10,7 +10,7 @@ import torch
 from parserfree.distill.checkpoints import load_trained
 from parserfree.distill.config import TrainingConfig, load_config
 from parserfree.distill.recipes import exportable_recipes, get_recipe
-from parserfree.distill.train import epochs_for, train
+from parserfree.distill.train import epochs_for, steps_per_epoch, train
 
 
 def _train(overrides, out, extra=()):
@@ -97,8 +97,9 @@ def test_min_steps_trains_a_small_split_as_long_as_the_task_asks(smoke_overrides
 
 def test_min_steps_leaves_a_split_that_already_reaches_them_alone():
     t = TrainingConfig(max_epochs=2, batch_size=10, min_steps=30)
-    assert epochs_for(t, 100) == 3 and epochs_for(t, 150) == 2 and epochs_for(t, 1000) == 2
-    assert epochs_for(TrainingConfig(max_epochs=2, batch_size=10), 10) == 2  # 0: never raised
+    assert [steps_per_epoch(t, n) for n in (100, 150, 1000)] == [10, 15, 100]
+    assert epochs_for(t, 10) == 3 and epochs_for(t, 15) == 2 and epochs_for(t, 100) == 2
+    assert epochs_for(TrainingConfig(max_epochs=2, batch_size=10), 1) == 2  # 0: never raised
 
 
 class StartWeights(L.Callback):
