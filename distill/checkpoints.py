@@ -174,8 +174,10 @@ def load_trained(path: str | os.PathLike) -> TrainedModel:
 def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: PredictorConfig | None) -> str | None:
     """Why ``trained`` cannot initialise a model of these configs (one phrase), or None when it can."""
     ours, theirs = trained.encoder_config.to_dict(), encoder.to_dict()
-    if trained.task == MASKED_LM:  # a pre-trained encoder: every encoder setting but dropout must match
-        diff = changes(without(ours, ("dropout",)), without(theirs, ("dropout",)))
+    if trained.task == MASKED_LM:  # a pre-trained encoder: every encoder setting but dropout must match,
+        # and static vectors may be added to one without them (below: the projection starts at zero)
+        free = ("dropout", "static_vectors") if ours.get("static_vectors") is None else ("dropout",)
+        diff = changes(without(ours, free), without(theirs, free))
         if diff:
             return f"a masked-LM encoder of other settings ({summary(diff)})"
     if trained.predictor_config is None:

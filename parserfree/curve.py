@@ -24,12 +24,14 @@ import numpy as np
 
 from parserfree.curve_tables import curve_markdown, summarise
 from parserfree.distill.config import ExperimentConfig, save_config
+from parserfree.distill.data.agreement import PAIR_ID
 from parserfree.distill.predictions import read_predictions
 from parserfree.distill.recipes import comparison_roles, get_recipe
 from parserfree.encoder.files import write_json, write_text_atomic
 from parserfree.figures import plot_curve
 from parserfree.job_stages import pretrain_stage, recipe_config, train_recipes
 from parserfree.like_for_like import Pairing, like_for_like
+from parserfree.paired import clusters_of, gain_test, holm, verdict
 from parserfree.report_types import MODEL, Contrast
 from parserfree.scoring import score_domain
 
@@ -79,6 +81,9 @@ def run_curve(
         "runs": runs,
         "summary": summarise(runs),
         "contrasts": [asdict(c) for c in contrasts],
+        "gain_contrasts": gain_contrasts(
+            out, config.data.task, fractions, seeds, recipes, comparison_roles(recipes).unbiased
+        ),
         "no_predictions": missing,
     }
     write_json(out / "curve.json", curve)
@@ -113,31 +118,80 @@ def curve_contrasts(
     if task == "none":
         return contrasts, missing  # predictor pre-training: no task, nothing to compare item by item
     for fraction in fractions:
-        files = {r: [cell_folder(out, fraction, s) / r / "predictions.jsonl" for s in range(seeds)] for r in recipes}
-        absent = [str(f) for paths in files.values() for f in paths if not f.is_file()]
-        if absent:
-            missing += absent
+        found = test_predictions(out, fraction, seeds, recipes)
+        if isinstance(found, list):
+            missing += found
             continue
-        records = {r: [read_predictions(f) for f in paths] for r, paths in files.items()}
-        first = records[recipes[0]][0]
-        gold = np.array([x["gold"] for x in first])
-        if any([x["gold"] for x in seed] != gold.tolist() for seeds_ in records.values() for seed in seeds_):
-            missing.append(f"f{fraction:g}: the runs' test items differ")
-            continue
-        preds = {r: np.array([[x["prediction"] for x in seed] for seed in seeds_]) for r, seeds_ in records.items()}
+        gold, columns, preds = found
+        first = read_predictions(cell_folder(out, fraction, 0) / recipes[0] / "predictions.jsonl")
         n_classes = len(first[0].get("probabilities") or [0, 0]) if first else 2
         scored = score_domain(
-            f"{fraction:g}",
-            task,
-            gold,
-            [x["columns"] for x in first],
-            preds,
-            {r: MODEL for r in recipes},
-            pairings,
-            n_classes,
+            f"{fraction:g}", task, gold, columns, preds, {r: MODEL for r in recipes}, pairings, n_classes
         )
         contrasts += scored.contrasts
     return contrasts, missing
+
+
+def test_predictions(
+    out: Path, fraction: float, seeds: int, recipes: list[str]
+) -> tuple[np.ndarray, list, dict[str, np.ndarray]] | list[str]:
+    """One fraction's test items: gold labels (N), the items' columns, and each recipe's S×N predictions —
+    or what is missing (the runs without ``predictions.jsonl``, or one line when the runs' items differ)."""
+    files = {r: [cell_folder(out, fraction, s) / r / "predictions.jsonl" for s in range(seeds)] for r in recipes}
+    absent = [str(f) for paths in files.values() for f in paths if not f.is_file()]
+    if absent:
+        return absent
+    records = {r: [read_predictions(f) for f in paths] for r, paths in files.items()}
+    first = records[recipes[0]][0]
+    gold = np.array([x["gold"] for x in first])
+    if any([x["gold"] for x in seed] != gold.tolist() for seeds_ in records.values() for seed in seeds_):
+        return [f"f{fraction:g}: the runs' test items differ"]
+    preds = {r: np.array([[x["prediction"] for x in seed] for seed in seeds_]) for r, seeds_ in records.items()}
+    return gold, [x["columns"] for x in first], preds
+
+
+def gain_contrasts(
+    out: Path, task: str, fractions: list[float], seeds: int, recipes: list[str], baseline: str | None
+) -> list[dict]:
+    """Is a recipe's gain over the baseline larger with less data? For every recipe but the baseline and
+    every fraction but the largest, the gain there minus the gain at the largest fraction, paired over the
+    same test items and seed by seed (``paired.gain_test``; Holm over the fractions of one recipe). Empty
+    without a baseline, a task, or the test predictions of every run."""
+    if not baseline or task == "none" or len(fractions) < 2:
+        return []
+    found: dict[float, dict[str, np.ndarray]] = {}
+    largest = max(fractions)
+    reference = test_predictions(out, largest, seeds, recipes)
+    if isinstance(reference, list):
+        return []
+    gold, columns, _ = reference
+    for fraction in fractions:
+        got = test_predictions(out, fraction, seeds, recipes)
+        if isinstance(got, list) or not np.array_equal(got[0], gold):
+            return []  # a run without predictions, or other test items: nothing to pair
+        found[fraction] = got[2]
+    clusters = clusters_of([(c or {}).get(PAIR_ID) for c in columns], len(gold))
+
+    def gain(fraction: float, recipe: str) -> np.ndarray:
+        preds = found[fraction]
+        return (preds[recipe] == gold).astype(float) - (preds[baseline] == gold)
+
+    rows: list[dict] = []
+    for recipe in (r for r in recipes if r != baseline):
+        tests = [(f, gain_test(gain(f, recipe), gain(largest, recipe), clusters)) for f in fractions if f != largest]
+        for (fraction, result), p_holm in zip(tests, holm([t.p for _, t in tests]), strict=True):
+            rows.append(
+                {
+                    "recipe": recipe,
+                    "baseline": baseline,
+                    "fraction": fraction,
+                    "against": largest,
+                    **asdict(result),
+                    "p_holm": p_holm,
+                    "verdict": verdict(result.difference, result.ci95, p_holm),
+                }
+            )
+    return rows
 
 
 def _run_row(fraction: float, seed: int, recipe: str, result: dict) -> dict:

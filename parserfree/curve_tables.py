@@ -115,12 +115,21 @@ def verdict_lines(curve: dict) -> list[str]:
             "| fraction | a | b | a − b (points) [95 % interval] | p | p (Holm) | verdict | detectable |",
             "|---:|---|---|---:|---:|---:|---|---:|",
         ]
-        for c in overall:
-            detectable = f"±{c['detectable']:.2f}" if c["detectable"] is not None else "none"
-            lines.append(
-                f"| {c['domain']} | {c['a']} | {c['b']} | {c['difference']:+.2f} [{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}] | "
-                f"{c['p']:.3g} | {c['p_holm']:.3g} | **{c['verdict']}** | {detectable} |"
-            )
+        lines += [f"| {c['domain']} | {c['a']} | {c['b']} | {_paired_cells(c, c['verdict'])} |" for c in overall]
+    gains_ = curve.get("gain_contrasts") or []
+    if gains_:
+        lines += [
+            "",
+            f"Is the gain larger with less data? Each share's gain over {gains_[0]['baseline']} minus the gain at "
+            f"{gains_[0]['against']:g}, paired over the same test items seed by seed (the same tests; Holm over "
+            "the shares of one recipe):",
+            "",
+            "| fraction | recipe | gain there − gain at the largest (points) [95 % interval] | p | p (Holm) | verdict | detectable |",
+            "|---:|---|---:|---:|---:|---|---:|",
+        ]
+        for g in gains_:
+            verdict = {"ahead": "larger", "behind": "smaller"}.get(g["verdict"], g["verdict"])
+            lines.append(f"| {g['fraction']:g} | {g['recipe']} | {_paired_cells(g, verdict)} |")
     if curve.get("no_predictions"):
         lines += [
             "",
@@ -134,6 +143,15 @@ def verdict_lines(curve: dict) -> list[str]:
             "batch order, training share), not pre-training.",
         ]
     return lines
+
+
+def _paired_cells(c: dict, verdict: str) -> str:
+    """A paired result's cells: difference [interval] | p | p (Holm) | verdict | detectable."""
+    detectable = f"±{c['detectable']:.2f}" if c["detectable"] is not None else "none"
+    return (
+        f"{c['difference']:+.2f} [{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}] | {c['p']:.3g} | {c['p_holm']:.3g} | "
+        f"**{verdict}** | {detectable}"
+    )
 
 
 def seeds_markdown(curve: dict, fraction: str) -> str:

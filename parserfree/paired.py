@@ -268,15 +268,35 @@ def paired_test(
     ``resampler``'s slice; a row of one seed (a deterministic baseline) stands for every seed.
     ``boot_a``/``boot_b`` are their resampled accuracies when already drawn."""
     a, b = np.broadcast_arrays(np.asarray(a, dtype=bool), np.asarray(b, dtype=bool))  # a baseline has one "seed"
-    seeds, n = a.shape
-    per_seed = a.mean(1) - b.mean(1)  # S shares
     boot_a = resampler.accuracies(a) if boot_a is None else boot_a
     boot_b = resampler.accuracies(b) if boot_b is None else boot_b
-    lo, hi = np.percentile(boot_a - boot_b, [2.5, 97.5])
     only_a = np.sum(a & ~b, axis=1).astype(float)
     only_b = np.sum(~a & b, axis=1).astype(float)
+    return _paired(a.astype(float) - b, boot_a - boot_b, clusters, only_a, only_b, seed)
+
+
+def gain_test(gain_a: np.ndarray, gain_b: np.ndarray, clusters: np.ndarray, seed: int = 0) -> PairedResult:
+    """Is one gain larger than another on the same items? ``gain_a`` and ``gain_b`` are S×N per-item gains
+    (a row's correctness minus its baseline's, each in −1, 0, 1: say a curve's twin over ``no_syntax`` at two
+    shares of the training data, seed s with seed s), compared exactly as ``paired_test`` compares two rows;
+    ``discordant`` counts the items whose gain is larger under a and under b."""
+    gain_a, gain_b = np.asarray(gain_a, dtype=float), np.asarray(gain_b, dtype=float)
+    resampler = Resampler(clusters, gain_a.shape[0])
+    d = gain_a - gain_b
+    boot = resampler.accuracies(gain_a) - resampler.accuracies(gain_b)
+    return _paired(d, boot, clusters, np.sum(d > 0, axis=1).astype(float), np.sum(d < 0, axis=1).astype(float), seed)
+
+
+def _paired(
+    d: np.ndarray, boot: np.ndarray, clusters: np.ndarray, only_a: np.ndarray, only_b: np.ndarray, seed: int
+) -> PairedResult:
+    """The paired result from the per-item differences d (S×N, a − b), their resampled means ``boot`` (B)
+    and the discordant counts per seed: interval, the items' and the seeds' tests, detectable."""
+    seeds, n = d.shape
+    per_seed = d.mean(1)  # S shares
+    lo, hi = np.percentile(boot, [2.5, 97.5])
     dense, k = _dense(clusters)
-    sums = np.bincount(dense, weights=(a.astype(float) - b).mean(0), minlength=k)  # cluster sums, seed-averaged
+    sums = np.bincount(dense, weights=d.mean(0), minlength=k)  # cluster sums, seed-averaged
     p_items = sign_flip(sums, seed)
     detectable_items = cluster_detectable(sums, n)
     if seeds == 1:

@@ -67,6 +67,12 @@ def test_quick_curve_trains_every_cell_and_summarises_the_runs(smoke_overrides, 
         )
         assert c["verdict"] in ("ahead", "behind", "no difference shown")
     assert "Paired verdicts on the test items" in (out / "curve.md").read_text()
+    # the gain at the smaller share against the gain at the largest: the twin's gain over no_syntax per fraction
+    (gain,) = curve["gain_contrasts"]
+    assert (gain["recipe"], gain["baseline"]) == ("parser_fed_twin", "no_syntax")
+    assert (gain["fraction"], gain["against"]) == (0.5, 1.0)
+    assert gain["difference"] == pytest.approx(overall["1"]["difference"] - overall["0.5"]["difference"])
+    assert "Is the gain larger with less data?" in (out / "curve.md").read_text()
     with Image.open(out / "curve.png") as im:
         assert im.size[0] > 300
     # a second call reuses every finished run

@@ -17,6 +17,7 @@ from parserfree.paired import (
     cluster_detectable,
     clusters_of,
     connor_detectable,
+    gain_test,
     holm,
     mcnemar,
     paired_test,
@@ -221,3 +222,31 @@ def test_rows_that_never_disagree_have_no_detectable_difference_with_several_see
     result = paired_test(same, same.copy(), np.arange(100), Resampler(np.arange(100), 3))
     assert result.detectable is None and result.detectable_items is None
     assert result.difference == 0.0 and result.p == 1.0
+
+
+def test_a_gain_against_no_gain_is_the_paired_test_of_its_two_rows():
+    """gain_test compares per-item gains (row − baseline) as paired_test compares rows: against a zero gain it
+    is the paired test of the row with its baseline, to the last digit, interval and both tests included."""
+    rng = np.random.default_rng(3)
+    twin = rng.random((3, 400)) < 0.8
+    plain = rng.random((3, 400)) < 0.7
+    clusters = clusters_of([f"p{i // 2}" for i in range(400)], 400)
+    gain = twin.astype(float) - plain
+    mine = gain_test(gain, np.zeros_like(gain), clusters)
+    theirs = paired_test(twin, plain, clusters, Resampler(clusters, 3))
+    assert mine.difference == pytest.approx(theirs.difference)
+    assert mine.ci95 == pytest.approx(theirs.ci95) and mine.p_items == pytest.approx(theirs.p_items)
+    assert mine.p_seeds == pytest.approx(theirs.p_seeds) and mine.detectable == pytest.approx(theirs.detectable)
+
+
+def test_a_larger_gain_with_less_data_is_positive_and_equal_gains_show_nothing():
+    rng = np.random.default_rng(4)
+    base = rng.random((3, 600)) < 0.7
+    small_share = np.where(rng.random((3, 600)) < 0.15, True, base).astype(float) - base  # the row gains ~4.5
+    full_share = np.where(rng.random((3, 600)) < 0.02, True, base).astype(float) - base  # ~0.6
+    clusters = np.arange(600)
+    result = gain_test(small_share, full_share, clusters)
+    assert result.difference > 2 and result.ci95[0] > 0 and result.p < 0.05
+    assert verdict(result.difference, result.ci95, result.p) == AHEAD
+    same = gain_test(small_share, small_share, clusters)
+    assert same.difference == 0 and same.p == 1

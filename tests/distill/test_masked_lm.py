@@ -89,6 +89,36 @@ def test_a_task_model_starts_from_the_whole_pretrained_encoder_of_its_row(lm_run
         load_pretrained(deeper, source.path, source)  # a whole encoder only starts a model of its own shape
 
 
+@pytest.mark.slow
+def test_static_vectors_added_to_a_pretrained_encoder_start_as_the_same_function(lm_runs):
+    """A masked-LM encoder without static vectors starts a model that reads them: every weight it has is
+    copied and the projection stays at zero, so the start computes what the encoder did; the reverse (a
+    start that learnt beside vectors, for a model without them) is refused."""
+    source = load_trained(lm_runs / "parser_fed_twin" / "checkpoints" / "best.ckpt")
+    config = load_config(
+        "configs/smoke.yaml", [*_lm_overrides(lm_runs.parent, "parser_fed_twin"), "data.task=binary"]
+    ).resolved()
+    from parserfree.predictor.syntax_model import SyntaxModel
+
+    enc = config.model_encoder_config(len(source.vocab), source.vocab.n_features)
+    with_vectors = dataclasses.replace(enc, static_vectors="en_core_web_md")
+    model = SyntaxModel(with_vectors, config.predictor_config(), "binary", 2, dep_labels=source.dep_labels)
+    model.encoder.set_static_vectors(torch.randn(enc.vocab_size, 300))
+    load_pretrained(model, source.path, source)
+    theirs = source.model.state_dict()
+    assert all(torch.equal(v, theirs[k]) for k, v in model.state_dict().items() if k in theirs and "head" not in k)
+    assert not model.encoder.static_projection.weight.any()  # zero: the vectors add nothing until trained
+    words = torch.randint(2, enc.vocab_size, (3, 7))
+    features = torch.zeros(3, 7, enc.n_features, dtype=torch.long)
+    model.eval(), source.model.eval()
+    assert torch.equal(model.encoder.embed(words, features), source.model.encoder.embed(words, features))
+
+    vectors_source = dataclasses.replace(source, encoder_config=with_vectors)
+    plain = SyntaxModel(enc, config.predictor_config(), "binary", 2, dep_labels=source.dep_labels)
+    with pytest.raises(CheckpointError, match="masked-LM encoder of other settings"):
+        load_pretrained(plain, source.path, vectors_source)
+
+
 def test_perplexity_contrast_pairs_sentences_and_refuses_other_hidden_words():
     rng = np.random.default_rng(0)
     n = rng.integers(1, 5, size=400)
