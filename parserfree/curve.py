@@ -122,9 +122,7 @@ def curve_contrasts(
         if isinstance(found, list):
             missing += found
             continue
-        gold, columns, preds = found
-        first = read_predictions(cell_folder(out, fraction, 0) / recipes[0] / "predictions.jsonl")
-        n_classes = len(first[0].get("probabilities") or [0, 0]) if first else 2
+        gold, columns, preds, n_classes = found
         scored = score_domain(
             f"{fraction:g}", task, gold, columns, preds, {r: MODEL for r in recipes}, pairings, n_classes
         )
@@ -134,8 +132,9 @@ def curve_contrasts(
 
 def test_predictions(
     out: Path, fraction: float, seeds: int, recipes: list[str]
-) -> tuple[np.ndarray, list, dict[str, np.ndarray]] | list[str]:
-    """One fraction's test items: gold labels (N), the items' columns, and each recipe's S×N predictions —
+) -> tuple[np.ndarray, list, dict[str, np.ndarray], int] | list[str]:
+    """One fraction's test items: gold labels (N), the items' columns, each recipe's S×N predictions and the
+    number of classes —
     or what is missing (the runs without ``predictions.jsonl``, or one line when the runs' items differ)."""
     files = {r: [cell_folder(out, fraction, s) / r / "predictions.jsonl" for s in range(seeds)] for r in recipes}
     absent = [str(f) for paths in files.values() for f in paths if not f.is_file()]
@@ -147,7 +146,8 @@ def test_predictions(
     if any([x["gold"] for x in seed] != gold.tolist() for seeds_ in records.values() for seed in seeds_):
         return [f"f{fraction:g}: the runs' test items differ"]
     preds = {r: np.array([[x["prediction"] for x in seed] for seed in seeds_]) for r, seeds_ in records.items()}
-    return gold, [x["columns"] for x in first], preds
+    n_classes = len(first[0].get("probabilities") or [0, 0]) if first else 2
+    return gold, [x["columns"] for x in first], preds, n_classes
 
 
 def gain_contrasts(
@@ -164,9 +164,9 @@ def gain_contrasts(
     reference = test_predictions(out, largest, seeds, recipes)
     if isinstance(reference, list):
         return []
-    gold, columns, _ = reference
+    gold, columns = reference[0], reference[1]
     for fraction in fractions:
-        got = test_predictions(out, fraction, seeds, recipes)
+        got = reference if fraction == largest else test_predictions(out, fraction, seeds, recipes)
         if isinstance(got, list) or not np.array_equal(got[0], gold):
             return []  # a run without predictions, or other test items: nothing to pair
         found[fraction] = got[2]
