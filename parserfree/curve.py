@@ -35,6 +35,11 @@ from parserfree.paired import clusters_of, gain_test, holm, verdict
 from parserfree.report_types import MODEL, Contrast
 from parserfree.scoring import score_domain
 
+Found = tuple[np.ndarray, list, dict[str, np.ndarray], int]
+"""One fraction's test items (``test_predictions``): gold labels, columns, each recipe's S×N predictions, classes."""
+Loaded = dict[float, Found | list[str]]
+"""Each fraction's ``test_predictions``, read once for every verdict of the curve (empty without a task)."""
+
 
 def run_curve(
     config: ExperimentConfig,
@@ -70,7 +75,8 @@ def run_curve(
             for r in recipes
         }
     )
-    contrasts, missing = curve_contrasts(out, config.data.task, fractions, seeds, recipes, pairings)
+    loaded = {f: test_predictions(out, f, seeds, recipes) for f in fractions} if config.data.task != "none" else {}
+    contrasts, missing = curve_contrasts(loaded, recipes, pairings, config.data.task)
     curve = {
         "dataset": config.data.dataset,
         "fractions": fractions,
@@ -81,9 +87,7 @@ def run_curve(
         "runs": runs,
         "summary": summarise(runs),
         "contrasts": [asdict(c) for c in contrasts],
-        "gain_contrasts": gain_contrasts(
-            out, config.data.task, fractions, seeds, recipes, comparison_roles(recipes).unbiased
-        ),
+        "gain_contrasts": gain_contrasts(loaded, recipes, comparison_roles(recipes).unbiased),
         "no_predictions": missing,
     }
     write_json(out / "curve.json", curve)
@@ -108,17 +112,14 @@ def cell_folder(out: Path, fraction: float, seed: int) -> Path:
 
 
 def curve_contrasts(
-    out: Path, task: str, fractions: list[float], seeds: int, recipes: list[str], pairings: list[Pairing]
+    loaded: Loaded, recipes: list[str], pairings: list[Pairing], task: str
 ) -> tuple[list[Contrast], list[str]]:
     """Paired verdicts of every like-for-like pair of recipes at each fraction, over seeds × test items, from
     the test predictions every run keeps (``predictions.jsonl``); the runs without them (trained by an
-    older parserfree, or without a task) are listed instead and their fraction gets no verdicts."""
+    older parserfree) are listed instead and their fraction gets no verdicts."""
     contrasts: list[Contrast] = []
     missing: list[str] = []
-    if task == "none":
-        return contrasts, missing  # predictor pre-training: no task, nothing to compare item by item
-    for fraction in fractions:
-        found = test_predictions(out, fraction, seeds, recipes)
+    for fraction, found in loaded.items():
         if isinstance(found, list):
             missing += found
             continue
@@ -130,9 +131,7 @@ def curve_contrasts(
     return contrasts, missing
 
 
-def test_predictions(
-    out: Path, fraction: float, seeds: int, recipes: list[str]
-) -> tuple[np.ndarray, list, dict[str, np.ndarray], int] | list[str]:
+def test_predictions(out: Path, fraction: float, seeds: int, recipes: list[str]) -> Found | list[str]:
     """One fraction's test items: gold labels (N), the items' columns, each recipe's S×N predictions and the
     number of classes —
     or what is missing (the runs without ``predictions.jsonl``, or one line when the runs' items differ)."""
@@ -150,23 +149,22 @@ def test_predictions(
     return gold, [x["columns"] for x in first], preds, n_classes
 
 
-def gain_contrasts(
-    out: Path, task: str, fractions: list[float], seeds: int, recipes: list[str], baseline: str | None
-) -> list[dict]:
+def gain_contrasts(loaded: Loaded, recipes: list[str], baseline: str | None) -> list[dict]:
     """Is a recipe's gain over the baseline larger with less data? For every recipe but the baseline and
     every fraction but the largest, the gain there minus the gain at the largest fraction, paired over the
     same test items and seed by seed (``paired.gain_test``; Holm over the fractions of one recipe). Empty
     without a baseline, a task, or the test predictions of every run."""
-    if not baseline or task == "none" or len(fractions) < 2:
+    fractions = list(loaded)
+    if not baseline or len(fractions) < 2:
         return []
     found: dict[float, dict[str, np.ndarray]] = {}
     largest = max(fractions)
-    reference = test_predictions(out, largest, seeds, recipes)
+    reference = loaded[largest]
     if isinstance(reference, list):
         return []
     gold, columns = reference[0], reference[1]
     for fraction in fractions:
-        got = reference if fraction == largest else test_predictions(out, fraction, seeds, recipes)
+        got = loaded[fraction]
         if isinstance(got, list) or not np.array_equal(got[0], gold):
             return []  # a run without predictions, or other test items: nothing to pair
         found[fraction] = got[2]
