@@ -1,0 +1,131 @@
+"""Two parsers on the same held-out sentences, paired: which attaches more words correctly, with a verdict.
+
+Each checkpoint's predictor (exported to ONNX as in ``bench.parser``) parses the same sentences of a split
+of ``silver-trees`` (or ``--dataset``) (default ``dev``: parsers are chosen on dev, never on test), fed the reference's words.
+For every non-punctuation word (roots included: the project's rule, ``predictor.metrics.attachment``) each
+parser's head is right or wrong (UAS), and its head and label (LAS). The difference a − b is tested as the
+report tests two models (``parserfree.paired.paired_test``): the words of one sentence are one cluster, so
+the bootstrap interval resamples sentences and the sign-flip test flips whole sentences; Holm over UAS and
+LAS.
+
+    python -m bench.parser_pair --a CKPT --b CKPT [--split dev] [--quick]
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from parserfree.distill.teacher import DEFAULT_MODEL
+from parserfree.export.timing import machine
+from parserfree.paired import Resampler, holm, paired_test, verdict
+
+from bench.lib.common import finish, format_table, parse, script_arguments
+from bench.lib.held_out_trees import held_out, predict
+from bench.lib.parse_speed import checkpoint_system
+
+METRICS = ("uas", "las")
+
+
+def word_correctness(checkpoint: str, groups: dict, threads: int) -> dict[str, np.ndarray]:
+    """Per scored word (non-punctuation, in the order of ``groups``' sentences): head right (``uas``), head
+    and label right (``las``); and each word's sentence (``sentence``)."""
+    with tempfile.TemporaryDirectory() as folder:
+        system, _ = checkpoint_system(checkpoint, threads, Path(folder))
+        examples = [e for exs in groups.values() for e in exs]
+        trees = predict(system, [e.words for e in examples])
+    head, labelled, sentence = [], [], []
+    for i, (gold, tree) in enumerate(zip(examples, trees, strict=True)):
+        keep = ~np.asarray(gold.punct, dtype=bool)
+        right = np.asarray(tree.heads) == np.asarray(gold.heads)
+        labels = np.array(tree.labels or ("",) * len(gold.words))
+        head.append(right[keep])
+        labelled.append((right & (labels == np.array(gold.deps)))[keep])
+        sentence.append(np.full(int(keep.sum()), i))
+    return {"uas": np.concatenate(head), "las": np.concatenate(labelled), "sentence": np.concatenate(sentence)}
+
+
+def compare(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> list[dict]:
+    """Paired tests of a against b on each metric (clusters: sentences), Holm over the metrics."""
+    clusters = a["sentence"]
+    resampler = Resampler(clusters, seeds=1)
+    tests = [(m, paired_test(a[m][None], b[m][None], clusters, resampler)) for m in METRICS]
+    rows = []
+    for (metric, t), p_holm in zip(tests, holm([t.p for _, t in tests]), strict=True):
+        rows.append(
+            {
+                "metric": metric,
+                "a": 100 * float(a[metric].mean()),
+                "b": 100 * float(b[metric].mean()),
+                "difference": t.difference,
+                "ci95": t.ci95,
+                "p_holm": p_holm,
+                "detectable": t.detectable,
+                "verdict": verdict(t.difference, t.ci95, p_holm),
+            }
+        )
+    return rows
+
+
+def run(a: str, b: str, dataset: str, split: str, cache_dir: str | None, threads: int, quick: bool) -> dict:
+    """Parse the split with both checkpoints and compare them word by word (see the module docstring)."""
+    import torch
+
+    torch.set_num_threads(threads)
+    groups = held_out(dataset, split, cache_dir, DEFAULT_MODEL, 200 if quick else None, 256)
+    got_a, got_b = (word_correctness(c, groups, threads) for c in (a, b))
+    if not np.array_equal(got_a["sentence"], got_b["sentence"]):
+        raise SystemExit("the two parsers scored different words (their max_len differ?)")
+    return {
+        "a": a,
+        "b": b,
+        "dataset": dataset,
+        "split": split,
+        "quick": quick,
+        "sentences": int(sum(len(x) for x in groups.values())),
+        "words": int(got_a["uas"].size),
+        "comparisons": compare(got_a, got_b),
+        "machine": machine(),
+    }
+
+
+def tables(result: dict) -> str:
+    """The comparison as a Markdown table."""
+    rows = [
+        {**r, "metric": r["metric"].upper(), "ci": "[{:+.2f}, {:+.2f}]".format(*r["ci95"])}
+        for r in result["comparisons"]
+    ]
+    head = f"a = {result['a']}, b = {result['b']}; {result['split']}: {result['sentences']} sentences, {result['words']} words"
+    columns = [
+        ("metric", "", ""),
+        ("a", "a", ".2f"),
+        ("b", "b", ".2f"),
+        ("difference", "a − b", "+.2f"),
+        ("ci", "95 % CI (sentences)", ""),
+        ("p_holm", "p (Holm)", ".2g"),
+        ("verdict", "verdict", ""),
+    ]
+    return head + "\n\n" + format_table(rows, columns)
+
+
+def arguments():
+    parser = script_arguments(__file__, __doc__, threads=2, quick="at most 200 sentences per corpus", cache_dir=True)
+    parser.add_argument("--a", required=True, help="a checkpoint with a `heads` predictor")
+    parser.add_argument("--b", required=True, help="the checkpoint it is compared with")
+    parser.add_argument(
+        "--dataset", default="silver-trees", help="held-out sentences with trees (default silver-trees)"
+    )
+    parser.add_argument("--split", default="dev")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parse(arguments(), argv)
+    result = run(args.a, args.b, args.dataset, args.split, args.cache_dir, args.threads, args.quick)
+    return finish(result, args, tables)
+
+
+if __name__ == "__main__":
+    main()
