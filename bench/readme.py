@@ -42,6 +42,7 @@ class Table:
 
 
 MAIN = "runs/main/sentiment"  # `parserfree run` writes the bundles the speed tables time
+TOWER = "runs/parser-tower/checkpoints/best.ckpt"  # configs/main/parser_tower.yaml's pre-training (docs/parser.md)
 TABLES = {
     "inference": Table("inference", "python -m bench.inference --record"),
     "compare_graphs-no-syntax-b32": Table(
@@ -73,6 +74,16 @@ TABLES = {
     "parser-en": Table(
         "parser",
         "python -m bench.parser --checkpoint models/parser-en/model.ckpt --threads 1 --record-as parser-en",
+        per_machine=False,
+    ),
+    "parser-tower": Table(
+        "parser",
+        f"python -m bench.parser --checkpoint {TOWER} --threads 1 --record-as parser-tower",
+        per_machine=False,
+    ),
+    "parser-tower-vs-en": Table(
+        "parser_pair",
+        f"python -m bench.parser_pair --a {TOWER} --b models/parser-en/model.ckpt --record-as parser-tower-vs-en",
         per_machine=False,
     ),
 }
