@@ -2,7 +2,7 @@
 
 Each checkpoint's predictor (exported to ONNX as in ``bench.parser``) parses the same sentences of a split
 of ``silver-trees`` (or ``--dataset``) (default ``dev``: parsers are chosen on dev, never on test), fed the reference's words.
-For every non-punctuation word (roots included: the project's rule, ``predictor.metrics.attachment``) each
+For every non-punctuation word (roots included: the project's rule, ``predictor.metrics.attached_words``) each
 parser's head is right or wrong (UAS), and its head and label (LAS). The difference a − b is tested as the
 report tests two models (``parserfree.paired.paired_test``): the words of one sentence are one cluster, so
 the bootstrap interval resamples sentences and the sign-flip test flips whole sentences; Holm over UAS and
@@ -21,6 +21,7 @@ import numpy as np
 from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.export.timing import machine
 from parserfree.paired import Resampler, holm, paired_test, verdict
+from parserfree.predictor.metrics import attached_words
 
 from bench.lib.common import finish, format_table, parse, script_arguments
 from bench.lib.held_out_trees import held_out, predict
@@ -38,12 +39,11 @@ def word_correctness(checkpoint: str, groups: dict, threads: int) -> dict[str, n
         trees = predict(system, [e.words for e in examples])
     head, labelled, sentence = [], [], []
     for i, (gold, tree) in enumerate(zip(examples, trees, strict=True)):
-        keep = ~np.asarray(gold.punct, dtype=bool)
-        right = np.asarray(tree.heads) == np.asarray(gold.heads)
-        labels = np.array(tree.labels or ("",) * len(gold.words))
-        head.append(right[keep])
-        labelled.append((right & (labels == np.array(gold.deps)))[keep])
-        sentence.append(np.full(int(keep.sum()), i))
+        labels = None if tree.labels is None else np.array(tree.labels)
+        head_ok, both_ok = attached_words(tree.heads, gold.heads, gold.punct, labels, np.array(gold.deps))
+        head.append(head_ok)
+        labelled.append(both_ok)
+        sentence.append(np.full(head_ok.size, i))
     return {"uas": np.concatenate(head), "las": np.concatenate(labelled), "sentence": np.concatenate(sentence)}
 
 

@@ -161,13 +161,26 @@ def attachment(
 ) -> tuple[int, int, int]:
     """(words scored, heads correct, heads and labels correct) of one example: the non-punctuation words,
     roots included. Labels are ids or strings; without both, the third count is 0."""
+    head_ok, labelled = attached_words(pred_heads, heads, punct, pred_labels, gold_labels)
+    return int(head_ok.size), int(head_ok.sum()), int(labelled.sum())
+
+
+def attached_words(
+    pred_heads: np.ndarray,
+    heads: np.ndarray,
+    punct: np.ndarray | None = None,
+    pred_labels: np.ndarray | None = None,
+    gold_labels: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``attachment`` word by word: for each scored word (non-punctuation, roots included, in order) whether
+    its head is correct, and whether its head and label are (all False without both labels)."""
     heads = np.asarray(heads, dtype=np.int64)
     keep = np.ones(heads.size, dtype=bool) if punct is None else ~np.asarray(punct, dtype=bool)
-    head_ok = (np.asarray(pred_heads, dtype=np.int64) == heads) & keep
-    labelled = 0
+    head_ok = (np.asarray(pred_heads, dtype=np.int64) == heads)[keep]
+    labelled = np.zeros_like(head_ok)
     if pred_labels is not None and gold_labels is not None:
-        labelled = int((head_ok & (np.asarray(pred_labels) == np.asarray(gold_labels))).sum())
-    return int(keep.sum()), int(head_ok.sum()), labelled
+        labelled = head_ok & (np.asarray(pred_labels) == np.asarray(gold_labels))[keep]
+    return head_ok, labelled
 
 
 def has_cycle(heads: np.ndarray) -> bool:
