@@ -35,6 +35,7 @@ from parserfree.distill.data.datasets import normalise_text
 from parserfree.distill.parsing import ParsedExample
 from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
 from parserfree.export.timing import batches, machine
+from parserfree.export.variants import QUANTIZE_CHOICES
 from parserfree.predictor.metrics import LENGTH_BINS, DistanceMetrics, attachment, length_bin
 
 from bench.lib.common import format_table, parse, script_arguments, write_record
@@ -220,7 +221,8 @@ def tables(result: dict) -> str:
     out.append(format_table(rows, [("what", "", ""), ("wps", "words/s", ",.0f"), ("x", "× spaCy", ".2f")]))
     if "predictor_onnx_as_pytorch" in result["checks"]:
         share = result["checks"]["predictor_onnx_as_pytorch"]
-        out.append(f"The predictor's ONNX heads and labels are PyTorch's on {share:.2%} of the words.")
+        graph = f"ONNX ({result['quantize']})" if result.get("quantize") else "ONNX"
+        out.append(f"The predictor's {graph} heads and labels are PyTorch's on {share:.2%} of the words.")
     return "\n\n".join(out)
 
 
@@ -233,6 +235,7 @@ def run(
     threads: int,
     quick: bool,
     spacy_model: str = DEFAULT_MODEL,
+    quantize: str | None = None,
 ) -> dict:
     """The whole benchmark (see the module docstring); returns the result written to JSON."""
     import torch
@@ -241,7 +244,7 @@ def run(
     with tempfile.TemporaryDirectory() as folder:
         systems, checks = [], {}
         if checkpoint:
-            system, reference = checkpoint_system(checkpoint, threads, Path(folder))
+            system, reference = checkpoint_system(checkpoint, threads, Path(folder), quantize)
             systems.append(system)
         if bundle:
             systems.append(bundle_system(bundle, threads))
@@ -258,6 +261,7 @@ def run(
             "split": split,
             "reference": f"{spacy_model} (the trees of the data)",
             "checkpoint": checkpoint,
+            "quantize": quantize,
             "bundle": bundle,
             "quick": quick,
             "checks": checks,
@@ -284,6 +288,11 @@ def arguments():
     )
     parser.add_argument("--split", default="test")
     parser.add_argument("--spacy-model", default=DEFAULT_MODEL)
+    parser.add_argument(
+        "--quantize",
+        choices=QUANTIZE_CHOICES,
+        help="time and score the checkpoint's predictor dynamically quantised (int8 weights, as a bundle's int8 variant)",
+    )
     return parser
 
 
@@ -298,6 +307,7 @@ def main(argv: list[str] | None = None) -> dict:
         args.threads,
         args.quick,
         args.spacy_model,
+        args.quantize,
     )
     print(tables(result))
     print(f"results: {write_record(result, args)}")

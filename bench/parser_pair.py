@@ -20,14 +20,12 @@ import numpy as np
 
 from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.export.timing import machine
-from parserfree.paired import Resampler, holm, paired_test, verdict
 from parserfree.predictor.metrics import attached_words
 
-from bench.lib.common import finish, format_table, parse, script_arguments
+from bench.lib.common import finish, parse, script_arguments
 from bench.lib.held_out_trees import held_out, predict
+from bench.lib.paired_words import compare, comparison_table
 from bench.lib.parse_speed import checkpoint_system
-
-METRICS = ("uas", "las")
 
 
 def word_correctness(checkpoint: str, groups: dict, threads: int) -> dict[str, np.ndarray]:
@@ -45,28 +43,6 @@ def word_correctness(checkpoint: str, groups: dict, threads: int) -> dict[str, n
         labelled.append(both_ok)
         sentence.append(np.full(head_ok.size, i))
     return {"uas": np.concatenate(head), "las": np.concatenate(labelled), "sentence": np.concatenate(sentence)}
-
-
-def compare(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> list[dict]:
-    """Paired tests of a against b on each metric (clusters: sentences), Holm over the metrics."""
-    clusters = a["sentence"]
-    resampler = Resampler(clusters, seeds=1)
-    tests = [(m, paired_test(a[m][None], b[m][None], clusters, resampler)) for m in METRICS]
-    rows = []
-    for (metric, t), p_holm in zip(tests, holm([t.p for _, t in tests]), strict=True):
-        rows.append(
-            {
-                "metric": metric,
-                "a": 100 * float(a[metric].mean()),
-                "b": 100 * float(b[metric].mean()),
-                "difference": t.difference,
-                "ci95": t.ci95,
-                "p_holm": p_holm,
-                "detectable": t.detectable,
-                "verdict": verdict(t.difference, t.ci95, p_holm),
-            }
-        )
-    return rows
 
 
 def run(a: str, b: str, dataset: str, split: str, cache_dir: str | None, threads: int, quick: bool) -> dict:
@@ -93,21 +69,8 @@ def run(a: str, b: str, dataset: str, split: str, cache_dir: str | None, threads
 
 def tables(result: dict) -> str:
     """The comparison as a Markdown table."""
-    rows = [
-        {**r, "metric": r["metric"].upper(), "ci": "[{:+.2f}, {:+.2f}]".format(*r["ci95"])}
-        for r in result["comparisons"]
-    ]
     head = f"a = {result['a']}, b = {result['b']}; {result['split']}: {result['sentences']} sentences, {result['words']} words"
-    columns = [
-        ("metric", "", ""),
-        ("a", "a", ".2f"),
-        ("b", "b", ".2f"),
-        ("difference", "a − b", "+.2f"),
-        ("ci", "95 % CI (sentences)", ""),
-        ("p_holm", "p (Holm)", ".2g"),
-        ("verdict", "verdict", ""),
-    ]
-    return head + "\n\n" + format_table(rows, columns)
+    return head + "\n\n" + comparison_table(result["comparisons"])
 
 
 def arguments():

@@ -86,6 +86,14 @@ TABLES = {
         f"python -m bench.parser_pair --a {TOWER} --b models/parser-en/model.ckpt --record-as parser-tower-vs-en",
         per_machine=False,
     ),
+    **{
+        f"decoding-{name}": Table(
+            "decoding",
+            f"python -m bench.decoding --checkpoint models/{name}/model.ckpt --threads 1 --record-as decoding-{name}",
+            per_machine=False,
+        )
+        for name in ("parser-en",)
+    },
 }
 
 

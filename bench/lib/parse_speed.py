@@ -33,17 +33,25 @@ class System:
     note: str
 
 
-def checkpoint_system(checkpoint: str, threads: int, folder: Path) -> tuple[System, Callable]:
-    """The predictor of a checkpoint as an ONNX graph of its own; also returns the PyTorch reference."""
+def checkpoint_system(
+    checkpoint: str, threads: int, folder: Path, quantize: str | None = None
+) -> tuple[System, Callable]:
+    """The predictor of a checkpoint as an ONNX graph of its own (``quantize="int8"``: its dynamically
+    quantised copy, ``export.variants.quantize_model``, as a bundle's int8 variant); also returns the
+    PyTorch reference."""
     from parserfree.distill.checkpoints import load_trained
     from parserfree.export.builder import export_predictor
     from parserfree.export.graph_inputs import graph_inputs
     from parserfree.export.onnx_graph import run_graph_module
     from parserfree.export.session import make_session
+    from parserfree.export.variants import quantize_model
 
     trained = load_trained(checkpoint)
     path = folder / "predictor.onnx"
     module = export_predictor(trained, path)
+    if quantize:
+        quantize_model(path, folder / f"predictor.{quantize}.onnx", quantize)
+        path = folder / f"predictor.{quantize}.onnx"
     session = make_session(path, threads)
     max_len = trained.encoder_config.max_len
 
@@ -54,7 +62,7 @@ def checkpoint_system(checkpoint: str, threads: int, folder: Path) -> tuple[Syst
     def reference(words: list[list[str]]) -> dict[str, np.ndarray]:
         return run_graph_module(module, graph_inputs(trained.vocab, words, max_len))
 
-    note = f"{trained.recipe} checkpoint's predictor alone (ONNX)"
+    note = f"{trained.recipe} checkpoint's predictor alone (ONNX{', ' + quantize if quantize else ''})"
     return System("predictor", run, trained.dep_labels, max_len, note), reference
 
 

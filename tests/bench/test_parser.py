@@ -92,3 +92,20 @@ def test_speed_times_the_predictor_and_spacys_parser_on_the_same_words(result):
     assert set(speed["systems"]) == {"predictor", "bundle"} and speed["spacy"]["words_per_s"] > 0
     for entry in speed["systems"].values():
         assert entry["times_spacy"] == pytest.approx(entry["words_per_s"] / speed["spacy"]["words_per_s"])
+
+
+def test_quantized_predictor_is_the_int8_graph_that_runs_not_the_float_one(smoke_checkpoint, tmp_path, monkeypatch):
+    import parserfree.export.session as session_module
+
+    from bench.lib.parse_speed import checkpoint_system
+
+    opened = []
+    make_session = session_module.make_session
+    monkeypatch.setattr(
+        session_module, "make_session", lambda path, *a, **k: opened.append(path) or make_session(path, *a, **k)
+    )
+    system, reference = checkpoint_system(str(smoke_checkpoint), 1, tmp_path, "int8")
+    assert [p.name for p in opened] == ["predictor.int8.onnx"] and "int8" in system.note
+    words = [["The", "dogs", "near", "the", "house", "bark", "."], ["It", "rains", "."]]
+    got, ref = system.run(words), reference(words)
+    assert got["heads"].shape == ref["heads"].shape and (got["heads"][ref["heads"] < 0] == -1).all()

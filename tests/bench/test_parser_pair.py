@@ -14,6 +14,7 @@ from parserfree.predictor.metrics import attachment
 
 import bench.parser_pair as pair_script
 from bench.lib.held_out_trees import held_out, predict
+from bench.lib.paired_words import compare
 from bench.lib.parse_speed import checkpoint_system
 
 
@@ -57,7 +58,7 @@ def _words(per_sentence: list[tuple[int, int, int]]) -> tuple[dict, dict]:
 
 def test_a_gain_on_one_long_sentence_is_not_a_verdict_but_one_word_in_each_of_forty_is():
     one_long = _words([(40, 40, 0)] + [(2, 2, 2)] * 50)  # 40 words better, all in one sentence
-    assert {r["verdict"] for r in pair_script.compare(*one_long)} == {NO_DIFFERENCE}
+    assert {r["verdict"] for r in compare(*one_long)} == {NO_DIFFERENCE}
     spread = _words([(3, 3, 2)] * 40 + [(2, 2, 2)] * 50)  # 40 words better, one in each of 40 sentences
-    rows = pair_script.compare(*spread)
+    rows = compare(*spread)
     assert {r["verdict"] for r in rows} == {AHEAD} and rows[0]["difference"] == pytest.approx(100 * 40 / 220)
