@@ -42,7 +42,6 @@ class Table:
 
 
 MAIN = "runs/main/sentiment"  # `parserfree run` writes the bundles the speed tables time
-TOWER = "runs/parser-tower/checkpoints/best.ckpt"  # configs/main/parser_tower.yaml's pre-training (docs/parser.md)
 TABLES = {
     "inference": Table("inference", "python -m bench.inference --record"),
     "compare_graphs-no-syntax-b32": Table(
@@ -76,14 +75,21 @@ TABLES = {
         "python -m bench.parser --checkpoint models/parser-en/model.ckpt --threads 1 --record-as parser-en",
         per_machine=False,
     ),
-    "parser-tower": Table(
+    "parser-tower-en": Table(
         "parser",
-        f"python -m bench.parser --checkpoint {TOWER} --threads 1 --record-as parser-tower",
+        "python -m bench.parser --checkpoint models/parser-tower-en/model.ckpt --threads 1 --record-as parser-tower-en",
         per_machine=False,
     ),
-    "parser-tower-vs-en": Table(
+    "parser-tower-en-int8": Table(
+        "parser",
+        "python -m bench.parser --checkpoint models/parser-tower-en/model.ckpt --threads 1 --quantize int8 "
+        "--record-as parser-tower-en-int8",
+        per_machine=False,
+    ),
+    "parser-tower-en-vs-en": Table(
         "parser_pair",
-        f"python -m bench.parser_pair --a {TOWER} --b models/parser-en/model.ckpt --record-as parser-tower-vs-en",
+        "python -m bench.parser_pair --a models/parser-tower-en/model.ckpt --b models/parser-en/model.ckpt "
+        "--record-as parser-tower-en-vs-en",
         per_machine=False,
     ),
     **{
@@ -92,7 +98,7 @@ TABLES = {
             f"python -m bench.decoding --checkpoint models/{name}/model.ckpt --threads 1 --record-as decoding-{name}",
             per_machine=False,
         )
-        for name in ("parser-en",)
+        for name in ("parser-en", "parser-tower-en")
     },
 }
 

@@ -130,3 +130,21 @@ def test_the_main_jobs_rows_fit_the_shipped_encoders_they_start_from(path):
         assert trained.recipe == {"parser_free": "parser_fed_twin"}.get(recipe, recipe)
         built = dataclasses.replace(row.encoder, vocab_size=trained.encoder_config.vocab_size)  # the start's own
         assert init_mismatch(trained, built, row.predictor) is None
+
+
+def test_the_tower_configs_rows_fit_the_shipped_parser_tower():
+    """configs/agreement_tower.yaml starts every row from builtin:parser-tower-en: a tower size or predictor
+    setting changed there (or in configs/main/parser_tower.yaml) without a new tower shipped fails here."""
+    from parserfree.distill.checkpoints import init_mismatch
+    from parserfree.distill.config import load_config
+    from parserfree.job_stages import recipe_config
+
+    config = load_config("configs/agreement_tower.yaml")
+    assert config.run.pretrained == "builtin:parser-tower-en" and not config.run.pretrained_encoders
+    trained = load_trained(resolve_weights(config.run.pretrained))
+    assert trained.predictor_config.has_tower and trained.recipe == "pretrain_predictor"
+    for recipe in config.run.recipes:
+        row = recipe_config(config, recipe, resolve_weights(config.run.pretrained))
+        assert row.training.init_from == resolve_weights(config.run.pretrained)
+        built = dataclasses.replace(row.encoder, vocab_size=trained.encoder_config.vocab_size)
+        assert init_mismatch(trained, built, row.predictor) is None
