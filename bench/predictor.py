@@ -33,7 +33,7 @@ def predicted_distances(trained, words: list[list[str]], max_len: int, batch_siz
         word_ids, feature_ids, mask = (
             torch.from_numpy(a) for a in trained.vocab.encode_batch(words[i : i + batch_size], max_len)
         )
-        predicted = model.predictor(model.encoder.lower(word_ids, feature_ids, mask), mask)
+        predicted = model.predict(word_ids, feature_ids, mask)  # through its tower, if any
         dist = predicted.distances.numpy()
         out += [dist[b, :n, :n] for b, n in enumerate(mask.sum(1).tolist())]
     return out

@@ -110,6 +110,6 @@ def argmax_heads(
         word_ids, feature_ids, mask = (
             torch.from_numpy(a) for a in vocab.encode_batch(words[i : i + batch_size], max_len)
         )
-        heads = model.predictor(model.encoder.lower(word_ids, feature_ids, mask), mask).argmax_heads.numpy()
+        heads = model.predict(word_ids, feature_ids, mask).argmax_heads.numpy()  # through its tower, if any
         out += [heads[b, :n] for b, n in enumerate(mask.sum(1).tolist())]
     return out

@@ -90,3 +90,24 @@ def test_predictor_alone_graph_matches_pytorch(tower_checkpoint, tmp_path):
         np.testing.assert_allclose(distances[pairs], ref[0].numpy()[pairs], atol=1e-4, rtol=0)
         np.testing.assert_array_equal(heads, ref[1].numpy())
         np.testing.assert_array_equal(labels, ref[2].numpy())
+
+
+def test_argmax_heads_and_bench_distances_read_the_tower_not_the_encoders_lower_layers(tower_checkpoint):
+    """The report's argmax cycle rate and bench.predictor's D̂ once fed the predictor the encoder's h_0,
+    which a tower model's predictor never reads (a crash, or wrong heads where the widths happen to agree)."""
+    from parserfree.distill.evaluate import argmax_heads
+
+    from bench.predictor import predicted_distances
+
+    trained = load_trained(tower_checkpoint)
+    words = [["The", "dogs", "near", "the", "house", "bark", "."], ["It", "rains", "."]]
+    max_len = trained.encoder_config.max_len
+    word_ids, feature_ids, mask = (torch.from_numpy(a) for a in trained.vocab.encode_batch(words, max_len))
+    with torch.no_grad():
+        ref = trained.model.predict(word_ids, feature_ids, mask)
+    got = argmax_heads(trained.model, trained.vocab, words, max_len)
+    for b, w in enumerate(words):
+        np.testing.assert_array_equal(got[b], ref.argmax_heads[b, : len(w)].numpy())
+        np.testing.assert_array_equal(
+            predicted_distances(trained, words, max_len)[b], ref.distances[b, : len(w), : len(w)].numpy()
+        )
