@@ -20,12 +20,11 @@ import numpy as np
 
 from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.export.timing import batches, machine
-from parserfree.predictor.metrics import attached_words
 
 from bench.lib.common import finish, parse, script_arguments
 from bench.lib.eisner import eisner_heads, is_projective
 from bench.lib.held_out_trees import held_out
-from bench.lib.paired_words import compare, comparison_table
+from bench.lib.paired_words import compare, comparison_table, held_out_options, scored_words
 
 BATCH = 32
 DECODERS = ("eisner", "graph")
@@ -78,19 +77,7 @@ def run(checkpoint: str, dataset: str, split: str, cache_dir: str | None, thread
     groups = held_out(dataset, split, cache_dir, DEFAULT_MODEL, 200 if quick else None, 256)
     examples = [e for exs in groups.values() for e in exs]
     trees = decode(checkpoint, examples)
-    words = {}
-    for decoder in DECODERS:
-        head, labelled, sentence = [], [], []
-        for i, (gold, (heads, labels)) in enumerate(zip(examples, trees[decoder], strict=True)):
-            head_ok, both_ok = attached_words(heads, gold.heads, gold.punct, labels, np.array(gold.deps))
-            head.append(head_ok)
-            labelled.append(both_ok)
-            sentence.append(np.full(head_ok.size, i))
-        words[decoder] = {
-            "uas": np.concatenate(head),
-            "las": np.concatenate(labelled),
-            "sentence": np.concatenate(sentence),
-        }
+    words = {decoder: scored_words(examples, trees[decoder]) for decoder in DECODERS}
     graph = [heads for heads, _ in trees["graph"]]
     return {
         "checkpoint": checkpoint,
@@ -125,10 +112,7 @@ def tables(result: dict) -> str:
 def arguments():
     parser = script_arguments(__file__, __doc__, threads=2, quick="at most 200 sentences per corpus", cache_dir=True)
     parser.add_argument("--checkpoint", required=True, help="a checkpoint with a `heads` predictor")
-    parser.add_argument(
-        "--dataset", default="silver-trees", help="held-out sentences with trees (default silver-trees)"
-    )
-    parser.add_argument("--split", default="dev")
+    held_out_options(parser)
     return parser
 
 

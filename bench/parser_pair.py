@@ -20,11 +20,10 @@ import numpy as np
 
 from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.export.timing import machine
-from parserfree.predictor.metrics import attached_words
 
 from bench.lib.common import finish, parse, script_arguments
 from bench.lib.held_out_trees import held_out, predict
-from bench.lib.paired_words import compare, comparison_table
+from bench.lib.paired_words import compare, comparison_table, held_out_options, scored_words
 from bench.lib.parse_speed import checkpoint_system
 
 
@@ -35,14 +34,7 @@ def word_correctness(checkpoint: str, groups: dict, threads: int) -> dict[str, n
         system, _ = checkpoint_system(checkpoint, threads, Path(folder))
         examples = [e for exs in groups.values() for e in exs]
         trees = predict(system, [e.words for e in examples])
-    head, labelled, sentence = [], [], []
-    for i, (gold, tree) in enumerate(zip(examples, trees, strict=True)):
-        labels = None if tree.labels is None else np.array(tree.labels)
-        head_ok, both_ok = attached_words(tree.heads, gold.heads, gold.punct, labels, np.array(gold.deps))
-        head.append(head_ok)
-        labelled.append(both_ok)
-        sentence.append(np.full(head_ok.size, i))
-    return {"uas": np.concatenate(head), "las": np.concatenate(labelled), "sentence": np.concatenate(sentence)}
+    return scored_words(examples, [(t.heads, None if t.labels is None else np.array(t.labels)) for t in trees])
 
 
 def run(a: str, b: str, dataset: str, split: str, cache_dir: str | None, threads: int, quick: bool) -> dict:
@@ -77,10 +69,7 @@ def arguments():
     parser = script_arguments(__file__, __doc__, threads=2, quick="at most 200 sentences per corpus", cache_dir=True)
     parser.add_argument("--a", required=True, help="a checkpoint with a `heads` predictor")
     parser.add_argument("--b", required=True, help="the checkpoint it is compared with")
-    parser.add_argument(
-        "--dataset", default="silver-trees", help="held-out sentences with trees (default silver-trees)"
-    )
-    parser.add_argument("--split", default="dev")
+    held_out_options(parser)
     return parser
 
 

@@ -10,13 +10,37 @@ test flips whole sentences; Holm over UAS and LAS.
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Sequence
+
 import numpy as np
 
 from parserfree.paired import Resampler, holm, paired_test, verdict
+from parserfree.predictor.metrics import attached_words
 
 from bench.lib.common import format_table
 
 METRICS = ("uas", "las")
+
+
+def held_out_options(parser: argparse.ArgumentParser) -> None:
+    """The held-out sentences both sides parse: ``--dataset`` (default silver-trees) and ``--split`` (dev)."""
+    parser.add_argument(
+        "--dataset", default="silver-trees", help="held-out sentences with trees (default silver-trees)"
+    )
+    parser.add_argument("--split", default="dev")
+
+
+def scored_words(examples: Sequence, trees: Sequence[tuple[np.ndarray, np.ndarray | None]]) -> dict[str, np.ndarray]:
+    """One side's words: given each example's predicted (heads, labels), per scored word whether its head
+    is right (``uas``), whether its head and label are (``las``), and its sentence (``sentence``)."""
+    head, labelled, sentence = [], [], []
+    for i, (gold, (heads, labels)) in enumerate(zip(examples, trees, strict=True)):
+        head_ok, both_ok = attached_words(heads, gold.heads, gold.punct, labels, np.array(gold.deps))
+        head.append(head_ok)
+        labelled.append(both_ok)
+        sentence.append(np.full(head_ok.size, i))
+    return {"uas": np.concatenate(head), "las": np.concatenate(labelled), "sentence": np.concatenate(sentence)}
 
 
 def compare(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> list[dict]:
