@@ -22,7 +22,7 @@ from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.export.timing import batches, machine
 
 from bench.lib.common import finish, parse, script_arguments
-from bench.lib.eisner import eisner_heads, is_projective
+from bench.lib.eisner import eisner_heads, is_projective, root_count
 from bench.lib.held_out_trees import held_out
 from bench.lib.paired_words import compare, comparison_table, held_out_options, scored_words
 
@@ -87,10 +87,8 @@ def run(checkpoint: str, dataset: str, split: str, cache_dir: str | None, thread
         "sentences": len(examples),
         "words": int(words["graph"]["uas"].size),
         "reference_projective_pct": _percent([is_projective(e.heads) for e in examples]),
-        "graph_several_roots_pct": _percent([int((h == np.arange(h.size)).sum()) > 1 for h in graph]),
-        "graph_crossing_pct": _percent(
-            [not is_projective(h) for h in graph if int((h == np.arange(h.size)).sum()) == 1]
-        ),
+        "graph_several_roots_pct": _percent([root_count(h) > 1 for h in graph]),
+        "graph_crossing_pct": _percent([not is_projective(h) for h in graph if root_count(h) == 1]),
         "comparisons": compare(words["eisner"], words["graph"]),
         "machine": machine(),
     }

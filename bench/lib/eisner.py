@@ -73,6 +73,11 @@ def eisner_heads(scores: np.ndarray) -> np.ndarray:
     return np.where(out < 0, np.arange(size - 1), out)
 
 
+def root_count(heads: np.ndarray) -> int:
+    """How many words of a tree (0-based heads) are their own head: its roots."""
+    return int((np.asarray(heads) == np.arange(len(heads))).sum())
+
+
 def is_projective(heads: np.ndarray) -> bool:
     """Whether a tree (0-based heads, the root pointing to itself) has no crossing arcs, the root's arc from
     an artificial node before the first word included (so no arc passes over the root)."""

@@ -50,8 +50,8 @@ def checkpoint_system(
     path = folder / "predictor.onnx"
     module = export_predictor(trained, path)
     if quantize:
-        quantize_model(path, folder / f"predictor.{quantize}.onnx", quantize)
-        path = folder / f"predictor.{quantize}.onnx"
+        path, source = folder / f"predictor.{quantize}.onnx", path
+        quantize_model(source, path, quantize)
     session = make_session(path, threads)
     max_len = trained.encoder_config.max_len
 
