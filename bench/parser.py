@@ -13,8 +13,9 @@ sentence (fed the reference's words) is scored:
 - by sentence length (≤10, 11–20, 21–40, >40 words) and by relation (spaCy's per-label LAS p/r/f).
 
 In the same run, the words/s of the predictor alone — a checkpoint's embeddings, the layers or tower it
-reads and its scorers, exported to ONNX (``export.builder.export_predictor``, checked against PyTorch on
-these sentences), or a bundle's tree graph (the whole model with its label scorer: ``tree.onnx``) — from raw text (spaCy tokenizer, encoding, onnxruntime with
+reads and its scorers, exported to ONNX as a parser (``export.builder.export_predictor`` with ``parse``:
+heads and labels, without D̂, as spaCy's parser returns; its heads and labels checked against the
+predictor graph's, and those against PyTorch, on these sentences), or a bundle's tree graph (the whole model with its label scorer: ``tree.onnx``) — from raw text (spaCy tokenizer, encoding, onnxruntime with
 ``--threads`` intra-op threads, label names) against spaCy's tok2vec + parser (the teacher pipeline,
 ``distill.teacher.load_pipeline``) on the same texts, with ``n_process`` 1 and ``--threads`` (the better
 warm rate counts: worker start-up subtracted). Words are the spaCy tokens of the texts, counted once.
@@ -135,11 +136,12 @@ def accuracy(system: System, groups: dict[str, list[ParsedExample]]) -> dict:
     return result
 
 
-def pytorch_agreement(system: System, reference: Callable, words: Sequence[Sequence[str]]) -> float:
-    """Share of words whose ONNX head and label equal PyTorch's (the exported graph computes the model)."""
+def agreement(run: Callable, reference: Callable, words: Sequence[Sequence[str]]) -> float:
+    """Share of words whose head and label from ``run`` equal ``reference``'s: the ONNX graph against
+    PyTorch (the exported graph computes the model), the timed parser graph against the predictor graph."""
     same = total = 0
     for rows in batches(list(words), BATCH):
-        got, ref = system.run([list(w) for w in rows]), reference([list(w) for w in rows])
+        got, ref = run([list(w) for w in rows]), reference([list(w) for w in rows])
         mask = ref["heads"] >= 0
         agree = got["heads"] == ref["heads"]
         if "dep_labels" in ref:
@@ -223,6 +225,9 @@ def tables(result: dict) -> str:
         share = result["checks"]["predictor_onnx_as_pytorch"]
         graph = f"ONNX ({result['quantize']})" if result.get("quantize") else "ONNX"
         out.append(f"The predictor's {graph} heads and labels are PyTorch's on {share:.2%} of the words.")
+    if "parser_graph_as_predictor" in result["checks"]:
+        share = result["checks"]["parser_graph_as_predictor"]
+        out.append(f"The timed parser graph's heads and labels are the predictor graph's on {share:.2%} of the words.")
     return "\n\n".join(out)
 
 
@@ -255,7 +260,9 @@ def run(
         )
         every = [e for exs in groups.values() for e in exs]
         if checkpoint:
-            checks["predictor_onnx_as_pytorch"] = pytorch_agreement(systems[0], reference, [e.words for e in every])
+            words = [e.words for e in every]
+            checks["predictor_onnx_as_pytorch"] = agreement(systems[0].run, reference, words)
+            checks["parser_graph_as_predictor"] = agreement(systems[0].parse, systems[0].run, words)
         result = {
             "dataset": dataset,
             "split": split,

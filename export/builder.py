@@ -149,10 +149,11 @@ def _export_graph(
     return module, tuple(trace["word_ids"].shape)
 
 
-def export_predictor(trained: TrainedModel, path: Path) -> PredictorGraph:
-    """Trace the predictor alone (``PredictorGraph``: words → D̂, heads, labels) of any checkpoint with a
-    predictor — a pre-training run too — to ``path``; returns the wrapper (the PyTorch reference)."""
-    module = PredictorGraph(trained.model.eval()).eval()
+def export_predictor(trained: TrainedModel, path: Path, parse: bool = False) -> PredictorGraph:
+    """Trace the predictor alone (``PredictorGraph``: words → D̂, heads, labels; ``parse``: heads and labels
+    only) of any checkpoint with a predictor — a pre-training run too — to ``path``; returns the wrapper
+    (the PyTorch reference)."""
+    module = PredictorGraph(trained.model.eval(), parse).eval()
     max_len = trained.encoder_config.max_len
     trace = graph_inputs(trained.vocab, [list(w)[:max_len] for w in TRACE_WORDS], max_len)
     export_onnx(module, trace, path)

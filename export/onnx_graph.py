@@ -13,8 +13,8 @@ saturates (``"adjacency_powers"``: the same bias, other nodes; ``TASK_DISTANCES`
 default, takes adjacency powers wherever they apply (a parser-free model with a hard `heads` predictor:
 1.04× at batch 32 and 1.27× at batch 1 by paired passes, ``docs/bench/task_distances-*.json``) and pointer
 jumping elsewhere; the tree graph's D̂ is always exact. ``PredictorGraph`` is the predictor alone (embeddings, the layers or
-tower it reads, the scorers: words → D̂, heads, labels), the graph the parser benchmark times against
-spaCy's parser. The same wrappers give the PyTorch reference of the parity check, so a graph and its
+tower it reads, the scorers: words → D̂, heads, labels); with ``parse=True`` it returns the heads and
+labels alone, the graph the parser benchmark times against spaCy's parser. The same wrappers give the PyTorch reference of the parity check, so a graph and its
 reference can never disagree on what is computed. The dynamo exporter fails on this model
 (docs/design.md §6), hence ``dynamo=False``.
 """
@@ -131,15 +131,22 @@ class RecipeGraph(nn.Module):
 
 class PredictorGraph(nn.Module):
     """The predictor alone: (word_ids, feature_ids, mask) → D̂ (B×T×T) and, for a ``heads`` predictor, the
-    heads and label ids (B×T each) — the embeddings, the layers 1..k or the tower it reads, and its scorers."""
+    heads and label ids (B×T each) — the embeddings, the layers 1..k or the tower it reads, and its scorers.
 
-    def __init__(self, model: SyntaxModel) -> None:
+    ``parse=True``: the parser's outputs only (heads and label ids, no D̂), what a dependency parser returns;
+    the exporter then drops the nodes that compute D̂ from the heads.
+    """
+
+    def __init__(self, model: SyntaxModel, parse: bool = False) -> None:
         super().__init__()
         if model.predictor is None:
             raise ValueError("the model has no distance predictor")
+        tree = model_tree_outputs(model)
+        if parse and not tree:
+            raise ValueError(f"a {model.predictor.config.form!r} predictor returns no heads: it has no parser graph")
         self.model = model
         self.input_names = WORD_INPUTS
-        self.output_names = ("distances", *model_tree_outputs(model))
+        self.output_names = tree if parse else ("distances", *tree)
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor):
         return _tree_tensors(self.model.predict(word_ids, feature_ids, mask), self.output_names)

@@ -3,7 +3,9 @@
 ``System`` is a graph that returns distances, heads and labels for word lists: a checkpoint's predictor
 alone, exported to ONNX (``checkpoint_system``: its embeddings, the layers or tower it reads and its
 scorers, ``export.builder.export_predictor``), or a parser-free bundle's tree graph (``bundle_system``).
-``ours_from_text`` runs one from raw text (spaCy tokenizer, encoding, onnxruntime, label names) in
+Its ``parse`` is what is timed: for a checkpoint, the same predictor exported as a parser (heads and
+labels, no D̂, as spaCy's parser returns); for a bundle, its tree graph itself, whose task output needs D̂.
+``ours_from_text`` runs ``parse`` from raw text (spaCy tokenizer, encoding, onnxruntime, label names) in
 length-sorted batches; ``spacy_seconds`` times spaCy's pipeline on the same texts.
 """
 
@@ -24,46 +26,55 @@ BATCH = 32
 
 @dataclass
 class System:
-    """A graph that parses: its name, words → outputs (distances, heads, dep_labels), label names, max_len."""
+    """A graph that parses: its name, words → outputs (distances, heads, dep_labels), label names, max_len,
+    and ``parse``: words → heads (and dep_labels), the graph that is timed (None: ``run`` itself)."""
 
     name: str
     run: Callable[[list[list[str]]], dict[str, np.ndarray]]
     labels: tuple[str, ...]
     max_len: int
     note: str
+    parse: Callable[[list[list[str]]], dict[str, np.ndarray]] | None = None
 
 
 def checkpoint_system(
     checkpoint: str, threads: int, folder: Path, quantize: str | None = None
 ) -> tuple[System, Callable]:
-    """The predictor of a checkpoint as an ONNX graph of its own (``quantize="int8"``: its dynamically
-    quantised copy, ``export.variants.quantize_model``, as a bundle's int8 variant); also returns the
-    PyTorch reference."""
+    """The predictor of a checkpoint as an ONNX graph of its own, with its parser graph (heads and labels
+    alone) as ``parse`` (``quantize="int8"``: their dynamically quantised copies,
+    ``export.variants.quantize_model``, as a bundle's int8 variant); also returns the PyTorch reference."""
     from parserfree.distill.checkpoints import load_trained
     from parserfree.export.builder import export_predictor
     from parserfree.export.graph_inputs import graph_inputs
-    from parserfree.export.onnx_graph import run_graph_module
+    from parserfree.export.onnx_graph import PredictorGraph, run_graph_module
     from parserfree.export.session import make_session
     from parserfree.export.variants import quantize_model
 
     trained = load_trained(checkpoint)
-    path = folder / "predictor.onnx"
-    module = export_predictor(trained, path)
-    if quantize:
-        path, source = folder / f"predictor.{quantize}.onnx", path
-        quantize_model(source, path, quantize)
-    session = make_session(path, threads)
     max_len = trained.encoder_config.max_len
 
-    def run(words: list[list[str]]) -> dict[str, np.ndarray]:
-        feeds = graph_inputs(trained.vocab, words, max_len)
-        return dict(zip(module.output_names, session.run(None, feeds)))
+    def graph(name: str, parse: bool) -> Callable[[list[list[str]]], dict[str, np.ndarray]]:
+        path = folder / f"{name}.onnx"
+        graph_module = export_predictor(trained, path, parse)
+        if quantize:
+            path, source = folder / f"{name}.{quantize}.onnx", path
+            quantize_model(source, path, quantize)
+        session = make_session(path, threads)
+
+        def run(words: list[list[str]]) -> dict[str, np.ndarray]:
+            feeds = graph_inputs(trained.vocab, words, max_len)
+            return dict(zip(graph_module.output_names, session.run(None, feeds)))
+
+        return run
+
+    run = graph("predictor", parse=False)
+    module = PredictorGraph(trained.model.eval()).eval()
 
     def reference(words: list[list[str]]) -> dict[str, np.ndarray]:
         return run_graph_module(module, graph_inputs(trained.vocab, words, max_len))
 
     note = f"{trained.recipe} checkpoint's predictor alone (ONNX{', ' + quantize if quantize else ''})"
-    return System("predictor", run, trained.dep_labels, max_len, note), reference
+    return System("predictor", run, trained.dep_labels, max_len, note, graph("parser", parse=True)), reference
 
 
 def bundle_system(bundle: str, threads: int) -> System:
@@ -81,13 +92,13 @@ def bundle_system(bundle: str, threads: int) -> System:
 
 
 def ours_from_text(system: System, tokenizer, texts: Sequence[str]) -> list[tuple[np.ndarray, list[str] | None]]:
-    """Raw text → the system's heads and label names per text (tokenizer, encoding, graph, names), in
-    length-sorted batches of BATCH."""
+    """Raw text → the system's heads and label names per text (tokenizer, encoding, its ``parse`` graph,
+    names), in length-sorted batches of BATCH."""
     words = words_of(tokenizer, texts)
     out = []
     for rows in batches(sorted(range(len(words)), key=lambda i: len(words[i])), BATCH):
         batch = [words[i][: system.max_len] for i in rows]
-        got = system.run(batch)
+        got = (system.parse or system.run)(batch)
         for b, w in enumerate(batch):
             labels = [system.labels[k] for k in got["dep_labels"][b, : len(w)]] if "dep_labels" in got else None
             out.append((got["heads"][b, : len(w)], labels))

@@ -92,6 +92,7 @@ def test_speed_times_the_predictor_and_spacys_parser_on_the_same_words(result):
     assert set(speed["systems"]) == {"predictor", "bundle"} and speed["spacy"]["words_per_s"] > 0
     for entry in speed["systems"].values():
         assert entry["times_spacy"] == pytest.approx(entry["words_per_s"] / speed["spacy"]["words_per_s"])
+    assert result[0]["checks"]["parser_graph_as_predictor"] == 1.0
 
 
 def test_quantized_predictor_is_the_int8_graph_that_runs_not_the_float_one(smoke_checkpoint, tmp_path, monkeypatch):
@@ -105,7 +106,30 @@ def test_quantized_predictor_is_the_int8_graph_that_runs_not_the_float_one(smoke
         session_module, "make_session", lambda path, *a, **k: opened.append(path) or make_session(path, *a, **k)
     )
     system, reference = checkpoint_system(str(smoke_checkpoint), 1, tmp_path, "int8")
-    assert [p.name for p in opened] == ["predictor.int8.onnx"] and "int8" in system.note
+    assert [p.name for p in opened] == ["predictor.int8.onnx", "parser.int8.onnx"] and "int8" in system.note
     words = [["The", "dogs", "near", "the", "house", "bark", "."], ["It", "rains", "."]]
     got, ref = system.run(words), reference(words)
     assert got["heads"].shape == ref["heads"].shape and (got["heads"][ref["heads"] < 0] == -1).all()
+
+
+def test_the_timed_parser_graph_returns_the_predictors_tree_and_drops_the_distance_nodes(smoke_checkpoint, tmp_path):
+    """spaCy's parser returns heads and labels; timing a graph that also builds all-pairs D̂ from them
+    would charge the parser for work no parse reads, and a parser graph that computed other heads would
+    time another parser."""
+    import onnx
+
+    from bench.lib.parse_speed import checkpoint_system
+
+    system, _ = checkpoint_system(str(smoke_checkpoint), 1, tmp_path)
+    nodes = {name: len(onnx.load(tmp_path / f"{name}.onnx").graph.node) for name in ("predictor", "parser")}
+    assert nodes["parser"] < nodes["predictor"]
+    words = [
+        ["The", "dogs", "near", "the", "house", "bark", "."],
+        ["It", "rains", "."],
+        ["The", "keys", "to", "the", "old", "cabinet", "on", "the", "left", "of", "the", "door", "are", "lost", "."]
+        * 3,
+    ]
+    parsed, full = system.parse(words), system.run(words)
+    assert set(parsed) == {"heads", "dep_labels"} and "distances" in full
+    np.testing.assert_array_equal(parsed["heads"], full["heads"])
+    np.testing.assert_array_equal(parsed["dep_labels"], full["dep_labels"])
