@@ -53,7 +53,7 @@ def checkpoint_system(
     trained = load_trained(checkpoint)
     max_len = trained.encoder_config.max_len
 
-    def graph(name: str, parse: bool) -> Callable[[list[list[str]]], dict[str, np.ndarray]]:
+    def graph(name: str, parse: bool) -> tuple[Callable[[list[list[str]]], dict[str, np.ndarray]], PredictorGraph]:
         path = folder / f"{name}.onnx"
         graph_module = export_predictor(trained, path, parse)
         if quantize:
@@ -65,16 +65,16 @@ def checkpoint_system(
             feeds = graph_inputs(trained.vocab, words, max_len)
             return dict(zip(graph_module.output_names, session.run(None, feeds)))
 
-        return run
+        return run, graph_module
 
-    run = graph("predictor", parse=False)
-    module = PredictorGraph(trained.model.eval()).eval()
+    run, module = graph("predictor", parse=False)
+    parse, _ = graph("parser", parse=True)
 
     def reference(words: list[list[str]]) -> dict[str, np.ndarray]:
         return run_graph_module(module, graph_inputs(trained.vocab, words, max_len))
 
     note = f"{trained.recipe} checkpoint's predictor alone (ONNX{', ' + quantize if quantize else ''})"
-    return System("predictor", run, trained.dep_labels, max_len, note, graph("parser", parse=True)), reference
+    return System("predictor", run, trained.dep_labels, max_len, note, parse), reference
 
 
 def bundle_system(bundle: str, threads: int) -> System:
