@@ -111,7 +111,9 @@ def test_the_shipped_models_match_their_records():
         assert read_record(name)["bytes"] <= shipped.MAX_FILE_BYTES
 
 
-@pytest.mark.parametrize("path", ["configs/main/agreement.yaml", "configs/main/sentiment.yaml"])
+@pytest.mark.parametrize(
+    "path", ["configs/main/agreement.yaml", "configs/main/sentiment.yaml", "configs/agreement_tower_lm.yaml"]
+)
 def test_the_main_jobs_rows_fit_the_shipped_encoders_they_start_from(path):
     """Each row the main job fine-tunes from a shipped masked-LM encoder gets one of its own row (parser_free:
     its twin's) whose settings fit the row's model: an encoder size changed in configs/main without a new
