@@ -92,6 +92,18 @@ TABLES = {
         "--record-as parser-tower-en-vs-en",
         per_machine=False,
     ),
+    "parser-tower-en-ff256-int8": Table(
+        "parser",
+        "python -m bench.parser --checkpoint models/parser-tower-en-ff256/model.ckpt --threads 1 --quantize int8 "
+        "--record-as parser-tower-en-ff256-int8",
+        per_machine=False,
+    ),
+    "parser-tower-en-ff256-vs-tower": Table(
+        "parser_pair",
+        "python -m bench.parser_pair --a models/parser-tower-en-ff256/model.ckpt --b models/parser-tower-en/model.ckpt "
+        "--record-as parser-tower-en-ff256-vs-tower",
+        per_machine=False,
+    ),
     **{
         f"decoding-{name}": Table(
             "decoding",

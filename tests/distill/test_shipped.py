@@ -150,3 +150,20 @@ def test_the_tower_configs_rows_fit_the_shipped_parser_tower():
         assert row.training.init_from == resolve_weights(config.run.pretrained)
         built = dataclasses.replace(row.encoder, vocab_size=trained.encoder_config.vocab_size)
         assert init_mismatch(trained, built, row.predictor) is None
+
+
+def test_every_shipped_parser_fits_the_config_its_record_names():
+    """Each shipped parser's record names the config that rebuilds it (``parserfree ship --config``): a size
+    changed in that config (e.g. configs/main/parser_tower_ff256.yaml's feed-forward width) without the model
+    shipped again fails here, since the recorded command would no longer make the shipped weights."""
+    from parserfree.distill.checkpoints import init_mismatch
+    from parserfree.distill.config import load_config
+
+    parsers = [n for n in shipped_names() if read_record(n).get("config") and "parser" in n]
+    assert {"parser-en", "parser-tower-en", "parser-tower-en-ff256"} <= set(parsers)
+    for name in parsers:
+        record = read_record(name)
+        config = load_config(record["config"], record.get("settings") or [])
+        trained = load_trained(shipped_checkpoint(name))
+        built = dataclasses.replace(config.encoder, vocab_size=trained.encoder_config.vocab_size)
+        assert init_mismatch(trained, built, config.predictor) is None, name
