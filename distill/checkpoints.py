@@ -176,7 +176,8 @@ def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: Pred
     ours, theirs = trained.encoder_config.to_dict(), encoder.to_dict()
     if trained.task == MASKED_LM:  # a pre-trained encoder: every encoder setting but dropout must match,
         # and static vectors may be added to one without them (below: the projection starts at zero)
-        free = ("dropout", "static_vectors") if ours.get("static_vectors") is None else ("dropout",)
+        # and so may the task head's n-gram term (a head's part, zero at the start; no head is ever copied)
+        free = ("dropout", "ngram_buckets", *(("static_vectors",) if ours.get("static_vectors") is None else ()))
         diff = changes(without(ours, free), without(theirs, free))
         if diff:
             return f"a masked-LM encoder of other settings ({summary(diff)})"

@@ -184,12 +184,16 @@ class CoTrainingModule(L.LightningModule):
     # ------------------------------------------------------------- optimiser
     def configure_optimizers(self):
         t = self.config.training
-        bias_params = [p for n, p in self.model.named_parameters() if n.startswith("encoder.bias.")]
-        ids = {id(p) for p in bias_params}
+        named = list(self.model.named_parameters())
+        bias_params = [p for n, p in named if n.startswith("encoder.bias.")]
+        ngram_params = [p for n, p in named if n.startswith("head.ngrams.")]
+        ids = {id(p) for p in (*bias_params, *ngram_params)}
         other = [p for p in self.model.parameters() if id(p) not in ids]
         groups = [{"params": other, "lr": t.lr}]
         if bias_params:
             groups.append({"params": bias_params, "lr": t.lr * t.bias_lr_multiplier, "weight_decay": 0.0})
+        if ngram_params:
+            groups.append({"params": ngram_params, "lr": t.lr * t.ngram_lr_multiplier})
         optimiser = torch.optim.AdamW(groups, lr=t.lr, weight_decay=t.weight_decay)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: inverse_sqrt_factor(step, t.warmup_steps))
         return {"optimizer": optimiser, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}

@@ -82,6 +82,8 @@ class TrainingConfig:
     """Steps of linear learning-rate warm-up."""
     bias_lr_multiplier: float = 30.0
     """Learning-rate multiplier of the bias table: the zero-initialised table learns its shape within a few epochs."""
+    ngram_lr_multiplier: float = 3.0
+    """Learning-rate multiplier of the task head's n-gram table (encoder.ngram_buckets), whose rows learn only in the batches that hold their word or pair (chosen on sentiment dev over 1, 3, 10, 30)."""
     grad_clip: float = 1.0
     """Clip the gradient norm to this (0: no clipping)."""
     distance_loss_weight: float = 1.0
@@ -122,7 +124,14 @@ class TrainingConfig:
         check_int(f"{section}.min_steps", self.min_steps, 0)
         if self.lr <= 0:
             raise ConfigError(f"{section}.lr={self.lr} must be > 0")
-        for name in ("weight_decay", "bias_lr_multiplier", "grad_clip", "distance_loss_weight", "warmup_steps"):
+        for name in (
+            "weight_decay",
+            "bias_lr_multiplier",
+            "ngram_lr_multiplier",
+            "grad_clip",
+            "distance_loss_weight",
+            "warmup_steps",
+        ):
             check_number(f"{section}.{name}", getattr(self, name), low=0)
         check_number(f"{section}.teacher_forcing_fraction", self.teacher_forcing_fraction, low=0, high=1)
         check_number(f"{section}.teacher_forcing_end", self.teacher_forcing_end, low=0, high=1)

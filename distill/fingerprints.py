@@ -56,7 +56,9 @@ def _short(value: Any) -> str:
 ADDED_SETTINGS = {
     "data.split_column": None,
     "encoder.static_vectors": None,
+    "encoder.ngram_buckets": 0,
     "training.distance_grad_to_encoder": True,
+    "training.ngram_lr_multiplier": 3.0,  # any value computes what ran before: the term was off
 }
 
 

@@ -109,6 +109,8 @@ class EncoderConfig:
     """Bias every layer: layers 1..k run once unbiased (for the predictor), then the whole stack biased."""
     static_vectors: str | None = None
     """Frozen static word vectors added to the embeddings through a learned projection (en_core_web_md: spaCy's 300-d md vectors); null: none."""
+    ngram_buckets: int = 0
+    """Hash buckets of the task head's linear term over word pairs, beside one weight per word (a bag of 1- and 2-grams trained with the encoder, zero at the start); 0: no such term."""
     bias: BiasConfig = field(default_factory=BiasConfig)
     """How distances become the attention bias."""
 
@@ -139,6 +141,7 @@ class EncoderConfig:
             raise ConfigError(
                 f"{section}.static_vectors={self.static_vectors!r} must be null or one of {', '.join(STATIC_VECTOR_WIDTHS)}"
             )
+        check_int(f"{section}.ngram_buckets", self.ngram_buckets, 0)
         if not isinstance(self.bias, BiasConfig):
             raise ConfigError(f"{section}.bias must be a BiasConfig, got {type(self.bias).__name__}")
         self.bias.validate(f"{section}.bias")

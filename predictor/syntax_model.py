@@ -82,7 +82,14 @@ class SyntaxModel(nn.Module):
             if task == MASKED_LM:  # pre-training: a state per word, scored against the word table
                 self.head = MaskedWordHead(encoder_config.d_model, encoder_config.vocab_size)
             elif task != "none":
-                self.head = TaskHead(encoder_config.d_model, head_task, n_classes, encoder_config.dropout)
+                self.head = TaskHead(
+                    encoder_config.d_model,
+                    head_task,
+                    n_classes,
+                    encoder_config.dropout,
+                    encoder_config.vocab_size,
+                    encoder_config.ngram_buckets,
+                )
         self.task_grad_to_predictor = task_grad_to_predictor
         self.distance_grad_to_encoder = distance_grad_to_encoder  # False: the predictor reads h_k detached
 
@@ -117,7 +124,8 @@ class SyntaxModel(nn.Module):
         if not task:
             return ModelOutput(None, predicted)
         h = self.encoder.upper(h_0, h_k, mask, self.bias_distances(source, distances, predicted, mask))
-        return ModelOutput(self.head(h, mask), predicted)
+        out = self.head(h, mask, word_ids) if isinstance(self.head, TaskHead) else self.head(h, mask)
+        return ModelOutput(out, predicted)
 
     def bias_distances(
         self, source: DistanceSource, distances: Tensor | None, predicted: PredictorOutput | None, mask: Tensor

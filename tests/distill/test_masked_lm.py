@@ -90,6 +90,26 @@ def test_a_task_model_starts_from_the_whole_pretrained_encoder_of_its_row(lm_run
 
 
 @pytest.mark.slow
+def test_an_ngram_term_added_to_a_pretrained_encoder_starts_at_zero(lm_runs):
+    """A masked-LM encoder starts a model whose head has the n-gram term (a head's part: never copied, zero
+    at the start), rather than being refused as an encoder of other settings."""
+    source = load_trained(lm_runs / "parser_fed_twin" / "checkpoints" / "best.ckpt")
+    config = load_config(
+        "configs/smoke.yaml", [*_lm_overrides(lm_runs.parent, "parser_fed_twin"), "data.task=binary"]
+    ).resolved()
+    from parserfree.predictor.syntax_model import SyntaxModel
+
+    enc = config.model_encoder_config(len(source.vocab), source.vocab.n_features)
+    model = SyntaxModel(
+        dataclasses.replace(enc, ngram_buckets=64), config.predictor_config(), "binary", 2, dep_labels=source.dep_labels
+    )
+    load_pretrained(model, source.path, source)
+    theirs = source.model.state_dict()
+    assert all(torch.equal(v, theirs[k]) for k, v in model.state_dict().items() if k.startswith("encoder."))
+    assert not model.head.ngrams.table.weight.any()
+
+
+@pytest.mark.slow
 def test_static_vectors_added_to_a_pretrained_encoder_start_as_the_same_function(lm_runs):
     """A masked-LM encoder without static vectors starts a model that reads them: every weight it has is
     copied and the projection stays at zero, so the start computes what the encoder did; the reverse (a
