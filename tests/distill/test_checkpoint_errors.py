@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import copy
 import shutil
 
 import pytest
 import torch
+from checkpoint_edits import edited_meta, model_of, save_checkpoint
 
 from parserfree.distill.checkpoints import CheckpointError, load_trained
 from parserfree.distill.config import load_config
@@ -50,21 +50,8 @@ def test_weights_that_do_not_fit_their_settings_are_a_damaged_checkpoint(smoke_c
 
 def _pretrained_checkpoint(smoke_checkpoint, path, **encoder) -> None:
     """The smoke checkpoint (it has a predictor) rebuilt with other encoder settings and fresh weights."""
-    from parserfree.encoder import EncoderConfig
-    from parserfree.predictor import PredictorConfig
-    from parserfree.predictor.syntax_model import SyntaxModel
-
-    ckpt = torch.load(smoke_checkpoint, map_location="cpu", weights_only=True)
-    meta = copy.deepcopy(ckpt["parserfree"])
-    meta["encoder"].update(encoder)
-    model = SyntaxModel(
-        EncoderConfig.from_dict(meta["encoder"]),
-        PredictorConfig.from_dict(meta["predictor"]),
-        meta["task"],
-        max(2, len(meta["label_names"])),
-        dep_labels=meta["dep_labels"],
-    )
-    torch.save({"state_dict": {f"model.{k}": v for k, v in model.state_dict().items()}, "parserfree": meta}, path)
+    _, meta = edited_meta(smoke_checkpoint, **encoder)
+    save_checkpoint(model_of(meta), meta, path)
 
 
 @pytest.mark.parametrize(

@@ -3,20 +3,15 @@ the bundle's graph carries the table and computes what PyTorch does at shapes ot
 
 from __future__ import annotations
 
-import copy
-
-import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 import torch
+from checkpoint_edits import edited_meta, model_of, save_checkpoint
+from graph_checks import assert_task_output_matches
 
 from parserfree.distill.checkpoints import load_trained
-from parserfree.encoder import EncoderConfig
 from parserfree.encoder.config import STATIC_VECTOR_WIDTHS
 from parserfree.export import export_bundle
-from parserfree.predictor import PredictorConfig
-from parserfree.predictor.syntax_model import SyntaxModel
 
 WIDTH = STATIC_VECTOR_WIDTHS["en_core_web_md"]
 
@@ -24,18 +19,8 @@ WIDTH = STATIC_VECTOR_WIDTHS["en_core_web_md"]
 @pytest.fixture(scope="module")
 def vectors_checkpoint(smoke_checkpoint, tmp_path_factory):
     """The smoke run's model with static vectors: its weights, a random unit-row table, a random projection."""
-    ckpt = torch.load(smoke_checkpoint, map_location="cpu", weights_only=False)
-    meta = copy.deepcopy(ckpt["parserfree"])
-    meta["encoder"]["static_vectors"] = "en_core_web_md"
-    meta["experiment"]["encoder"]["static_vectors"] = "en_core_web_md"
-    model = SyntaxModel(
-        EncoderConfig.from_dict(meta["encoder"]),
-        PredictorConfig.from_dict(meta["predictor"]),
-        meta["task"],
-        max(2, len(meta["label_names"])),
-        dep_labels=meta["dep_labels"],
-    )
-    state = {k.removeprefix("model."): v for k, v in ckpt["state_dict"].items()}
+    state, meta = edited_meta(smoke_checkpoint, static_vectors="en_core_web_md")
+    model = model_of(meta)
     assert model.load_state_dict(state, strict=False).missing_keys == [
         "encoder.static_vectors",
         "encoder.static_projection.weight",
@@ -48,7 +33,7 @@ def vectors_checkpoint(smoke_checkpoint, tmp_path_factory):
     with torch.no_grad():
         model.encoder.static_projection.weight.normal_(std=0.3, generator=gen)
     path = tmp_path_factory.mktemp("vectors") / "vectors.ckpt"
-    torch.save({"state_dict": {f"model.{k}": v for k, v in model.state_dict().items()}, "parserfree": meta}, path)
+    save_checkpoint(model, meta, path)
     return path, model.encoder.static_vectors.clone()
 
 
@@ -70,18 +55,7 @@ def test_the_bundle_graph_carries_the_table_and_matches_pytorch(vectors_checkpoi
     grown = graph.stat().st_size - (smoke_bundle[0] / "model.onnx").stat().st_size
     assert table.numel() * 2 <= grown < table.numel() * 2 + 200_000
     trained = load_trained(path)
-    session = ort.InferenceSession(str(graph), providers=["CPUExecutionProvider"])
-    rng = np.random.default_rng(0)
-    words = trained.vocab.words[2:]
-    for batch, length in [(5, 17), (1, 40), (3, 2)]:
-        assert [batch, length] != manifest["trace_shape"]
-        lengths = [length] + [int(n) for n in rng.integers(1, length + 1, batch - 1)]
-        sentences = [list(rng.choice(words, n)) for n in lengths]
-        word_ids, feature_ids, mask = trained.vocab.encode_batch(sentences, trained.encoder_config.max_len)
-        task = session.run(["task_output"], {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask})[0]
-        with torch.no_grad():
-            ref = trained.model(*(torch.from_numpy(a) for a in (word_ids, feature_ids, mask)))
-        np.testing.assert_allclose(task, ref.task.numpy(), atol=1e-4, rtol=0)
+    assert_task_output_matches(graph, trained, manifest["trace_shape"], [(5, 17), (1, 40), (3, 2)], atol=1e-4)
 
 
 def test_the_variants_keep_the_half_precision_table(vectors_checkpoint, tmp_path):
