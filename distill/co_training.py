@@ -188,7 +188,7 @@ class CoTrainingModule(L.LightningModule):
         bias_params = [p for n, p in named if n.startswith("encoder.bias.")]
         ngram_params = [p for n, p in named if n.startswith("head.ngrams.")]
         ids = {id(p) for p in (*bias_params, *ngram_params)}
-        other = [p for p in self.model.parameters() if id(p) not in ids]
+        other = [p for _, p in named if id(p) not in ids]
         groups = [{"params": other, "lr": t.lr}]
         if bias_params:
             groups.append({"params": bias_params, "lr": t.lr * t.bias_lr_multiplier, "weight_decay": 0.0})
