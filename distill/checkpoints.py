@@ -185,12 +185,12 @@ def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: Pred
         if trained.task == MASKED_LM and predictor is None:
             return None
         return f"a {trained.recipe} checkpoint has no distance predictor to start from"
-    if predictor is None and trained.predictor_config.has_tower:
+    if predictor is None and trained.predictor_config.has_tower and trained.task != MASKED_LM:
         return "its predictor has a tower of its own: no lower layers to share with a row without a predictor"
-    shared = (
-        () if predictor and predictor.has_tower else (*INIT_EMBEDDING_FIELDS, *INIT_LAYER_FIELDS)
-    )  # a tower shares nothing
-    for name in (*INIT_ID_FIELDS, *shared):
+    tower = predictor is not None and predictor.has_tower
+    shared = () if tower else (*INIT_EMBEDDING_FIELDS, *INIT_LAYER_FIELDS)  # a tower shares nothing
+    ids = tuple(f for f in INIT_ID_FIELDS if not (tower and f == "predictor_layer"))  # nor reads h_k
+    for name in (*ids, *shared):
         if ours.get(name) != theirs.get(name):
             return f"checkpoint of a {name} {ours.get(name)} model, config says {theirs.get(name)}"
     # static vectors may be added to a start without them (the projection starts at zero: the same function),
@@ -215,27 +215,62 @@ def _tower(shape) -> str:
     return f"{shape.layers} × {shape.d_model} (heads {shape.n_heads}, ff {shape.d_ff})"
 
 
-def load_pretrained(model: SyntaxModel, path: str | Path, trained: TrainedModel | None = None) -> None:
+def load_pretrained(
+    model: SyntaxModel, path: str | Path, trained: TrainedModel | None = None, with_predictor: bool = True
+) -> None:
     """Initialise ``model`` from a pre-trained run. From a predictor pre-training: the predictor with its
     label scorer and, without a tower, the embeddings and the unbiased layers 1..k it reads (a tower has its
     own embeddings: the rest keeps its fresh weights); a row without a predictor takes those embeddings and
     layers only. From a masked-LM pre-training (``distill.masked_lm``): the whole encoder (embeddings, every
     layer, the bias table, the final norm) and its predictor where both have one; never a head.
-    CheckpointError when the checkpoint is not of the same shape and settings (``trained``: the checkpoint
-    already loaded; the model must be built with its label inventory)."""
+    ``with_predictor=False``: the predictor is left alone (``load_pretrained_predictor`` gives it from
+    another run). CheckpointError when the checkpoint is not of the same shape and settings (``trained``:
+    the checkpoint already loaded; the model must be built with its label inventory)."""
     trained = trained or load_trained(path)
     encoder = model.encoder.config
-    reason = init_mismatch(trained, encoder, model.predictor.config if model.predictor is not None else None)
+    ours = model.predictor if with_predictor else None
+    reason = init_mismatch(trained, encoder, ours.config if ours is not None else None)
     if reason:
         raise CheckpointError(f"{path}: cannot initialise from it: {reason} (training.init_from)")
-    keep: tuple[str, ...] = ("predictor.",) if model.predictor is not None else ()
+    keep: tuple[str, ...] = ("predictor.",) if ours is not None else ()
     if trained.task == MASKED_LM:
         keep += ("encoder.",)
-    elif model.predictor is None or model.predictor.tower is None:
+    elif ours is None or ours.tower is None:
         keep += ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.")
         keep += ("encoder.static_vectors", "encoder.static_projection.")  # where both read static vectors
         keep += tuple(f"encoder.layers.{i}." for i in range(encoder.predictor_layer))
-    state = {k: v for k, v in trained.model.state_dict().items() if k.startswith(keep)}
+    _load_parts(model, path, {k: v for k, v in trained.model.state_dict().items() if k.startswith(keep)})
+
+
+def load_pretrained_predictor(
+    model: SyntaxModel, path: str | Path, trained: TrainedModel, vocab: Vocabulary, dep_labels: tuple[str, ...]
+) -> None:
+    """Initialise ``model``'s predictor alone (its tower, arc and label scorers) from a pre-trained parser
+    (``training.init_predictor_from``), beside an encoder that came from another run (``training.init_from``):
+    the predictor must have a tower, which shares nothing with the encoder, and the two runs the same
+    vocabulary and dependency labels, so the ids mean the same to both. CheckpointError naming the file and
+    what does not fit."""
+    where = f"{path}: cannot initialise the predictor from it"
+    if model.predictor is None:
+        raise CheckpointError(f"{where}: the recipe has no distance predictor (training.init_predictor_from)")
+    if trained.predictor_config is None or not trained.predictor_config.has_tower:
+        raise CheckpointError(
+            f"{where}: its predictor has no tower of its own, so it reads lower layers it would not bring "
+            "(training.init_predictor_from takes a parser tower; without one, training.init_from alone)"
+        )
+    if trained.vocab.to_dict() != vocab.to_dict() or tuple(trained.dep_labels) != tuple(dep_labels):
+        raise CheckpointError(
+            f"{where}: its vocabulary or dependency labels differ from training.init_from's "
+            "(training.init_predictor_from)"
+        )
+    reason = init_mismatch(trained, model.encoder.config, model.predictor.config)
+    if reason:
+        raise CheckpointError(f"{where}: {reason} (training.init_predictor_from)")
+    _load_parts(model, path, {k: v for k, v in trained.model.state_dict().items() if k.startswith("predictor.")})
+
+
+def _load_parts(model: SyntaxModel, path: str | Path, state: dict) -> None:
+    """Load ``state`` (some of the model's weights) into ``model``; CheckpointError on a shape that differs."""
     target = model.state_dict()
     for key, value in state.items():
         if key not in target or target[key].shape != value.shape:

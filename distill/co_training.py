@@ -25,6 +25,7 @@ from parserfree.distill.schedules import inverse_sqrt_factor, teacher_forcing_pr
 from parserfree.distill.task_metrics import predictions, task_metrics
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.predictor import DistanceMetrics, PredictorConfig
+from parserfree.predictor.head import DistancePredictor
 from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import Outputs, SyntaxModel
 
@@ -40,6 +41,7 @@ class CoTrainingModule(L.LightningModule):
         vocab: Vocabulary,
         label_names: list[str],
         dep_labels: tuple[str, ...] = (),
+        auxiliary: PredictorConfig | None = None,
     ) -> None:
         super().__init__()
         self.config = config
@@ -61,6 +63,20 @@ class CoTrainingModule(L.LightningModule):
             seed=config.seed,
             dep_labels=self.dep_labels,
             distance_grad_to_encoder=config.training.distance_grad_to_encoder,
+        )
+        # the auxiliary parser (training.auxiliary_parser_weight): a predictor on h_k beside a parser tower, in
+        # training only — it is not part of ``self.model``, so no checkpoint's model and no graph has it
+        self.auxiliary = (
+            DistancePredictor(
+                encoder_config.d_model,
+                auxiliary,
+                encoder_config.max_len,
+                encoder_config.bias.max_distance,
+                dep_labels=self.dep_labels,
+                encoder=encoder_config,
+            )
+            if auxiliary is not None and config.training.auxiliary_parser_weight > 0
+            else None
         )
         self._val_pred: list[np.ndarray] = []
         self._val_gold: list[np.ndarray] = []
@@ -140,13 +156,20 @@ class CoTrainingModule(L.LightningModule):
             dist_loss = self._predictor_loss(out.predicted, batch, "train", bs)
             loss = loss + weight * dist_loss
             self.log("train/distance_loss", dist_loss, prog_bar=True, batch_size=bs)
+        if self.auxiliary is not None:  # layers 1..k learn the parser's trees through the auxiliary parser
+            batch_in = (batch["word_ids"], batch["feature_ids"], batch["mask"])
+            aux = self.auxiliary(self.model.encoder.lower(*batch_in), batch["mask"], False)
+            aux_loss = self._predictor_loss(aux, batch, "train/auxiliary", bs, self.auxiliary)
+            loss = loss + self.config.training.auxiliary_parser_weight * aux_loss
+            self.log("train/auxiliary_loss", aux_loss, batch_size=bs)
         self.log("train/p", p, batch_size=bs)
         self.log("train/loss", loss, batch_size=bs)
         return loss
 
-    def _predictor_loss(self, predicted, batch: dict, stage: str, bs: int) -> torch.Tensor:
-        """The predictor loss (arc or probe + weighted label loss); the label loss is also logged alone."""
-        predictor = self.model.predictor
+    def _predictor_loss(self, predicted, batch: dict, stage: str, bs: int, predictor=None) -> torch.Tensor:
+        """The predictor loss (arc or probe + weighted label loss); the label loss is also logged alone.
+        ``predictor``: the one that predicted (default: the model's)."""
+        predictor = predictor or self.model.predictor
         parts = predictor.losses(predicted, batch["heads"], batch["distances"], batch.get("dep_labels"))
         if "label" in parts:
             self.log(f"{stage}/label_loss", parts["label"], batch_size=bs, sync_dist=stage == "val")
@@ -189,6 +212,8 @@ class CoTrainingModule(L.LightningModule):
         ngram_params = [p for n, p in named if n.startswith("head.ngrams.")]
         ids = {id(p) for p in (*bias_params, *ngram_params)}
         other = [p for _, p in named if id(p) not in ids]
+        if self.auxiliary is not None:
+            other += list(self.auxiliary.parameters())
         groups = [{"params": other, "lr": t.lr}]
         if bias_params:
             groups.append({"params": bias_params, "lr": t.lr * t.bias_lr_multiplier, "weight_decay": 0.0})

@@ -89,6 +89,8 @@ class TrainingConfig:
     distance_loss_weight: float = 1.0
     """λ in loss = task loss + λ · predictor loss; 0: the (pre-trained) predictor stays as it is and runs in
     training only where the biased layers read D̂."""
+    auxiliary_parser_weight: float = 0.0
+    """With a parser tower: init_from's own predictor (it reads h_k) is kept beside the model in training only, and its loss at this weight trains layers 1..k as the distance loss does without a tower; it is in no graph. 0: off."""
     teacher_forcing_fraction: float = 0.5
     """p(parser distances) decays from 1 to teacher_forcing_end over this share of training."""
     teacher_forcing_end: float = 1.0
@@ -116,6 +118,8 @@ class TrainingConfig:
     """Lightning strategy (auto, ddp)."""
     init_from: str | None = None
     """A pretrain_predictor checkpoint whose embeddings, layers 1..k and predictor start this run (a path, or a shipped model: builtin:parser-en)."""
+    init_predictor_from: str | None = None
+    """A parser tower (path or builtin: name) whose predictor starts this run instead of init_from's; init_from then gives the encoder alone, and both must share the vocabulary and labels."""
 
     def validate(self, section: str = "training") -> None:
         """Raise ConfigError naming the first impossible field."""
@@ -130,6 +134,7 @@ class TrainingConfig:
             "ngram_lr_multiplier",
             "grad_clip",
             "distance_loss_weight",
+            "auxiliary_parser_weight",
             "warmup_steps",
         ):
             check_number(f"{section}.{name}", getattr(self, name), low=0)

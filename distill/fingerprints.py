@@ -57,6 +57,8 @@ ADDED_SETTINGS = {
     "data.split_column": None,
     "encoder.static_vectors": None,
     "encoder.ngram_buckets": 0,
+    "training.init_predictor_from": None,
+    "training.auxiliary_parser_weight": 0.0,
     "training.distance_grad_to_encoder": True,
     "training.ngram_lr_multiplier": 3.0,  # any value computes what ran before: the term was off
 }

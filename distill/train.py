@@ -21,7 +21,14 @@ from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.strategies import DDPStrategy
 
-from parserfree.distill.checkpoints import TrainedModel, check_resumable, load_pretrained, load_trained, read_checkpoint
+from parserfree.distill.checkpoints import (
+    TrainedModel,
+    check_resumable,
+    load_pretrained,
+    load_pretrained_predictor,
+    load_trained,
+    read_checkpoint,
+)
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, TrainingConfig, save_config
 from parserfree.distill.data.static_vectors import fill_static_vectors
@@ -33,6 +40,7 @@ from parserfree.distill.quiet import quiet_lightning
 from parserfree.distill.shipped import resolve_weights
 from parserfree.encoder.files import atomic_path, write_json
 from parserfree.encoder.masked_words import MASKED_LM
+from parserfree.encoder.schema import ConfigError
 
 
 class MidEpochCheckpoint(ModelCheckpoint):
@@ -87,6 +95,33 @@ def strategy(config: ExperimentConfig):
     return t.strategy
 
 
+def auxiliary_parser(config: ExperimentConfig, init: TrainedModel | None) -> TrainedModel | None:
+    """The run whose predictor becomes the auxiliary parser (``training.auxiliary_parser_weight`` > 0): the
+    start ``init`` (``training.init_from``), whose predictor reads h_k, beside a model whose own predictor is
+    a tower; None when the weight is 0. ConfigError naming what is missing otherwise."""
+    if config.training.auxiliary_parser_weight <= 0:
+        return None
+    predictor = config.predictor_config()
+    if predictor is None or not predictor.has_tower or config.encoder.predictor_layer < 1:
+        raise ConfigError(
+            "training.auxiliary_parser_weight > 0 needs a parser tower (predictor.tower_layers ≥ 1) beside "
+            "unbiased layers 1..k (encoder.predictor_layer ≥ 1): the auxiliary parser trains those layers"
+        )
+    if init is None or init.predictor_config is None or init.predictor_config.has_tower:
+        raise ConfigError(
+            "training.auxiliary_parser_weight > 0 needs training.init_from with a predictor on h_k (no tower): "
+            "that predictor is the auxiliary parser"
+        )
+    return init
+
+
+def predictor_weights(trained: TrainedModel) -> dict:
+    """A trained model's predictor weights, named as in the predictor itself."""
+    return {
+        k.removeprefix("predictor."): v for k, v in trained.model.state_dict().items() if k.startswith("predictor.")
+    }
+
+
 def train(
     config: ExperimentConfig,
     out_dir: str | Path,
@@ -112,8 +147,12 @@ def train(
     if config.threads:
         torch.set_num_threads(config.threads)
 
-    vocab, dep_labels, init = None, None, None
+    vocab, dep_labels, init, init_predictor = None, None, None, None
     init_path = resolve_weights(config.training.init_from)  # a builtin: name → its checked file
+    predictor_path = resolve_weights(config.training.init_predictor_from)
+    if predictor_path:
+        init_predictor = load_trained(predictor_path)
+        vocab, dep_labels = init_predictor.vocab, init_predictor.dep_labels
     if init_path:
         init = load_trained(init_path)
         vocab, dep_labels = init.vocab, init.dep_labels  # the pre-trained predictor's words and labels
@@ -122,11 +161,22 @@ def train(
     config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
     save_config(config, run_dir / "config.yaml")
     module_class = MaskedLMModule if config.data.task == MASKED_LM else CoTrainingModule
+    auxiliary = auxiliary_parser(config, init)
     module = module_class(
-        config, config.encoder, config.predictor_config(), data.vocab, data.label_names, data.dep_labels
+        config,
+        config.encoder,
+        config.predictor_config(),
+        data.vocab,
+        data.label_names,
+        data.dep_labels,
+        auxiliary=auxiliary.predictor_config if auxiliary else None,
     )
     if init is not None:
-        load_pretrained(module.model, init_path, init)
+        load_pretrained(module.model, init_path, init, with_predictor=init_predictor is None)
+    if init_predictor is not None:  # a parser tower beside an encoder pre-trained with another predictor
+        load_pretrained_predictor(module.model, predictor_path, init_predictor, data.vocab, tuple(data.dep_labels))
+    if auxiliary is not None and module.auxiliary is not None:  # init_from's own predictor, in training only
+        module.auxiliary.load_state_dict(predictor_weights(auxiliary))
     if config.encoder.static_vectors:  # the frozen table, row i = the vector of word i of this vocabulary
         found = fill_static_vectors(
             module.model.encoder, data.vocab, config.encoder.static_vectors, data.cache_dir, config.data.archive

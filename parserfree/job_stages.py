@@ -48,6 +48,10 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     pre.recipe = "pretrain_predictor"
     pre.training.max_epochs = config.run.pretrain_epochs
     pre.training.init_from = None  # pre-training starts from scratch
+    pre.training.init_predictor_from = None
+    pre.training.auxiliary_parser_weight = 0.0  # the predictor's own loss is the pre-training
+    if pre.training.distance_loss_weight == 0:  # a task's "keep the predictor as it is" would train nothing
+        pre.training.distance_loss_weight = 1.0
     names = list(config.run.pretrain_datasets)
     pre.data = DataConfig(
         dataset=names[0] if len(names) == 1 else names,
@@ -73,6 +77,7 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
             n_layers=1,
             n_heads=1,
             d_ff=1,
+            predictor_layer=0,  # the tower reads its own embeddings, whatever layers 1..k the task leaves unbiased
             bias_all_layers=False,
             bias=dataclasses.replace(pre.encoder.bias, mode="none"),
         )

@@ -32,7 +32,15 @@ from parserfree.distill.shipped import resolve_weights
 from parserfree.encoder.files import write_json
 
 # settings that say where things are or how fast they run, not what is computed
-WHERE_AND_HOW_FAST = ("threads", "data.cache_dir", "data.archive", "training.num_workers", "training.init_from", "run")
+WHERE_AND_HOW_FAST = (
+    "threads",
+    "data.cache_dir",
+    "data.archive",
+    "training.num_workers",
+    "training.init_from",
+    "training.init_predictor_from",
+    "run",
+)
 
 
 def training_fingerprint(config: ExperimentConfig) -> dict:
@@ -42,13 +50,10 @@ def training_fingerprint(config: ExperimentConfig) -> dict:
     settings = without_added_at_their_old_value(without(config.resolved().to_dict(), WHERE_AND_HOW_FAST))
     if not config.recipe_row.predictor:
         settings.pop("predictor", None)
-    return {
-        "settings": settings,
-        "inputs": {
-            "data": data_digest(config.data),
-            "init_from": file_digest(resolve_weights(config.training.init_from)),
-        },
-    }
+    inputs = {"data": data_digest(config.data), "init_from": file_digest(resolve_weights(config.training.init_from))}
+    if config.training.init_predictor_from:  # only when set, so the records of runs without one still hold
+        inputs["init_predictor_from"] = file_digest(resolve_weights(config.training.init_predictor_from))
+    return {"settings": settings, "inputs": inputs}
 
 
 def export_fingerprint(config: ExperimentConfig, checkpoint: Path, variants: dict) -> dict:

@@ -105,8 +105,10 @@ class PredictorConfig:
 
     def check_encoder(self, encoder: EncoderConfig, recipe: str, section: str = "predictor") -> None:
         """Raise ``ConfigError`` unless this predictor can sit on ``encoder`` in recipe ``recipe``: without a
-        tower it reads h_k, so ``encoder.predictor_layer`` ≥ 1; a tower reads h_0 and every encoder layer is
-        biased in one pass, so ``encoder.predictor_layer`` must be 0 and the tower's heads divide its width."""
+        tower it reads h_k, so ``encoder.predictor_layer`` ≥ 1; a tower embeds the ids itself, so the encoder
+        runs in one pass: every layer biased (``encoder.predictor_layer: 0``), or layers 1..k unbiased and the
+        rest biased (k ≥ 1 with ``encoder.bias_all_layers: false``, the layout of an encoder pre-trained beside
+        a predictor on h_k); the tower's heads divide its width."""
         if not self.has_tower:
             if encoder.predictor_layer < 1:
                 raise ConfigError(
@@ -115,11 +117,12 @@ class PredictorConfig:
                     "with encoder.predictor_layer: 0)"
                 )
             return
-        if encoder.predictor_layer != 0:
+        if encoder.predictor_layer != 0 and encoder.bias_all_layers:
             raise ConfigError(
-                f"{section}.tower_layers={self.tower_layers} needs encoder.predictor_layer: 0, got "
-                f"{encoder.predictor_layer} (the tower reads the embeddings h_0 and every encoder "
-                "layer is biased in one pass)"
+                f"{section}.tower_layers={self.tower_layers} with encoder.predictor_layer="
+                f"{encoder.predictor_layer} needs encoder.bias_all_layers: false (the tower reads its own "
+                "embeddings, so the encoder runs in one pass: layers 1..k unbiased, the rest biased), or "
+                "encoder.predictor_layer: 0 (every layer biased)"
             )
         shape = self.tower_shape(encoder)
         if shape.d_model % shape.n_heads:

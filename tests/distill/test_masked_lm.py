@@ -139,6 +139,152 @@ def test_static_vectors_added_to_a_pretrained_encoder_start_as_the_same_function
         load_pretrained(plain, source.path, vectors_source)
 
 
+TOWER = {"tower_layers": 1, "tower_d_model": 16, "tower_heads": 2, "tower_d_ff": 32}
+
+
+def _grafted_starts(lm_runs, tmp_path):
+    """(a masked-LM encoder with unbiased layer 1 and its meta, a parser tower checkpoint of the same vocabulary
+    with random weights) written to ``tmp_path``: the two starts of a grafted model."""
+    from checkpoint_edits import edited_meta, model_of, save_checkpoint
+
+    state, meta = edited_meta(lm_runs / "parser_fed_twin" / "checkpoints" / "best.ckpt", bias_all_layers=False)
+    encoder = tmp_path / "encoder.ckpt"
+    torch.save({"state_dict": {f"model.{k}": v for k, v in state.items()}, "parserfree": meta}, encoder)
+    tower_meta = json.loads(json.dumps(meta))  # a parser tower: a predictor pre-training of its own
+    tower_meta["predictor"].update(TOWER)
+    tower_meta["experiment"]["predictor"].update(TOWER)
+    tower_meta.update(task="none", recipe="pretrain_predictor")
+    torch.manual_seed(7)
+    save_checkpoint(model_of(tower_meta), tower_meta, tmp_path / "tower.ckpt")
+    return encoder, tmp_path / "tower.ckpt"
+
+
+@pytest.mark.slow
+def test_a_parser_tower_starts_the_predictor_beside_a_masked_lm_encoder(lm_runs, tmp_path):
+    """training.init_predictor_from: the encoder (every layer) from the masked-LM run, the predictor (tower and
+    scorers) from the tower — neither overwrites the other; a tower of other words, or a predictor without a
+    tower (it would need lower layers it does not bring), is refused in one line."""
+    from parserfree.distill.checkpoints import load_pretrained_predictor
+    from parserfree.predictor import PredictorConfig
+    from parserfree.predictor.syntax_model import SyntaxModel
+
+    encoder_path, tower_path = _grafted_starts(lm_runs, tmp_path)
+    encoder, tower = load_trained(encoder_path), load_trained(tower_path)
+    predictor = PredictorConfig.from_dict({**encoder.predictor_config.to_dict(), **TOWER})
+    model = SyntaxModel(encoder.encoder_config, predictor, "binary", 2, seed=3, dep_labels=encoder.dep_labels)
+    load_pretrained(model, encoder_path, encoder, with_predictor=False)
+    load_pretrained_predictor(model, tower_path, tower, encoder.vocab, encoder.dep_labels)
+    ours, enc_state, tower_state = model.state_dict(), encoder.model.state_dict(), tower.model.state_dict()
+    assert all(torch.equal(v, enc_state[k]) for k, v in ours.items() if k.startswith("encoder."))
+    assert all(torch.equal(v, tower_state[k]) for k, v in ours.items() if k.startswith("predictor."))
+    assert any(not torch.equal(tower_state[k], enc_state[k]) for k in ours if k.startswith("encoder."))
+
+    words = tower.vocab.to_dict()  # the same words in another order: ids that mean other words
+    other_words = dataclasses.replace(
+        tower, vocab=type(tower.vocab).from_dict({**words, "words": words["words"][::-1]})
+    )
+    with pytest.raises(CheckpointError, match="vocabulary or dependency labels differ"):
+        load_pretrained_predictor(model, tower_path, other_words, encoder.vocab, encoder.dep_labels)
+    with pytest.raises(CheckpointError, match="no tower of its own"):
+        load_pretrained_predictor(model, encoder_path, encoder, encoder.vocab, encoder.dep_labels)
+
+
+@pytest.mark.slow
+def test_a_grafted_tower_without_the_distance_loss_stays_the_shipped_parser(lm_runs, tmp_path):
+    """Trained from both starts with λ = 0, the twin's predictor is the tower it started from, weight for
+    weight (it never runs in training, so the served D̂ is the pre-trained parser's), while its encoder learnt;
+    the stage record covers the tower's file."""
+    from parserfree.stages import training_fingerprint
+
+    encoder_path, tower_path = _grafted_starts(lm_runs, tmp_path)
+    sets = [
+        *_lm_overrides(lm_runs.parent, "parser_fed_twin"),
+        "data.task=binary",
+        "encoder.bias_all_layers=false",
+        *(f"predictor.{k}={v}" for k, v in TOWER.items()),
+        f"training.init_from={encoder_path}",
+        f"training.init_predictor_from={tower_path}",
+        "training.distance_loss_weight=0",
+    ]
+    config = load_config("configs/smoke.yaml", sets)
+    train(config, tmp_path / "run", progress=False)
+    trained = load_trained(tmp_path / "run" / "checkpoints" / "last.ckpt").model.state_dict()
+    tower, start = load_trained(tower_path).model.state_dict(), load_trained(encoder_path).model.state_dict()
+    assert all(torch.equal(v, tower[k]) for k, v in trained.items() if k.startswith("predictor."))
+    assert not all(torch.equal(v, start[k]) for k, v in trained.items() if k.startswith("encoder.layers."))
+    assert "init_predictor_from" in training_fingerprint(config)["inputs"]
+
+
+@pytest.mark.slow
+def test_the_auxiliary_parser_trains_the_shared_layers_beside_a_tower_and_stays_out_of_the_model(lm_runs, tmp_path):
+    """training.auxiliary_parser_weight: init_from's own predictor (on h_1) is kept in training beside the
+    tower and its loss reaches layer 1 — the gradient layer 1 gets differs with and without it, from the same
+    batch and weights — while the trained model (checkpoint, graphs) has no trace of it; a config without a
+    tower is refused in one line."""
+    from parserfree.distill.co_training import CoTrainingModule
+    from parserfree.distill.config import ConfigError
+    from parserfree.distill.train import auxiliary_parser, predictor_weights
+
+    encoder_path, tower_path = _grafted_starts(lm_runs, tmp_path)
+    sets = [
+        *_lm_overrides(lm_runs.parent, "parser_fed_twin"),
+        "data.task=binary",
+        "encoder.bias_all_layers=false",
+        *(f"predictor.{k}={v}" for k, v in TOWER.items()),
+        f"training.init_from={encoder_path}",
+        f"training.init_predictor_from={tower_path}",
+        "training.distance_loss_weight=0",
+    ]
+    start = load_trained(encoder_path)
+    grads = {}
+    for weight in (0.0, 1.0):
+        config = load_config("configs/smoke.yaml", [*sets, f"training.auxiliary_parser_weight={weight}"]).resolved()
+        config.encoder = start.encoder_config
+        aux = auxiliary_parser(config, start)
+        module = CoTrainingModule(
+            config,
+            start.encoder_config,
+            config.predictor_config(),
+            start.vocab,
+            ["a", "b"],
+            start.dep_labels,
+            auxiliary=aux.predictor_config if aux else None,
+        )
+        load_pretrained(module.model, encoder_path, start, with_predictor=False)
+        if module.auxiliary is not None:
+            module.auxiliary.load_state_dict(predictor_weights(start))
+        torch.manual_seed(0)
+        mask = torch.ones(2, 6, dtype=torch.bool)
+        heads = torch.tensor([[1, 1, 1, 2, 3, 4]] * 2)
+        from parserfree.predictor.tree_ops import distances_from_heads, steps_for_length
+
+        batch = {
+            "word_ids": torch.randint(2, 20, (2, 6)),
+            "feature_ids": torch.zeros(2, 6, start.encoder_config.n_features, dtype=torch.long),
+            "mask": mask,
+            "labels": torch.tensor([0, 1]),
+            "heads": heads,
+            "distances": distances_from_heads(heads, mask, steps_for_length(6)),
+        }
+        module.train()
+        module.training_step(batch, 0).backward()
+        grads[weight] = module.model.encoder.layers[0].feed_forward[0].weight.grad.clone()
+    assert not torch.allclose(grads[0.0], grads[1.0])
+    assert sum(p.numel() for p in module.auxiliary.parameters()) > 0
+    assert not any(k.startswith("auxiliary") for k in module.model.state_dict())
+
+    with pytest.raises(ConfigError, match="needs a parser tower"):
+        plain = load_config(
+            "configs/smoke.yaml",
+            [
+                *_lm_overrides(lm_runs.parent, "parser_fed_twin"),
+                "data.task=binary",
+                "training.auxiliary_parser_weight=1",
+            ],
+        ).resolved()
+        auxiliary_parser(plain, start)
+
+
 def test_perplexity_contrast_pairs_sentences_and_refuses_other_hidden_words():
     rng = np.random.default_rng(0)
     n = rng.integers(1, 5, size=400)

@@ -131,7 +131,12 @@ def test_the_main_jobs_rows_fit_the_shipped_encoders_they_start_from(path):
         assert trained.task == MASKED_LM
         assert trained.recipe == {"parser_free": "parser_fed_twin"}.get(recipe, recipe)
         built = dataclasses.replace(row.encoder, vocab_size=trained.encoder_config.vocab_size)  # the start's own
-        assert init_mismatch(trained, built, row.predictor) is None
+        tower = row.training.init_predictor_from  # a parser tower grafted on: the encoder start gives no predictor
+        assert init_mismatch(trained, built, None if tower else row.predictor) is None
+        if tower:
+            parser = load_trained(resolve_weights(tower))
+            assert parser.vocab.to_dict() == trained.vocab.to_dict() and parser.dep_labels == trained.dep_labels
+            assert init_mismatch(parser, built, row.predictor) is None
 
 
 def test_the_tower_configs_rows_fit_the_shipped_parser_tower():
