@@ -115,6 +115,37 @@ def auxiliary_parser(config: ExperimentConfig, init: TrainedModel | None) -> Tra
     return init
 
 
+def started_module(
+    config: ExperimentConfig,
+    vocab,
+    label_names: list[str],
+    dep_labels,
+    init: TrainedModel | None = None,
+    init_predictor: TrainedModel | None = None,
+) -> CoTrainingModule:
+    """The training module of a resolved ``config`` (its encoder sized), its model started from ``init``
+    (``training.init_from``: with ``init_predictor`` the encoder alone) and its predictor from
+    ``init_predictor`` (``training.init_predictor_from``), and the auxiliary parser, if any, from ``init``."""
+    module_class = MaskedLMModule if config.data.task == MASKED_LM else CoTrainingModule
+    auxiliary = auxiliary_parser(config, init)
+    module = module_class(
+        config,
+        config.encoder,
+        config.predictor_config(),
+        vocab,
+        label_names,
+        dep_labels,
+        auxiliary=auxiliary.predictor_config if auxiliary else None,
+    )
+    if init is not None:
+        load_pretrained(module.model, init.path, init, with_predictor=init_predictor is None)
+    if init_predictor is not None:  # a parser tower beside an encoder pre-trained with another predictor
+        load_pretrained_predictor(module.model, init_predictor.path, init_predictor, vocab, tuple(dep_labels))
+    if auxiliary is not None and module.auxiliary is not None:  # init_from's own predictor, in training only
+        module.auxiliary.load_state_dict(predictor_weights(auxiliary))
+    return module
+
+
 def predictor_weights(trained: TrainedModel) -> dict:
     """A trained model's predictor weights, named as in the predictor itself."""
     return {
@@ -160,23 +191,7 @@ def train(
     data.setup()  # parses through the cache once; Lightning's own prepare_data/setup calls then find it done
     config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
     save_config(config, run_dir / "config.yaml")
-    module_class = MaskedLMModule if config.data.task == MASKED_LM else CoTrainingModule
-    auxiliary = auxiliary_parser(config, init)
-    module = module_class(
-        config,
-        config.encoder,
-        config.predictor_config(),
-        data.vocab,
-        data.label_names,
-        data.dep_labels,
-        auxiliary=auxiliary.predictor_config if auxiliary else None,
-    )
-    if init is not None:
-        load_pretrained(module.model, init_path, init, with_predictor=init_predictor is None)
-    if init_predictor is not None:  # a parser tower beside an encoder pre-trained with another predictor
-        load_pretrained_predictor(module.model, predictor_path, init_predictor, data.vocab, tuple(data.dep_labels))
-    if auxiliary is not None and module.auxiliary is not None:  # init_from's own predictor, in training only
-        module.auxiliary.load_state_dict(predictor_weights(auxiliary))
+    module = started_module(config, data.vocab, data.label_names, data.dep_labels, init, init_predictor)
     if config.encoder.static_vectors:  # the frozen table, row i = the vector of word i of this vocabulary
         found = fill_static_vectors(
             module.model.encoder, data.vocab, config.encoder.static_vectors, data.cache_dir, config.data.archive

@@ -159,6 +159,19 @@ def _grafted_starts(lm_runs, tmp_path):
     return encoder, tmp_path / "tower.ckpt"
 
 
+def _grafted_overrides(lm_runs, encoder_path, tower_path) -> list[str]:
+    """A binary task's settings grafting the tower beside the masked-LM encoder, the tower kept as it is."""
+    return [
+        *_lm_overrides(lm_runs.parent, "parser_fed_twin"),
+        "data.task=binary",
+        "encoder.bias_all_layers=false",
+        *(f"predictor.{k}={v}" for k, v in TOWER.items()),
+        f"training.init_from={encoder_path}",
+        f"training.init_predictor_from={tower_path}",
+        "training.distance_loss_weight=0",
+    ]
+
+
 @pytest.mark.slow
 def test_a_parser_tower_starts_the_predictor_beside_a_masked_lm_encoder(lm_runs, tmp_path):
     """training.init_predictor_from: the encoder (every layer) from the masked-LM run, the predictor (tower and
@@ -197,15 +210,7 @@ def test_a_grafted_tower_without_the_distance_loss_stays_the_shipped_parser(lm_r
     from parserfree.stages import training_fingerprint
 
     encoder_path, tower_path = _grafted_starts(lm_runs, tmp_path)
-    sets = [
-        *_lm_overrides(lm_runs.parent, "parser_fed_twin"),
-        "data.task=binary",
-        "encoder.bias_all_layers=false",
-        *(f"predictor.{k}={v}" for k, v in TOWER.items()),
-        f"training.init_from={encoder_path}",
-        f"training.init_predictor_from={tower_path}",
-        "training.distance_loss_weight=0",
-    ]
+    sets = _grafted_overrides(lm_runs, encoder_path, tower_path)
     config = load_config("configs/smoke.yaml", sets)
     train(config, tmp_path / "run", progress=False)
     trained = load_trained(tmp_path / "run" / "checkpoints" / "last.ckpt").model.state_dict()
@@ -221,38 +226,20 @@ def test_the_auxiliary_parser_trains_the_shared_layers_beside_a_tower_and_stays_
     tower and its loss reaches layer 1 — the gradient layer 1 gets differs with and without it, from the same
     batch and weights — while the trained model (checkpoint, graphs) has no trace of it; a config without a
     tower is refused in one line."""
-    from parserfree.distill.co_training import CoTrainingModule
     from parserfree.distill.config import ConfigError
-    from parserfree.distill.train import auxiliary_parser, predictor_weights
+    from parserfree.distill.train import auxiliary_parser, started_module
 
     encoder_path, tower_path = _grafted_starts(lm_runs, tmp_path)
-    sets = [
-        *_lm_overrides(lm_runs.parent, "parser_fed_twin"),
-        "data.task=binary",
-        "encoder.bias_all_layers=false",
-        *(f"predictor.{k}={v}" for k, v in TOWER.items()),
-        f"training.init_from={encoder_path}",
-        f"training.init_predictor_from={tower_path}",
-        "training.distance_loss_weight=0",
-    ]
+    sets = _grafted_overrides(lm_runs, encoder_path, tower_path)
     start = load_trained(encoder_path)
     grads = {}
     for weight in (0.0, 1.0):
         config = load_config("configs/smoke.yaml", [*sets, f"training.auxiliary_parser_weight={weight}"]).resolved()
         config.encoder = start.encoder_config
-        aux = auxiliary_parser(config, start)
-        module = CoTrainingModule(
-            config,
-            start.encoder_config,
-            config.predictor_config(),
-            start.vocab,
-            ["a", "b"],
-            start.dep_labels,
-            auxiliary=aux.predictor_config if aux else None,
-        )
-        load_pretrained(module.model, encoder_path, start, with_predictor=False)
-        if module.auxiliary is not None:
-            module.auxiliary.load_state_dict(predictor_weights(start))
+        module = started_module(config, start.vocab, ["a", "b"], start.dep_labels, start, load_trained(tower_path))
+        if module.auxiliary is not None:  # the encoder start's own predictor, weight for weight
+            theirs = start.model.state_dict()
+            assert all(torch.equal(v, theirs[f"predictor.{k}"]) for k, v in module.auxiliary.state_dict().items())
         torch.manual_seed(0)
         mask = torch.ones(2, 6, dtype=torch.bool)
         heads = torch.tensor([[1, 1, 1, 2, 3, 4]] * 2)
