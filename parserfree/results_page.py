@@ -149,7 +149,7 @@ def _headline(ctx: Context, *names: str) -> str:
 
 def _lookup(record: ResultRecord, path: str):
     value = record.payload
-    for part in path.split("/"):
+    for part in (p.replace("~1", "/").replace("~0", "~") for p in path.split("/")):  # JSON Pointer's escapes
         if isinstance(value, dict) and part in value:
             value = value[part]
         elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
@@ -177,7 +177,8 @@ def _format(value, spec: str | None) -> str:
 
 
 def _value(ctx: Context, name: str, path: str, spec: str | None = None) -> str:
-    """One number (or text) of a record's payload: ``PATH`` is keys joined by '/', ``spec`` a Python format."""
+    """One number (or text) of a record's payload: ``PATH`` is keys joined by '/' (a key's own '/' written
+    '~1' and '~' written '~0', as in a JSON Pointer), ``spec`` a Python format."""
     return _format(_lookup(ctx.record(name), path), spec)
 
 

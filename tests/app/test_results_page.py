@@ -94,6 +94,16 @@ def test_values_follow_keys_with_dots_and_take_a_python_format(tmp_path):
         render_template("{{gain c parser_fed_twin}}", ctx, "t")
 
 
+def test_a_key_holding_a_slash_is_reached_by_its_json_pointer_escape(tmp_path):
+    """A user's CSV path is a dataset name, so a report's domain key can hold '/' (runs/x/reviews.csv)."""
+    payload = report_payload(dataset="runs/x/reviews.csv", twin=71.74)
+    ctx = Context(load_records(_root_with(tmp_path, "", rep=(payload, "report"))), "results/")
+    path = "domains/runs~1x~1reviews.csv/scores/parser_fed_twin/metric .2f"
+    assert render_template("{{value rep " + path + "}}", ctx, "t") == "71.74"
+    with pytest.raises(RecordError, match="no 'runs' there"):
+        render_template("{{value rep domains/runs/x/reviews.csv/scores/parser_fed_twin/metric}}", ctx, "t")
+
+
 def test_seeds_table_gives_each_seed_and_the_gain_per_seed(tmp_path):
     ctx = Context(load_records(_root_with(tmp_path, "", c=(curve_payload(), "curve"))), "results/")
     table = render_template("{{seeds c 1}}", ctx, "t")
