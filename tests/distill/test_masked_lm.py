@@ -221,6 +221,7 @@ def test_a_grafted_tower_without_the_distance_loss_stays_the_shipped_parser(lm_r
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore:You are trying to `self.log\\(\\)`")  # a training step outside a Trainer
 def test_the_auxiliary_parser_trains_the_shared_layers_beside_a_tower_and_stays_out_of_the_model(lm_runs, tmp_path):
     """training.auxiliary_parser_weight: init_from's own predictor (on h_1) is kept in training beside the
     tower and its loss reaches layer 1 — the gradient layer 1 gets differs with and without it, from the same
