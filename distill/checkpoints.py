@@ -239,7 +239,7 @@ def load_pretrained(
         keep += ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.")
         keep += ("encoder.static_vectors", "encoder.static_projection.")  # where both read static vectors
         keep += tuple(f"encoder.layers.{i}." for i in range(encoder.predictor_layer))
-    _load_parts(model, path, {k: v for k, v in trained.model.state_dict().items() if k.startswith(keep)})
+    _load_parts(model, path, weights_of(trained, keep))
 
 
 def load_pretrained_predictor(
@@ -266,7 +266,17 @@ def load_pretrained_predictor(
     reason = init_mismatch(trained, model.encoder.config, model.predictor.config)
     if reason:
         raise CheckpointError(f"{where}: {reason} (training.init_predictor_from)")
-    _load_parts(model, path, {k: v for k, v in trained.model.state_dict().items() if k.startswith("predictor.")})
+    _load_parts(model, path, weights_of(trained, ("predictor.",)))
+
+
+def weights_of(trained: TrainedModel, prefixes: tuple[str, ...]) -> dict:
+    """A trained model's weights whose names start with one of ``prefixes``, named as in the whole model."""
+    return {k: v for k, v in trained.model.state_dict().items() if k.startswith(prefixes)}
+
+
+def predictor_weights(trained: TrainedModel) -> dict:
+    """A trained model's predictor weights, named as in the predictor itself."""
+    return {k.removeprefix("predictor."): v for k, v in weights_of(trained, ("predictor.",)).items()}
 
 
 def _load_parts(model: SyntaxModel, path: str | Path, state: dict) -> None:

@@ -169,7 +169,7 @@ class CoTrainingModule(L.LightningModule):
     def _predictor_loss(self, predicted, batch: dict, stage: str, bs: int, predictor=None) -> torch.Tensor:
         """The predictor loss (arc or probe + weighted label loss); the label loss is also logged alone.
         ``predictor``: the one that predicted (default: the model's)."""
-        predictor = predictor or self.model.predictor
+        predictor = predictor if predictor is not None else self.model.predictor
         parts = predictor.losses(predicted, batch["heads"], batch["distances"], batch.get("dep_labels"))
         if "label" in parts:
             self.log(f"{stage}/label_loss", parts["label"], batch_size=bs, sync_dist=stage == "val")

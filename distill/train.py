@@ -27,6 +27,7 @@ from parserfree.distill.checkpoints import (
     load_pretrained,
     load_pretrained_predictor,
     load_trained,
+    predictor_weights,
     read_checkpoint,
 )
 from parserfree.distill.co_training import CoTrainingModule
@@ -144,13 +145,6 @@ def started_module(
     if auxiliary is not None and module.auxiliary is not None:  # init_from's own predictor, in training only
         module.auxiliary.load_state_dict(predictor_weights(auxiliary))
     return module
-
-
-def predictor_weights(trained: TrainedModel) -> dict:
-    """A trained model's predictor weights, named as in the predictor itself."""
-    return {
-        k.removeprefix("predictor."): v for k, v in trained.model.state_dict().items() if k.startswith("predictor.")
-    }
 
 
 def train(
