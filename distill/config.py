@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -156,6 +157,10 @@ class RunConfig:
     """Epochs of that pre-training (0: none)."""
     pretrain_fraction: float = 1.0
     """Share of the pre-training text's training sentences that pre-training reads (the main job's budget)."""
+    pretrain_predictor: dict[str, Any] = field(default_factory=dict)
+    """Predictor settings of that pre-training where they differ from the task's (empty: the task's predictor).
+    A graft (training.init_predictor_from: a shipped tower) pre-trains the predictor on h_k that its encoder and
+    auxiliary parser start from: {tower_layers: 0} (docs/usage.md, "A parser tower beside a pre-trained encoder")."""
     pretrained: str = "auto"
     """Which pre-trained predictor the rows start from: auto (the best cached one of these settings — see
     `parserfree pretrain` — else train one), train (the one of exactly these settings), a checkpoint path, or
@@ -188,6 +193,13 @@ class RunConfig:
         check_number(f"{section}.pretrain_fraction", self.pretrain_fraction, low=0, high=1)
         if self.pretrain_fraction == 0:
             raise ConfigError(f"{section}.pretrain_fraction=0 must be in (0, 1]")
+        if not isinstance(self.pretrain_predictor, dict):
+            raise ConfigError(
+                f"{section}.pretrain_predictor must map predictor settings to values, e.g. {{tower_layers: 0}}"
+            )
+        if self.pretrain_predictor:  # unknown keys and bad values named as the section they override
+            values = {**PredictorConfig().to_dict(), **self.pretrain_predictor}
+            PredictorConfig.from_dict(values, f"{section}.pretrain_predictor")
         if not isinstance(self.pretrained, str) or not self.pretrained:
             raise ConfigError(
                 f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train', a checkpoint path or builtin:<name>"

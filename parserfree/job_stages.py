@@ -26,6 +26,7 @@ from parserfree.distill.data.datasets import DataConfig
 from parserfree.distill.fingerprints import digest, file_digest, without
 from parserfree.distill.recipes import training_rule
 from parserfree.distill.shipped import SCHEME, is_shipped, read_record, shipped_checkpoint
+from parserfree.predictor.config import PredictorConfig
 from parserfree.stages import StageRecord, export_fingerprint, training_fingerprint
 
 
@@ -41,9 +42,11 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     """The pre-training run of a task's config: recipe ``pretrain_predictor`` on the text of
     ``run.pretrain_datasets`` for ``run.pretrain_epochs`` epochs, with the task's encoder, predictor and
     vocabulary settings. Several datasets are joined as one (each keeps its own split, so nothing a dataset
-    holds out is pre-trained on); one with trees (``silver-trees``) is used as it is, parsing nothing. With a
-    parser tower only the tower (its own embeddings and layers) and the scorers learn, so the encoder is set to
-    one minimal unused layer: tasks whose encoders differ share the pre-training (its family)."""
+    holds out is pre-trained on); one with trees (``silver-trees``) is used as it is, parsing nothing. The
+    predictor is the task's with ``run.pretrain_predictor`` over it (a graft's: the predictor on h_k beside the
+    shipped tower). With a parser tower only the tower (its own embeddings and layers) and the scorers learn, so
+    the encoder is set to one minimal unused layer: tasks whose encoders differ share the pre-training (its
+    family)."""
     pre = copy.deepcopy(config)
     pre.recipe = "pretrain_predictor"
     pre.training.max_epochs = config.run.pretrain_epochs
@@ -52,6 +55,8 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     pre.training.auxiliary_parser_weight = 0.0  # the predictor's own loss is the pre-training
     if pre.training.distance_loss_weight == 0:  # a task's "keep the predictor as it is" would train nothing
         pre.training.distance_loss_weight = 1.0
+    if config.run.pretrain_predictor:
+        pre.predictor = PredictorConfig.from_dict({**pre.predictor.to_dict(), **config.run.pretrain_predictor})
     names = list(config.run.pretrain_datasets)
     pre.data = DataConfig(
         dataset=names[0] if len(names) == 1 else names,

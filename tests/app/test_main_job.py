@@ -267,6 +267,38 @@ def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_
     assert seen["run_dir"].parent.parent == tmp_path / job_stages.PREDICTORS  # in the cache, not beside the output
 
 
+def test_a_grafts_pretraining_is_the_predictor_on_h_k_its_encoder_starts_from_not_a_second_tower(monkeypatch, tmp_path):
+    """A graft (a shipped tower beside the encoder) pre-trains the predictor on layer k that its encoder and
+    auxiliary parser start from; the task's own predictor, a tower, would pre-train an 8-wide stub encoder."""
+    from parserfree import job_stages
+    from parserfree.distill.data import builtin_text
+
+    seen = {}
+    monkeypatch.setattr(job_stages, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg))
+    monkeypatch.setattr(
+        builtin_text, "source_texts", lambda cache_dir, archive, text=None: (builtin_text.SourceText("src", "A text."),)
+    )
+    config = load_config("configs/agreement_number_graft.yaml")
+    assert config.predictor.has_tower and config.training.init_predictor_from
+    job_stages.pretrain_stage(config, str(tmp_path), False)
+    pre = seen["cfg"]
+    assert not pre.predictor.has_tower and pre.predictor.tower_d_model is None
+    assert (pre.encoder.d_model, pre.encoder.n_layers, pre.encoder.predictor_layer) == (128, 4, 2)
+    job_stages.pretrain_stage(
+        load_config("configs/agreement_number_graft.yaml", ["run.pretrain_predictor={}"]), str(tmp_path), False
+    )
+    assert seen["cfg"].predictor.has_tower and seen["cfg"].encoder.d_model == 8  # what it pre-trained before
+
+
+def test_a_misspelt_pretrain_predictor_setting_is_named():
+    from parserfree.encoder.schema import ConfigError
+
+    with pytest.raises(ConfigError, match=r"run\.pretrain_predictor.*tower_layer"):
+        load_config("configs/agreement_number_graft.yaml", ["run.pretrain_predictor={tower_layer: 0}"])
+    with pytest.raises(ConfigError, match=r"run\.pretrain_predictor"):
+        load_config("configs/agreement_number_graft.yaml", ["run.pretrain_predictor=[0]"])
+
+
 def test_a_pretrained_predictor_in_the_cache_is_reused_whatever_the_output_folder(
     smoke_overrides, sentiment_file, tmp_path, capsys
 ):
