@@ -197,9 +197,6 @@ class RunConfig:
             raise ConfigError(
                 f"{section}.pretrain_predictor must map predictor settings to values, e.g. {{tower_layers: 0}}"
             )
-        if self.pretrain_predictor:  # unknown keys and bad values named as the section they override
-            values = {**PredictorConfig().to_dict(), **self.pretrain_predictor}
-            PredictorConfig.from_dict(values, f"{section}.pretrain_predictor")
         if not isinstance(self.pretrained, str) or not self.pretrained:
             raise ConfigError(
                 f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train', a checkpoint path or builtin:<name>"
@@ -274,6 +271,8 @@ class ExperimentConfig:
                 f"encoder.n_feature_buckets={self.encoder.n_feature_buckets} must equal "
                 f"vocab.n_feature_buckets={self.vocab.n_feature_buckets} (the vocabulary hashes into them)"
             )
+        if self.run.pretrain_predictor:  # unknown keys and bad values named as the section they override
+            self.pretrain_predictor_config()
         if self.recipe_row.needs_predictor_layer:  # h_k of layers 1..k, or a parser tower on h_0 (k = 0)
             self.predictor.check_encoder(self.resolved().encoder, self.recipe)
         t = self.training
@@ -319,6 +318,12 @@ class ExperimentConfig:
     def predictor_config(self) -> PredictorConfig | None:
         """The PredictorConfig, or None for recipes without a predictor."""
         return self.predictor if self.recipe_row.predictor else None
+
+    def pretrain_predictor_config(self) -> PredictorConfig:
+        """The predictor a job's pre-training trains: this predictor with ``run.pretrain_predictor`` over it."""
+        return PredictorConfig.from_dict(
+            {**self.predictor.to_dict(), **self.run.pretrain_predictor}, "run.pretrain_predictor"
+        )
 
     def to_dict(self) -> dict:
         """Plain nested dict (what is saved as the resolved config)."""

@@ -26,7 +26,6 @@ from parserfree.distill.data.datasets import DataConfig
 from parserfree.distill.fingerprints import digest, file_digest, without
 from parserfree.distill.recipes import training_rule
 from parserfree.distill.shipped import SCHEME, is_shipped, read_record, shipped_checkpoint
-from parserfree.predictor.config import PredictorConfig
 from parserfree.stages import StageRecord, export_fingerprint, training_fingerprint
 
 
@@ -55,8 +54,7 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     pre.training.auxiliary_parser_weight = 0.0  # the predictor's own loss is the pre-training
     if pre.training.distance_loss_weight == 0:  # a task's "keep the predictor as it is" would train nothing
         pre.training.distance_loss_weight = 1.0
-    if config.run.pretrain_predictor:
-        pre.predictor = PredictorConfig.from_dict({**pre.predictor.to_dict(), **config.run.pretrain_predictor})
+    pre.predictor = config.pretrain_predictor_config()
     names = list(config.run.pretrain_datasets)
     pre.data = DataConfig(
         dataset=names[0] if len(names) == 1 else names,

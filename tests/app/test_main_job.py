@@ -297,6 +297,10 @@ def test_a_misspelt_pretrain_predictor_setting_is_named():
         load_config("configs/agreement_number_graft.yaml", ["run.pretrain_predictor={tower_layer: 0}"])
     with pytest.raises(ConfigError, match=r"run\.pretrain_predictor"):
         load_config("configs/agreement_number_graft.yaml", ["run.pretrain_predictor=[0]"])
+    with pytest.raises(ConfigError, match=r"run\.pretrain_predictor\.tower_heads=3 must divide .*=128"):
+        load_config(
+            "configs/agreement_number_graft.yaml", ["run.pretrain_predictor={tower_heads: 3}"]
+        )  # over the task's
 
 
 def test_a_pretrained_predictor_in_the_cache_is_reused_whatever_the_output_folder(
