@@ -157,8 +157,7 @@ class CoTrainingModule(L.LightningModule):
             loss = loss + weight * dist_loss
             self.log("train/distance_loss", dist_loss, prog_bar=True, batch_size=bs)
         if self.auxiliary is not None:  # layers 1..k learn the parser's trees through the auxiliary parser
-            batch_in = (batch["word_ids"], batch["feature_ids"], batch["mask"])
-            aux = self.auxiliary(self.model.encoder.lower(*batch_in), batch["mask"], False)
+            aux = self.auxiliary(out.h_k, batch["mask"], False)  # the step's own h_k: layers 1..k run once
             aux_loss = self._predictor_loss(aux, batch, "train/auxiliary", bs, self.auxiliary)
             loss = loss + self.config.training.auxiliary_parser_weight * aux_loss
             self.log("train/auxiliary_loss", aux_loss, batch_size=bs)
@@ -210,11 +209,16 @@ class CoTrainingModule(L.LightningModule):
         named = list(self.model.named_parameters())
         bias_params = [p for n, p in named if n.startswith("encoder.bias.")]
         ngram_params = [p for n, p in named if n.startswith("head.ngrams.")]
-        ids = {id(p) for p in (*bias_params, *ngram_params)}
+        # a group of its own only when its rate differs, so checkpoints written before the setting resume
+        apart = t.predictor_lr_multiplier != 1.0
+        predictor_params = [p for n, p in named if apart and n.startswith("predictor.")]
+        ids = {id(p) for p in (*bias_params, *ngram_params, *predictor_params)}
         other = [p for _, p in named if id(p) not in ids]
-        if self.auxiliary is not None:
+        if self.auxiliary is not None:  # it trains layers 1..k as the predictor does without a tower: the base rate
             other += list(self.auxiliary.parameters())
         groups = [{"params": other, "lr": t.lr}]
+        if predictor_params:
+            groups.append({"params": predictor_params, "lr": t.lr * t.predictor_lr_multiplier})
         if bias_params:
             groups.append({"params": bias_params, "lr": t.lr * t.bias_lr_multiplier, "weight_decay": 0.0})
         if ngram_params:

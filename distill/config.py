@@ -85,6 +85,9 @@ class TrainingConfig:
     """Learning-rate multiplier of the bias table: the zero-initialised table learns its shape within a few epochs."""
     ngram_lr_multiplier: float = 3.0
     """Learning-rate multiplier of the task head's n-gram table (encoder.ngram_buckets), whose rows learn only in the batches that hold their word or pair (chosen on sentiment dev over 1, 3, 10, 30)."""
+    predictor_lr_multiplier: float = 1.0
+    """Learning-rate multiplier of the predictor (its tower, arc and label scorers): below 1, a shipped parser
+    fine-tuned with the task (distance_loss_weight > 0) moves from its start gently."""
     grad_clip: float = 1.0
     """Clip the gradient norm to this (0: no clipping)."""
     distance_loss_weight: float = 1.0
@@ -139,6 +142,8 @@ class TrainingConfig:
             "warmup_steps",
         ):
             check_number(f"{section}.{name}", getattr(self, name), low=0)
+        if self.predictor_lr_multiplier <= 0:
+            raise ConfigError(f"{section}.predictor_lr_multiplier={self.predictor_lr_multiplier} must be > 0")
         check_number(f"{section}.teacher_forcing_fraction", self.teacher_forcing_fraction, low=0, high=1)
         check_number(f"{section}.teacher_forcing_end", self.teacher_forcing_end, low=0, high=1)
 

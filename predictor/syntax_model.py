@@ -31,11 +31,13 @@ from parserfree.predictor.sources import MODEL_SOURCES, DistanceSource
 
 @dataclass
 class ModelOutput:
-    """Task output (B×C logits, B scores, or B×T word states for ``masked_lm``) and, when the model has a
-    predictor, its output."""
+    """Task output (B×C logits, B scores, or B×T word states for ``masked_lm``), when the model has a
+    predictor, its output, and h_k, the unbiased layers' states every pass computes (what an auxiliary parser
+    on layer k reads in training, without running layers 1..k again)."""
 
     task: Tensor | None
     predicted: PredictorOutput | None
+    h_k: Tensor
 
 
 class Outputs(StrEnum):
@@ -122,10 +124,10 @@ class SyntaxModel(nn.Module):
             else None
         )
         if not task:
-            return ModelOutput(None, predicted)
+            return ModelOutput(None, predicted, h_k)
         h = self.encoder.upper(h_0, h_k, mask, self.bias_distances(source, distances, predicted, mask))
         out = self.head(h, mask, word_ids) if isinstance(self.head, TaskHead) else self.head(h, mask)
-        return ModelOutput(out, predicted)
+        return ModelOutput(out, predicted, h_k)
 
     def bias_distances(
         self, source: DistanceSource, distances: Tensor | None, predicted: PredictorOutput | None, mask: Tensor

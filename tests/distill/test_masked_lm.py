@@ -225,7 +225,7 @@ def test_a_grafted_tower_without_the_distance_loss_stays_the_shipped_parser(lm_r
 def test_the_auxiliary_parser_trains_the_shared_layers_beside_a_tower_and_stays_out_of_the_model(lm_runs, tmp_path):
     """training.auxiliary_parser_weight: init_from's own predictor (on h_1) is kept in training beside the
     tower and its loss reaches layer 1 — the gradient layer 1 gets differs with and without it, from the same
-    batch and weights — while the trained model (checkpoint, graphs) has no trace of it; a config without a
+    batch and weights — reading the step's own h_k (layers 1..k run once a step), while the trained model (checkpoint, graphs) has no trace of it; a config without a
     tower is refused in one line."""
     from parserfree.distill.config import ConfigError
     from parserfree.distill.train import auxiliary_parser, started_module
@@ -259,6 +259,12 @@ def test_the_auxiliary_parser_trains_the_shared_layers_beside_a_tower_and_stays_
         grads[weight] = module.model.encoder.layers[0].feed_forward[0].weight.grad.clone()
     assert not torch.allclose(grads[0.0], grads[1.0])
     assert sum(p.numel() for p in module.auxiliary.parameters()) > 0
+    # the auxiliary parser reads the step's own h_k: layers 1..k run once a step, not a second time for it
+    passes = []
+    lower_from = module.model.encoder.lower_from
+    module.model.encoder.lower_from = lambda *a: passes.append(1) or lower_from(*a)  # type: ignore[method-assign]
+    module.training_step(batch, 0)
+    assert len(passes) == 1
     assert not any(k.startswith("auxiliary") for k in module.model.state_dict())
 
     with pytest.raises(ConfigError, match="needs a parser tower"):

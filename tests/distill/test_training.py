@@ -60,25 +60,31 @@ def test_recipes_start_from_the_same_weights(smoke_overrides):
             assert torch.equal(state[key], reference[key]), (recipe, key)
 
 
-def test_the_ngram_table_and_the_bias_table_learn_at_their_own_rates(smoke_overrides):
-    """Each table's parameters sit in exactly one optimiser group, at lr × its multiplier (a table left in
-    the main group would learn at the base rate, or twice if in two groups)."""
+def test_the_ngram_table_the_bias_table_and_the_predictor_learn_at_their_own_rates(smoke_overrides):
+    """Each table's parameters and the predictor's sit in exactly one optimiser group, at lr × its multiplier
+    (a part left in the main group would learn at the base rate, or twice if in two groups); at the default
+    predictor multiplier the groups are those checkpoints written before it was added hold."""
     from parserfree.distill.co_training import CoTrainingModule
     from parserfree.encoder import Vocabulary
 
     vocab = Vocabulary.build([["a", "film"], ["the", "story"]], min_freq=1)
     settings = ["encoder.ngram_buckets=64", "training.ngram_lr_multiplier=7", "training.bias_lr_multiplier=30"]
-    config = load_config("configs/smoke.yaml", [*smoke_overrides, "recipe=parser_free", *settings]).resolved()
-    encoder = config.model_encoder_config(len(vocab), vocab.n_features)
-    module = CoTrainingModule(config, encoder, config.predictor_config(), vocab, ["neg", "pos"])
-    groups = module.configure_optimizers()["optimizer"].param_groups
-    grouped = [id(p) for g in groups for p in g["params"]]
-    assert sorted(grouped) == sorted(id(p) for p in module.model.parameters())  # each exactly once
-    lr = config.training.lr
-    rate = {id(p): g["initial_lr"] for g in groups for p in g["params"]}
-    assert rate[id(module.model.head.ngrams.table.weight)] == pytest.approx(7 * lr)
-    assert rate[id(module.model.encoder.bias.table.weight)] == pytest.approx(30 * lr)
-    assert rate[id(module.model.head.proj.weight)] == pytest.approx(lr)
+    for predictor_rate in (1.0, 0.1):
+        extra = [*settings, f"training.predictor_lr_multiplier={predictor_rate}"]
+        config = load_config("configs/smoke.yaml", [*smoke_overrides, "recipe=parser_free", *extra]).resolved()
+        encoder = config.model_encoder_config(len(vocab), vocab.n_features)
+        module = CoTrainingModule(config, encoder, config.predictor_config(), vocab, ["neg", "pos"])
+        groups = module.configure_optimizers()["optimizer"].param_groups
+        grouped = [id(p) for g in groups for p in g["params"]]
+        assert sorted(grouped) == sorted(id(p) for p in module.model.parameters())  # each exactly once
+        lr = config.training.lr
+        rate = {id(p): g["initial_lr"] for g in groups for p in g["params"]}
+        assert rate[id(module.model.head.ngrams.table.weight)] == pytest.approx(7 * lr)
+        assert rate[id(module.model.encoder.bias.table.weight)] == pytest.approx(30 * lr)
+        assert rate[id(module.model.head.proj.weight)] == pytest.approx(lr)
+        predictor = [id(p) for p in module.model.predictor.parameters()]
+        assert predictor and all(rate[i] == pytest.approx(predictor_rate * lr) for i in predictor)
+        assert len(groups) == (3 if predictor_rate == 1.0 else 4)
 
 
 def test_smoke_run_learns_and_logs_teacher_forcing_held_at_its_end_value(smoke_run):
