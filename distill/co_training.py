@@ -207,22 +207,21 @@ class CoTrainingModule(L.LightningModule):
     def configure_optimizers(self):
         t = self.config.training
         named = list(self.model.named_parameters())
-        bias_params = [p for n, p in named if n.startswith("encoder.bias.")]
-        ngram_params = [p for n, p in named if n.startswith("head.ngrams.")]
-        # a group of its own only when its rate differs, so checkpoints written before the setting resume
-        apart = t.predictor_lr_multiplier != 1.0
-        predictor_params = [p for n, p in named if apart and n.startswith("predictor.")]
-        ids = {id(p) for p in (*bias_params, *ngram_params, *predictor_params)}
+        # (name prefix, rate multiplier, group options), in the order of the groups after the base one; the
+        # predictor has a group only when its rate differs, so checkpoints written before the setting resume
+        parts: list[tuple[str, float, dict]] = [
+            ("encoder.bias.", t.bias_lr_multiplier, {"weight_decay": 0.0}),
+            ("head.ngrams.", t.ngram_lr_multiplier, {}),
+        ]
+        if t.predictor_lr_multiplier != 1.0:
+            parts.insert(0, ("predictor.", t.predictor_lr_multiplier, {}))
+        own = [([p for n, p in named if n.startswith(prefix)], rate, options) for prefix, rate, options in parts]
+        ids = {id(p) for params, _, _ in own for p in params}
         other = [p for _, p in named if id(p) not in ids]
         if self.auxiliary is not None:  # it trains layers 1..k as the predictor does without a tower: the base rate
             other += list(self.auxiliary.parameters())
         groups = [{"params": other, "lr": t.lr}]
-        if predictor_params:
-            groups.append({"params": predictor_params, "lr": t.lr * t.predictor_lr_multiplier})
-        if bias_params:
-            groups.append({"params": bias_params, "lr": t.lr * t.bias_lr_multiplier, "weight_decay": 0.0})
-        if ngram_params:
-            groups.append({"params": ngram_params, "lr": t.lr * t.ngram_lr_multiplier})
+        groups += [{"params": params, "lr": t.lr * rate, **options} for params, rate, options in own if params]
         optimiser = torch.optim.AdamW(groups, lr=t.lr, weight_decay=t.weight_decay)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: inverse_sqrt_factor(step, t.warmup_steps))
         return {"optimizer": optimiser, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}

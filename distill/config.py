@@ -130,8 +130,8 @@ class TrainingConfig:
         for name in ("max_epochs", "batch_size", "devices"):
             check_int(f"{section}.{name}", getattr(self, name), 1)
         check_int(f"{section}.min_steps", self.min_steps, 0)
-        if self.lr <= 0:
-            raise ConfigError(f"{section}.lr={self.lr} must be > 0")
+        for name in ("lr", "predictor_lr_multiplier"):
+            check_number(f"{section}.{name}", getattr(self, name), low=0, low_open=True)
         for name in (
             "weight_decay",
             "bias_lr_multiplier",
@@ -142,8 +142,6 @@ class TrainingConfig:
             "warmup_steps",
         ):
             check_number(f"{section}.{name}", getattr(self, name), low=0)
-        if self.predictor_lr_multiplier <= 0:
-            raise ConfigError(f"{section}.predictor_lr_multiplier={self.predictor_lr_multiplier} must be > 0")
         check_number(f"{section}.teacher_forcing_fraction", self.teacher_forcing_fraction, low=0, high=1)
         check_number(f"{section}.teacher_forcing_end", self.teacher_forcing_end, low=0, high=1)
 

@@ -52,13 +52,18 @@ def check_int(key: str, value: Any, minimum: int | None = None) -> None:
 
 
 def check_number(
-    key: str, value: Any, low: float | None = None, high: float | None = None, high_open: bool = False
+    key: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    high_open: bool = False,
+    low_open: bool = False,
 ) -> None:
-    """``value`` is a finite number in [low, high] (or [low, high) with ``high_open``)."""
+    """``value`` is a finite number in [low, high] (either end open with ``low_open`` / ``high_open``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ConfigError(f"{key}={value!r} must be a finite number")
-    if low is not None and value < low:
-        raise ConfigError(f"{key}={value} must be ≥ {low}")
+    if low is not None and (value <= low if low_open else value < low):
+        raise ConfigError(f"{key}={value} must be {'>' if low_open else '≥'} {low}")
     if high is not None and (value >= high if high_open else value > high):
         raise ConfigError(f"{key}={value} must be {'<' if high_open else '≤'} {high}")
 

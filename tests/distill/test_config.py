@@ -28,6 +28,8 @@ def test_extends_and_overrides():
         ("training.batch_size=2.5", "training.batch_size"),
         ("training.min_steps=-1", "training.min_steps"),
         ("training.predictor_lr_multiplier=0", "training.predictor_lr_multiplier=0.0 must be > 0"),
+        ("training.lr=0", "training.lr=0.0 must be > 0"),
+        ("training.lr=.nan", "training.lr=nan must be a finite number"),
         ("encoder.n_head=3", "n_head"),
         ("encoder.n_heads=3", "encoder.n_heads=3 must divide"),
         ("predictor.form=tree", "predictor.form"),

@@ -225,8 +225,8 @@ def test_a_grafted_tower_without_the_distance_loss_stays_the_shipped_parser(lm_r
 def test_the_auxiliary_parser_trains_the_shared_layers_beside_a_tower_and_stays_out_of_the_model(lm_runs, tmp_path):
     """training.auxiliary_parser_weight: init_from's own predictor (on h_1) is kept in training beside the
     tower and its loss reaches layer 1 — the gradient layer 1 gets differs with and without it, from the same
-    batch and weights — reading the step's own h_k (layers 1..k run once a step), while the trained model (checkpoint, graphs) has no trace of it; a config without a
-    tower is refused in one line."""
+    batch and weights — reading the step's own h_k (layers 1..k run once a step), while the trained model
+    (checkpoint, graphs) has no trace of it; a config without a tower is refused in one line."""
     from parserfree.distill.config import ConfigError
     from parserfree.distill.train import auxiliary_parser, started_module
 
