@@ -291,11 +291,13 @@ def _load_parts(model: SyntaxModel, path: str | Path, state: dict) -> None:
     model.load_state_dict(state, strict=False)
 
 
-def check_resumable(path: str | Path, experiment: dict) -> None:
+def check_resumable(path: str | Path, experiment: dict) -> int:
     """Refuse to resume ``path`` (a run's last.ckpt) for a run whose resolved settings ``experiment`` differ
     in anything but RESUMABLE_CHANGES (a setting added since, at the value that computes what ran before, is no
-    change: ``fingerprints.ADDED_SETTINGS``); the message says what changed and how to start over."""
-    saved = without_added_at_their_old_value(read_checkpoint(path)["parserfree"]["experiment"])
+    change: ``fingerprints.ADDED_SETTINGS``); the message says what changed and how to start over. Returns the
+    training step the run resumes at."""
+    checkpoint = read_checkpoint(path)
+    saved = without_added_at_their_old_value(checkpoint["parserfree"]["experiment"])
     experiment = without_added_at_their_old_value(experiment)
     diff = changes(without(saved, RESUMABLE_CHANGES), without(experiment, RESUMABLE_CHANGES))
     if diff:
@@ -304,3 +306,4 @@ def check_resumable(path: str | Path, experiment: dict) -> None:
             f"{path}: written under other settings ({summary(diff)}); will not resume it — "
             f"delete {run_dir} or train without --resume to start over"
         )
+    return int(checkpoint.get("global_step", 0))

@@ -4,13 +4,14 @@ Drives the co-training of one recipe with Lightning. A run directory holds the r
 ``config.yaml``, ``checkpoints/best.ckpt`` (best validation metric) and ``checkpoints/last.ckpt``
 (resume point: rewritten at every validation and about four times per epoch in between, so a run killed
 mid-epoch resumes there and ends exactly as an uninterrupted one), ``logs/metrics.csv`` (training
-curves), ``metrics.json`` (dev and test scores of the best checkpoint, with the training time) and
-``predictions.jsonl`` (the best checkpoint's prediction for every test item, ``distill/predictions.py``).
-Works on CPU by default and under Lightning DDP unchanged.
+curves, kept whole across a resume), ``metrics.json`` (dev and test scores of the best checkpoint, with the
+training time) and ``predictions.jsonl`` (the best checkpoint's prediction for every test item,
+``distill/predictions.py``). Works on CPU by default and under Lightning DDP unchanged.
 """
 
 from __future__ import annotations
 
+import csv
 import math
 import time
 from pathlib import Path
@@ -62,6 +63,39 @@ class MidEpochCheckpoint(ModelCheckpoint):
     ) -> None:
         if batch_idx + 1 < trainer.num_training_batches:
             super().on_train_batch_end(trainer, pl_module, outputs, batch, batch_idx)
+
+
+class RunCurve(CSVLogger):
+    """The run's ``logs/metrics.csv``: Lightning's CSV logger, except that a resumed run keeps its curve.
+    Lightning deletes the file when a logger opens it, so a run resumed from last.ckpt would lose every row
+    before the resume point; this one reads the rows logged before ``resume_step`` first (later ones the
+    resumed run logs again) and writes them back ahead of the new ones."""
+
+    def __init__(self, run_dir: Path, resume_step: int | None = None) -> None:
+        super().__init__(run_dir, name="logs", version="")
+        path = Path(self.log_dir) / "metrics.csv"
+        self._earlier: list[dict] = []
+        if resume_step is not None and path.exists():
+            with open(path, newline="") as fh:
+                self._earlier = [row for row in csv.DictReader(fh) if int(row["step"]) < resume_step]
+
+    @property
+    def experiment(self):
+        opened = self._experiment is not None
+        writer = super().experiment
+        if not opened and self._earlier and isinstance(getattr(writer, "metrics", None), list):
+            writer.metrics[:0] = self._earlier  # the first save writes them first, under the union header
+            self._earlier = []
+        return writer
+
+
+class FlushCurveAtCheckpoints(L.Callback):
+    """Writes the logged rows to ``metrics.csv`` whenever a checkpoint is saved (Lightning flushes every 100
+    steps), so a run killed after a checkpoint has its curve on disk up to the step it resumes at."""
+
+    def on_save_checkpoint(self, trainer: L.Trainer, pl_module: L.LightningModule, checkpoint: dict) -> None:
+        if trainer.logger is not None:
+            trainer.logger.save()
 
 
 def steps_per_epoch(t: TrainingConfig, n_examples: int) -> int:
@@ -166,8 +200,9 @@ def train(
         print(f"[parserfree train] {change}", flush=True)
     config = config.resolved()
     last = run_dir / "checkpoints" / "last.ckpt"
+    resume_step = None
     if resume and last.exists():
-        check_resumable(last, config.to_dict())  # never continue a run of other settings
+        resume_step = check_resumable(last, config.to_dict())  # never continue a run of other settings
     L.seed_everything(config.seed, workers=True, verbose=False)
     if config.threads:
         torch.set_num_threads(config.threads)
@@ -227,8 +262,8 @@ def train(
         gradient_clip_val=t.grad_clip or None,
         val_check_interval=t.val_check_interval,
         limit_train_batches=t.limit_train_batches,
-        callbacks=[best, mid_epoch, stop, *(callbacks or [])],
-        logger=CSVLogger(run_dir, name="logs", version=""),
+        callbacks=[best, mid_epoch, stop, FlushCurveAtCheckpoints(), *(callbacks or [])],
+        logger=RunCurve(run_dir, resume_step),
         enable_progress_bar=progress,
         enable_model_summary=False,
         num_sanity_val_steps=0,

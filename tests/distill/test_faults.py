@@ -3,6 +3,7 @@ two runs with the same seed agree exactly."""
 
 from __future__ import annotations
 
+import csv
 import signal
 import subprocess
 import sys
@@ -60,6 +61,16 @@ def test_training_killed_mid_epoch_resumes_to_the_same_metrics(smoke_run, smoke_
     final = torch.load(tmp_path / "checkpoints" / "last.ckpt", weights_only=False)["state_dict"]
     straight = torch.load(reference_dir / "checkpoints" / "last.ckpt", weights_only=False)["state_dict"]
     assert all(torch.equal(final[k], straight[k]) for k in straight)
+    # the training curve survives the kill: every row the uninterrupted run logged, once, with its values
+    # (Lightning deleted the file on resume, and rows past its last 100-step flush died with the process)
+    assert _curve(tmp_path) == _curve(reference_dir)
+
+
+def _curve(run_dir: Path) -> list[tuple]:
+    """A run's logs/metrics.csv as (epoch, step, loss, dev metric) rows in step order."""
+    with open(run_dir / "logs" / "metrics.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return sorted((int(r["epoch"]), int(r["step"]), r["train/loss"], r["val/metric"]) for r in rows)
 
 
 @pytest.mark.slow
