@@ -129,3 +129,26 @@ def test_parse_killed_while_writing_resumes_and_cleans_up(tmp_path, chain_teache
     again, _ = parse_cached(texts, type(chain_teacher)(), tmp_path / "fresh", progress=False)
     assert [p.words for p in parses] == [p.words for p in again]
     assert all(np.array_equal(a.heads, b.heads) for a, b in zip(parses, again))
+
+
+def test_a_resumed_curve_drops_the_rows_its_run_logs_again(tmp_path):
+    """Rows flushed after the resume point (a killed run's last steps) are logged again by the resumed run:
+    kept, they would appear twice with two values; the rows before it are kept once, under the new header."""
+    from parserfree.distill.train import RunCurve
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "metrics.csv").write_text("epoch,step,train/loss\n0,9,0.9\n0,19,0.8\n1,29,0.7\n")
+    curve = RunCurve(tmp_path, resume_step=20)
+    curve.log_metrics({"epoch": 1, "train/loss": 0.6, "val/metric": 55.0}, step=29)
+    curve.save()
+    rows = list(csv.DictReader(open(logs / "metrics.csv", newline="")))
+    assert [(r["step"], r["train/loss"], r["val/metric"]) for r in rows] == [
+        ("9", "0.9", ""),
+        ("19", "0.8", ""),
+        ("29", "0.6", "55.0"),
+    ]
+    started_over = RunCurve(tmp_path)  # not resuming: another run's curve is not this one's
+    started_over.log_metrics({"epoch": 0, "train/loss": 1.5}, step=9)
+    started_over.save()
+    assert [r["train/loss"] for r in csv.DictReader(open(logs / "metrics.csv", newline=""))] == ["1.5"]
