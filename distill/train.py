@@ -76,8 +76,9 @@ class RunCurve(CSVLogger):
         path = Path(self.log_dir) / "metrics.csv"
         self._earlier: list[dict] = []
         if resume_step is not None and path.exists():
-            with open(path, newline="") as fh:
-                self._earlier = [row for row in csv.DictReader(fh) if int(row["step"]) < resume_step]
+            with open(path, newline="") as fh:  # a line cut short by a kill mid-write has fields missing: dropped
+                whole = [row for row in csv.DictReader(fh) if None not in row.values() and row["step"].isdigit()]
+            self._earlier = [row for row in whole if int(row["step"]) < resume_step]
 
     @property
     def experiment(self):

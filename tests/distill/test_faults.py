@@ -133,12 +133,14 @@ def test_parse_killed_while_writing_resumes_and_cleans_up(tmp_path, chain_teache
 
 def test_a_resumed_curve_drops_the_rows_its_run_logs_again(tmp_path):
     """Rows flushed after the resume point (a killed run's last steps) are logged again by the resumed run:
-    kept, they would appear twice with two values; the rows before it are kept once, under the new header."""
+    kept, they would appear twice with two values; the rows before it are kept once, under the new header, and
+    a line cut short by the kill does not stop the resume."""
     from parserfree.distill.train import RunCurve
 
     logs = tmp_path / "logs"
     logs.mkdir()
-    (logs / "metrics.csv").write_text("epoch,step,train/loss\n0,9,0.9\n0,19,0.8\n1,29,0.7\n")
+    # the last line was cut short when the killed run was writing it
+    (logs / "metrics.csv").write_text("epoch,step,train/loss\n0,9,0.9\n0,19,0.8\n1,29,0.7\n1,")
     curve = RunCurve(tmp_path, resume_step=20)
     curve.log_metrics({"epoch": 1, "train/loss": 0.6, "val/metric": 55.0}, step=29)
     curve.save()
