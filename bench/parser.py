@@ -36,12 +36,22 @@ from parserfree.distill.data.datasets import normalise_text
 from parserfree.distill.parsing import ParsedExample
 from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
 from parserfree.export.timing import batches, machine
+from parserfree.export.tokenizer import words_of
 from parserfree.export.variants import QUANTIZE_CHOICES
 from parserfree.predictor.metrics import LENGTH_BINS, DistanceMetrics, attachment, length_bin
 
 from bench.lib.common import format_table, parse, script_arguments, write_record
 from bench.lib.held_out_trees import Tree, held_out, predict
-from bench.lib.parse_speed import BATCH, System, bundle_system, checkpoint_system, ours_from_text, spacy_seconds, timed
+from bench.lib.parse_speed import (
+    BATCH,
+    System,
+    bundle_system,
+    checkpoint_system,
+    ours_from_text,
+    ours_from_words,
+    spacy_seconds,
+    timed,
+)
 
 PUNCT_LABELS = ("p", "punct")  # what spaCy's parser scorer ignores
 RELATIONS = (
@@ -154,13 +164,32 @@ def agreement(run: Callable, reference: Callable, words: Sequence[Sequence[str]]
 # ----------------------------------------------------------------------------------------------- speed
 def speed(systems: list[System], nlp, texts: list[str], threads: int, repeats: int) -> dict:
     """words/s from raw text of every system and of spaCy's tok2vec + parser (best of ``repeats`` passes,
-    after one warm-up; spaCy's best setting of n_process ∈ {1, threads})."""
+    after one warm-up; spaCy's best setting of n_process ∈ {1, threads}).
+
+    Where the time goes: the words/s of spaCy's tokenizer alone (both sides run it) and of each system
+    after it (encoding, graph, names). ``ceiling_times_spacy`` = the tokenizer's words/s over spaCy's: the
+    ratio a system that tokenizes with spaCy could not pass even if its graph took no time at all.
+    """
     n_words = sum(len(doc) for doc in nlp.tokenizer.pipe(texts))
-    result = {"texts": len(texts), "words": n_words, "threads": threads, "systems": {}}
+    words_of(nlp.tokenizer, texts[:BATCH])  # warm-up
+    tokenizer_seconds = min(timed(lambda: words_of(nlp.tokenizer, texts)) for _ in range(repeats))
+    words = words_of(nlp.tokenizer, texts)
+    result = {
+        "texts": len(texts),
+        "words": n_words,
+        "threads": threads,
+        "tokenizer_words_per_s": n_words / tokenizer_seconds,
+        "systems": {},
+    }
     for system in systems:
         ours_from_text(system, nlp.tokenizer, texts[:BATCH])  # warm-up
         seconds = min(timed(lambda: ours_from_text(system, nlp.tokenizer, texts)) for _ in range(repeats))  # noqa: B023 (called within the iteration)
-        result["systems"][system.name] = {"note": system.note, "words_per_s": n_words / seconds}
+        after = min(timed(lambda: ours_from_words(system, words)) for _ in range(repeats))  # noqa: B023
+        result["systems"][system.name] = {
+            "note": system.note,
+            "words_per_s": n_words / seconds,
+            "after_tokenizer_words_per_s": n_words / after,
+        }
     settings = {}
     for n_process in sorted({1, threads}):
         spacy_seconds(nlp, texts[:BATCH], 1, 256)  # warm-up
@@ -169,6 +198,7 @@ def speed(systems: list[System], nlp, texts: list[str], threads: int, repeats: i
     result["spacy"] = {"pipeline": "tok2vec + parser", "settings": settings, "words_per_s": max(settings.values())}
     for entry in result["systems"].values():
         entry["times_spacy"] = entry["words_per_s"] / result["spacy"]["words_per_s"]
+    result["ceiling_times_spacy"] = result["tokenizer_words_per_s"] / result["spacy"]["words_per_s"]
     return result
 
 
@@ -219,6 +249,21 @@ def tables(result: dict) -> str:
             "x": 1.0,
         }
     )
+    spacy_wps = s["spacy"]["words_per_s"]
+    for name, v in s["systems"].items():
+        if "after_tokenizer_words_per_s" in v:  # records before the split have the totals only
+            wps = v["after_tokenizer_words_per_s"]
+            rows.append(
+                {"what": f"{name} after the tokenizer (encoding, graph, names)", "wps": wps, "x": wps / spacy_wps}
+            )
+    if "tokenizer_words_per_s" in s:
+        rows.append(
+            {
+                "what": "spaCy's tokenizer alone (both sides run it: the ceiling of the ratio)",
+                "wps": s["tokenizer_words_per_s"],
+                "x": s["ceiling_times_spacy"],
+            }
+        )
     out.append(f"speed from raw text, {s['texts']:,} texts, {s['words']:,} words, {s['threads']} threads")
     out.append(format_table(rows, [("what", "", ""), ("wps", "words/s", ",.0f"), ("x", "× spaCy", ".2f")]))
     if "predictor_onnx_as_pytorch" in result["checks"]:

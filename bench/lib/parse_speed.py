@@ -6,7 +6,8 @@ scorers, ``export.builder.export_predictor``), or a parser-free bundle's tree gr
 Its ``parse`` is what is timed: for a checkpoint, the same predictor exported as a parser (heads and
 labels, no D̂, as spaCy's parser returns); for a bundle, its tree graph itself, whose task output needs D̂.
 ``ours_from_text`` runs ``parse`` from raw text (spaCy tokenizer, encoding, onnxruntime, label names) in
-length-sorted batches; ``spacy_seconds`` times spaCy's pipeline on the same texts.
+length-sorted batches, ``ours_from_words`` the same after the tokenizer; ``spacy_seconds`` times spaCy's
+pipeline on the same texts.
 """
 
 from __future__ import annotations
@@ -91,18 +92,23 @@ def bundle_system(bundle: str, threads: int) -> System:
     return System("bundle", run, model.dependency_labels, model.max_len, f"{model.recipe} bundle's tree graph")
 
 
-def ours_from_text(system: System, tokenizer, texts: Sequence[str]) -> list[tuple[np.ndarray, list[str] | None]]:
-    """Raw text → the system's heads and label names per text (tokenizer, encoding, its ``parse`` graph,
-    names), in length-sorted batches of BATCH."""
-    words = words_of(tokenizer, texts)
-    out = []
+def ours_from_words(system: System, words: Sequence[Sequence[str]]) -> list[tuple[np.ndarray, list[str] | None]]:
+    """Tokenised texts → the system's heads and label names per text, in the texts' order (encoding, its
+    ``parse`` graph, names; run in length-sorted batches of BATCH): what ``ours_from_text`` runs after the
+    tokenizer."""
+    out: list[tuple[np.ndarray, list[str] | None]] = [(np.zeros(0, dtype=np.int64), None)] * len(words)
     for rows in batches(sorted(range(len(words)), key=lambda i: len(words[i])), BATCH):
-        batch = [words[i][: system.max_len] for i in rows]
+        batch = [list(words[i][: system.max_len]) for i in rows]
         got = (system.parse or system.run)(batch)
-        for b, w in enumerate(batch):
+        for b, (i, w) in enumerate(zip(rows, batch)):
             labels = [system.labels[k] for k in got["dep_labels"][b, : len(w)]] if "dep_labels" in got else None
-            out.append((got["heads"][b, : len(w)], labels))
+            out[i] = (got["heads"][b, : len(w)], labels)
     return out
+
+
+def ours_from_text(system: System, tokenizer, texts: Sequence[str]) -> list[tuple[np.ndarray, list[str] | None]]:
+    """Raw text → the system's heads and label names per text (tokenizer, then ``ours_from_words``)."""
+    return ours_from_words(system, words_of(tokenizer, texts))
 
 
 def spacy_seconds(nlp, texts: Sequence[str], n_process: int, batch_size: int) -> float:

@@ -95,6 +95,37 @@ def test_speed_times_the_predictor_and_spacys_parser_on_the_same_words(result):
     assert result[0]["checks"]["parser_graph_as_predictor"] == 1.0
 
 
+def test_speed_splits_the_tokenizer_from_the_graph_and_states_the_ratios_ceiling(result):
+    speed = result[0]["speed"]
+    assert speed["tokenizer_words_per_s"] > 0
+    assert speed["ceiling_times_spacy"] == pytest.approx(speed["tokenizer_words_per_s"] / speed["spacy"]["words_per_s"])
+    for entry in speed["systems"].values():
+        assert entry["after_tokenizer_words_per_s"] > 0
+    assert "spaCy's tokenizer alone" in parser_script.tables(result[0])
+
+
+def test_parse_from_text_returns_each_texts_own_tree_in_the_texts_order(smoke_checkpoint, tmp_path):
+    """The batches run sorted by length; the results must come back in the order of the texts (they came
+    back sorted, so a caller pairing them with its texts read another sentence's heads)."""
+    from parserfree.distill.teacher import load_pipeline
+
+    from bench.lib.parse_speed import checkpoint_system, ours_from_text
+
+    system, _ = checkpoint_system(str(smoke_checkpoint), 1, tmp_path)
+    tokenizer = load_pipeline(parser_script.DEFAULT_MODEL).tokenizer
+    texts = [
+        "The long and winding road that leads to your door will never disappear .",
+        "Go .",
+        "A small movie with a big heart .",
+        "Yes .",
+    ]
+    together = ours_from_text(system, tokenizer, texts)
+    assert [len(heads) for heads, _ in together] == [len(tokenizer(t)) for t in texts]
+    for text, (heads, labels) in zip(texts, together):
+        alone, alone_labels = ours_from_text(system, tokenizer, [text])[0]
+        assert np.array_equal(heads, alone) and labels == alone_labels
+
+
 def test_quantized_predictor_is_the_int8_graph_that_runs_not_the_float_one(smoke_checkpoint, tmp_path, monkeypatch):
     import parserfree.export.session as session_module
 
