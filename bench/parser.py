@@ -166,9 +166,10 @@ def speed(systems: list[System], nlp, texts: list[str], threads: int, repeats: i
     """words/s from raw text of every system and of spaCy's tok2vec + parser (best of ``repeats`` passes,
     after one warm-up; spaCy's best setting of n_process ∈ {1, threads}).
 
-    Where the time goes: the words/s of spaCy's tokenizer alone (both sides run it) and of each system
-    after it (encoding, graph, names). ``ceiling_times_spacy`` = the tokenizer's words/s over spaCy's: the
-    ratio a system that tokenizes with spaCy could not pass even if its graph took no time at all.
+    Where the time goes: the words/s of the way in alone (``words_of``: the text's normalisation and spaCy's
+    tokenizer, which spaCy's pipeline runs too) and of each system after it (encoding, graph, names).
+    ``ceiling_times_spacy`` = the way in's words/s over spaCy's: the ratio a system that tokenizes with spaCy
+    could not pass even if its graph took no time at all.
     """
     n_words = sum(len(doc) for doc in nlp.tokenizer.pipe(texts))
     words_of(nlp.tokenizer, texts[:BATCH])  # warm-up
@@ -259,7 +260,7 @@ def tables(result: dict) -> str:
     if "tokenizer_words_per_s" in s:
         rows.append(
             {
-                "what": "spaCy's tokenizer alone (both sides run it: the ceiling of the ratio)",
+                "what": "the way in alone: normalisation + spaCy's tokenizer (the ceiling of the ratio)",
                 "wps": s["tokenizer_words_per_s"],
                 "x": s["ceiling_times_spacy"],
             }
