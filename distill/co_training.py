@@ -226,6 +226,26 @@ class CoTrainingModule(L.LightningModule):
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda step: inverse_sqrt_factor(step, t.warmup_steps))
         return {"optimizer": optimiser, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
 
+    def clip_parts(self) -> list[list[torch.nn.Parameter]]:
+        """The parameters clipped together with ``training.grad_clip_predictor_apart``: with a task and a
+        predictor, the predictor's own weights, then every other one (encoder, task head, auxiliary parser, which
+        trains layers 1..k); else all in one part."""
+        everything = list(self.parameters())
+        if not (self.config.training.grad_clip_predictor_apart and self.row.task and self.model.predictor is not None):
+            return [everything]
+        predictor = list(self.model.predictor.parameters())
+        ids = {id(p) for p in predictor}
+        return [predictor, [p for p in everything if id(p) not in ids]]
+
+    def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None) -> None:
+        """Lightning's clip of one norm over every parameter, or each of ``clip_parts`` on its own norm."""
+        parts = self.clip_parts()
+        if gradient_clip_val and len(parts) > 1:
+            for part in parts:
+                torch.nn.utils.clip_grad_norm_(part, gradient_clip_val)
+            return
+        self.clip_gradients(optimizer, gradient_clip_val, gradient_clip_algorithm)
+
     # ------------------------------------------------------------ checkpoint
     def on_load_checkpoint(self, checkpoint: dict) -> None:
         """Restore this process's random-number streams (each DDP process its own), so a resumed run

@@ -90,6 +90,11 @@ class TrainingConfig:
     fine-tuned with the task (distance_loss_weight > 0) moves from its start gently."""
     grad_clip: float = 1.0
     """Clip the gradient norm to this (0: no clipping)."""
+    grad_clip_predictor_apart: bool = False
+    """With a task and a predictor: clip the predictor's own weights (tower or norm, arc and label scorers) on their
+    own gradient norm and the rest (encoder, task head, auxiliary parser) on its own, so the predictor's gradients
+    never shrink the task's step; false: one norm over every parameter (Lightning's clip). Without a task or a
+    predictor it changes nothing."""
     distance_loss_weight: float = 1.0
     """λ in loss = task loss + λ · predictor loss; 0: the (pre-trained) predictor stays as it is and runs in
     training only where the biased layers read D̂."""
@@ -280,6 +285,11 @@ class ExperimentConfig:
             self.predictor.check_encoder(self.resolved().encoder, self.recipe)
         t = self.training
         scheduled = self.recipe_row.train_source == DistanceSource.SCHEDULED
+        if t.grad_clip_predictor_apart and not t.grad_clip:
+            raise ConfigError(
+                "training.grad_clip_predictor_apart=true does nothing with training.grad_clip=0 (nothing is clipped): "
+                "set one of them differently"
+            )
         if scheduled and t.teacher_forcing_end >= 1 and t.task_grad_to_predictor:
             raise ConfigError(
                 "training.task_grad_to_predictor=true does nothing with training.teacher_forcing_end=1 "

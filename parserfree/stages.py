@@ -45,11 +45,13 @@ WHERE_AND_HOW_FAST = (
 
 def training_fingerprint(config: ExperimentConfig) -> dict:
     """A training run depends on its resolved settings (the predictor section only for recipes with a
-    predictor; ``ADDED_SETTINGS`` at their old value left out), the content of its data and the checkpoint
+    predictor, the predictor's clipping only for those with a task; ``ADDED_SETTINGS`` at their old value left out), the content of its data and the checkpoint
     it starts from."""
     settings = without_added_at_their_old_value(without(config.resolved().to_dict(), WHERE_AND_HOW_FAST))
     if not config.recipe_row.predictor:
         settings.pop("predictor", None)
+    if not (config.recipe_row.predictor and config.recipe_row.task):  # it changes nothing there (clip_parts)
+        settings = without(settings, ("training.grad_clip_predictor_apart",))
     inputs = {"data": data_digest(config.data), "init_from": file_digest(resolve_weights(config.training.init_from))}
     if config.training.init_predictor_from:  # only when set, so the records of runs without one still hold
         inputs["init_predictor_from"] = file_digest(resolve_weights(config.training.init_predictor_from))

@@ -126,3 +126,27 @@ def test_a_setting_added_later_at_its_old_value_leaves_earlier_records_fresh():
     assert "split_column" not in now["settings"]["data"] and not changes(before, now)
     set_ = training_fingerprint(load_config("configs/smoke.yaml", ["data.dataset=my.csv", "data.split_column=split"]))
     assert "settings.data.split_column (new) split" in changes(before, set_)
+
+
+@pytest.mark.parametrize(
+    "recipe, stale",
+    [
+        ("plain", False),
+        ("parser_fed", False),
+        ("pretrain_predictor", False),
+        ("no_syntax", True),
+        ("parser_fed_twin", True),
+    ],
+)
+def test_clipping_the_predictor_apart_stales_only_the_records_it_changes(recipe, stale):
+    """training.grad_clip_predictor_apart changes nothing in a run without a predictor or without a task (one part
+    to clip): its record stays fresh there, and is stale in a row that co-trains a predictor with its task."""
+    from parserfree.distill.config import load_config
+    from parserfree.distill.fingerprints import changes
+    from parserfree.stages import training_fingerprint
+
+    off, on = (
+        training_fingerprint(load_config("configs/smoke.yaml", [f"recipe={recipe}", *extra]))
+        for extra in ([], ["training.grad_clip_predictor_apart=true"])
+    )
+    assert changes(off, on) == (["settings.training.grad_clip_predictor_apart (new) true"] if stale else [])

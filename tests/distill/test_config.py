@@ -53,6 +53,13 @@ def test_parser_free_needs_a_predictor_layer():
         load_config("configs/smoke.yaml", ["encoder.predictor_layer=0"])
 
 
+def test_clipping_apart_is_refused_where_nothing_is_clipped():
+    """With training.grad_clip=0, grad_clip_predictor_apart=true would silently do nothing."""
+    with pytest.raises(ConfigError, match="grad_clip_predictor_apart=true does nothing"):
+        load_config("configs/smoke.yaml", ["training.grad_clip=0", "training.grad_clip_predictor_apart=true"])
+    assert load_config("configs/smoke.yaml", ["training.grad_clip_predictor_apart=true"]).training.grad_clip == 1.0
+
+
 def test_task_gradient_setting_is_refused_where_the_task_never_reads_predicted_distances():
     """With teacher forcing throughout, task_grad_to_predictor=true would silently do nothing."""
     with pytest.raises(ConfigError, match="task_grad_to_predictor=true does nothing"):

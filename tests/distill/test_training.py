@@ -202,3 +202,38 @@ def test_without_a_distance_loss_the_predictor_neither_runs_nor_changes_in_train
         dep_labels=trained.dep_labels,
     ).predictor.state_dict()
     assert all(torch.equal(v, fresh[k]) for k, v in trained.model.predictor.state_dict().items())
+
+
+@pytest.mark.slow
+def test_clipped_apart_the_predictors_gradients_do_not_move_the_encoders_step(smoke_overrides, tmp_path):
+    """At λ > 0 with the predictor's loss kept off the encoder, one clipped norm over every parameter still ties
+    the encoder's step to the predictor's gradients (a predictor with other gradients, here a larger λ, gives
+    the encoder other weights); ``training.grad_clip_predictor_apart`` clips each on its own norm, so the
+    encoder ends exactly as it would beside any predictor."""
+    common = [
+        "recipe=parser_fed_twin",
+        "training.distance_grad_to_encoder=false",
+        "training.grad_clip=0.001",  # binding at every step
+        "training.max_steps=4",
+        "training.max_epochs=1",
+        "training.limit_train_batches=4",
+    ]
+
+    def encoder_after(weight: float, apart: bool) -> dict:
+        out = tmp_path / f"{weight}-{apart}"
+        _train(
+            smoke_overrides,
+            out,
+            [
+                *common,
+                f"training.distance_loss_weight={weight}",
+                f"training.grad_clip_predictor_apart={str(apart).lower()}",
+            ],
+        )
+        state = load_trained(out / "checkpoints" / "last.ckpt").model.state_dict()
+        return {k: v for k, v in state.items() if not k.startswith("predictor.")}
+
+    joint = [encoder_after(weight, apart=False) for weight in (1.0, 20.0)]
+    assert any(not torch.equal(joint[0][k], joint[1][k]) for k in joint[0])  # the fixture shows the tie
+    apart = [encoder_after(weight, apart=True) for weight in (1.0, 20.0)]
+    assert all(torch.equal(apart[0][k], apart[1][k]) for k in apart[0]), "the predictor moved the encoder"
