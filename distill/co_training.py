@@ -237,7 +237,12 @@ class CoTrainingModule(L.LightningModule):
         ids = {id(p) for p in predictor}
         return [predictor, [p for p in everything if id(p) not in ids]]
 
-    def configure_gradient_clipping(self, optimizer, gradient_clip_val=None, gradient_clip_algorithm=None) -> None:
+    def configure_gradient_clipping(
+        self,
+        optimizer: torch.optim.Optimizer,
+        gradient_clip_val: float | None = None,
+        gradient_clip_algorithm: str | None = None,
+    ) -> None:
         """Lightning's clip of one norm over every parameter, or each of ``clip_parts`` on its own norm."""
         parts = self.clip_parts()
         if gradient_clip_val and len(parts) > 1:
