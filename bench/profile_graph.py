@@ -17,6 +17,12 @@ of the summed kernel time (the time between kernels — scheduling, memory alloc
 the table also gives the wall-clock time of the same runs).
 
     python -m bench.profile_graph [--bundle B] [--variant int8] [--threads 1] [--quick]
+
+``--checkpoint C`` profiles instead the parser graph ``bench.parser`` times (a checkpoint's predictor
+exported as a parser: heads and labels; ``--quantize int8`` its int8 copy) on the same texts, tokenised
+by spaCy's tokenizer, in length-sorted batches of 32: where the parser's time goes after the tokenizer.
+
+    python -m bench.profile_graph --checkpoint models/parser-tower-en-ff256/model.ckpt --quantize int8 --threads 1
 """
 
 from __future__ import annotations
@@ -121,10 +127,31 @@ def arguments():
     parser.add_argument("--batches", type=int, nargs="*", default=[32, 1])
     parser.add_argument("--n", type=int, help="texts (default 1000, --quick 300)")
     parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--checkpoint", help="profile this checkpoint's parser graph instead of a bundle")
+    parser.add_argument("--quantize", choices=["int8"], help="with --checkpoint: its int8 copy")
     return parser
 
 
 STAGES = ("tokenizer", "featurisation", "graph", "decoding and output", "rest of predict")
+
+
+def parser_graph(checkpoint: str, quantize: str | None, texts: list[str], threads: int, passes: int) -> dict:
+    """The kernel time by part of a checkpoint's parser graph (``bench.lib.parse_speed.checkpoint_system``'s
+    ``parse``) over ``texts``, tokenised by spaCy's tokenizer, in length-sorted batches of its BATCH."""
+    from parserfree.distill.checkpoints import load_trained
+    from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
+    from parserfree.export.tokenizer import words_of
+
+    from bench.lib.parse_speed import BATCH, checkpoint_system
+
+    words = sorted(words_of(load_pipeline(DEFAULT_MODEL).tokenizer, texts), key=len)
+    with tempfile.TemporaryDirectory() as tmp:
+        system, _ = checkpoint_system(checkpoint, threads, Path(tmp), quantize)
+        vocab, max_len = load_trained(checkpoint).vocab, system.max_len
+        feeds = [graph_inputs(vocab, [w[:max_len] for w in rows], max_len) for rows in batches(words, BATCH)]
+        name = f"parser.{quantize}.onnx" if quantize else "parser.onnx"
+        got = profile(Path(tmp) / name, feeds, threads, passes)
+    return {**got, "batch": BATCH, "texts": len(texts), "words": sum(len(w) for w in words), "threads": threads}
 
 
 def tables(result: dict[str, Any]) -> str:
@@ -155,8 +182,21 @@ def tables(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> dict:
     args = parse(arguments(), argv)
-    model = ParserFreeModel.load(args.bundle, threads=args.threads, variant=args.variant)
     texts = benchmark_texts("vader-movies", args.n or (300 if args.quick else 1000), None)
+    if args.checkpoint:
+        got = parser_graph(args.checkpoint, args.quantize, texts, args.threads, args.passes)
+        variant = args.quantize or "fp32"
+        result = {
+            "machine": machine(),
+            "checkpoint": args.checkpoint,
+            "variant": f"parser graph, {variant}",
+            "threads": args.threads,
+            "passes": args.passes,
+            "stages_us_per_sentence": {},
+            "batches": {got["batch"]: got},
+        }
+        return finish(result, args, tables)
+    model = ParserFreeModel.load(args.bundle, threads=args.threads, variant=args.variant)
     words = model.tokenize(texts)
     result: dict[str, Any] = {
         "machine": machine(),
