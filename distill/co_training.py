@@ -231,7 +231,7 @@ class CoTrainingModule(L.LightningModule):
         predictor, the predictor's own weights, then every other one (encoder, task head, auxiliary parser, which
         trains layers 1..k); else all in one part."""
         everything = list(self.parameters())
-        if not (self.config.training.grad_clip_predictor_apart and self.row.task and self.model.predictor is not None):
+        if not self.config.clips_predictor_apart or self.model.predictor is None:
             return [everything]
         predictor = list(self.model.predictor.parameters())
         ids = {id(p) for p in predictor}

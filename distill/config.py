@@ -332,6 +332,13 @@ class ExperimentConfig:
         """The PredictorConfig, or None for recipes without a predictor."""
         return self.predictor if self.recipe_row.predictor else None
 
+    @property
+    def clips_predictor_apart(self) -> bool:
+        """Whether training clips the predictor's own weights on their own norm: ``training.grad_clip_predictor_apart``
+        in a recipe with a task and a predictor (elsewhere there is one part to clip, and the setting changes nothing)."""
+        row = self.recipe_row
+        return self.training.grad_clip_predictor_apart and row.predictor and row.task
+
     def pretrain_predictor_config(self) -> PredictorConfig:
         """The predictor a job's pre-training trains: this predictor with ``run.pretrain_predictor`` over it."""
         return PredictorConfig.from_dict(

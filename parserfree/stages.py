@@ -50,7 +50,7 @@ def training_fingerprint(config: ExperimentConfig) -> dict:
     settings = without_added_at_their_old_value(without(config.resolved().to_dict(), WHERE_AND_HOW_FAST))
     if not config.recipe_row.predictor:
         settings.pop("predictor", None)
-    if not (config.recipe_row.predictor and config.recipe_row.task):  # it changes nothing there (clip_parts)
+    if not config.clips_predictor_apart:  # off, or it changes nothing in this recipe
         settings = without(settings, ("training.grad_clip_predictor_apart",))
     inputs = {"data": data_digest(config.data), "init_from": file_digest(resolve_weights(config.training.init_from))}
     if config.training.init_predictor_from:  # only when set, so the records of runs without one still hold
