@@ -23,6 +23,7 @@ from torch.utils.data import DataLoader
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.evaluate import in_dataset_order
 from parserfree.encoder.masked_words import NO_TARGET, hide, targets, training_choice
+from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import Outputs, SyntaxModel
 
 WORD_SCORES = "word_scores.json"  # a run's test sentences' masked-word scores, in the dataset's order
@@ -63,6 +64,27 @@ def with_hidden(batch: dict, chosen: torch.Tensor, hidden: torch.Tensor) -> dict
     """The batch with the ``hidden`` words masked and ``lm_targets`` (the ``chosen`` known words' ids)."""
     word_ids, feature_ids = hide(batch["word_ids"], batch["feature_ids"], hidden)
     return {**batch, "word_ids": word_ids, "feature_ids": feature_ids, "lm_targets": targets(batch["word_ids"], chosen)}
+
+
+def text_tree_distances(model: SyntaxModel, batch: dict) -> torch.Tensor:
+    """The predictor's D̂ of the batch's text with no word hidden (the text a parser reads), in the form the
+    biased layers read (``SyntaxModel.bias_distances``)."""
+    predicted = model.predict(batch["word_ids"], batch["feature_ids"], batch["mask"])
+    return model.bias_distances(DistanceSource.PREDICTED, None, predicted, batch["mask"])
+
+
+def read_hidden(
+    model: SyntaxModel, batch: dict, hidden: torch.Tensor, source: str, tree_of_text: bool = False
+) -> tuple[torch.Tensor, dict]:
+    """The model's states (B×T×d) with the ``hidden`` words masked, and the batch it was fed (``lm_targets``:
+    the hidden known words). The biased layers read the ``source``'s distances; with ``tree_of_text`` they
+    read the predictor's D̂ of the unmasked text in place of the parser's tree of it (``text_tree_distances``),
+    while the encoder still sees the hidden words masked."""
+    fed = with_hidden(batch, hidden, hidden)
+    distances = text_tree_distances(model, batch) if tree_of_text else fed["distances"]
+    read = DistanceSource.PARSER if tree_of_text else source
+    out = model(fed["word_ids"], fed["feature_ids"], fed["mask"], distances, source=read, outputs=Outputs.TASK)
+    return out.task, fed
 
 
 def sentence_scores(model: SyntaxModel, states: torch.Tensor, lm_targets: torch.Tensor) -> tuple[np.ndarray, ...]:
@@ -117,14 +139,12 @@ class WordScores:
 
 
 @torch.no_grad()
-def masked_word_scores(model: SyntaxModel, loader: DataLoader, source: str) -> WordScores:
-    """Every sentence's masked-word scores over a loader (its fixed hidden words), in the dataset's order."""
+def masked_word_scores(model: SyntaxModel, loader: DataLoader, source: str, tree_of_text: bool = False) -> WordScores:
+    """Every sentence's masked-word scores over a loader (its fixed hidden words), in the dataset's order
+    (``tree_of_text``: the biased layers read the predictor's D̂ of the unmasked text, ``read_hidden``)."""
     model.eval()
     parts = WordScores.empty()
     for batch in loader:
-        fed = with_hidden(batch, batch["lm_chosen"], batch["lm_chosen"])
-        out = model(
-            fed["word_ids"], fed["feature_ids"], fed["mask"], fed["distances"], source=source, outputs=Outputs.TASK
-        )
-        parts = parts.extend(*sentence_scores(model, out.task, fed["lm_targets"]))
+        states, fed = read_hidden(model, batch, batch["lm_chosen"], source, tree_of_text)
+        parts = parts.extend(*sentence_scores(model, states, fed["lm_targets"]))
     return WordScores(*(in_dataset_order(loader, values) for values in (parts.nll, parts.n, parts.correct)))

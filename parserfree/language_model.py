@@ -3,7 +3,9 @@ agreement minimal pairs judged zero-shot.
 
 The rows are the masked-LM runs of ``configs/main/language_model.yaml`` (one folder per recipe under a
 runs folder), plus ``parser_free``: the parser-fed twin's weights read with its own predictor's D̂ (the
-predictor reads the masked sentence, so no parser runs). Every row is scored on the same hidden words of
+predictor reads the masked sentence, so no parser runs) and, when asked for, ``parser_free_text``: the twin's
+weights with its predictor's D̂ of the unmasked sentence, the text the twin's parser reads (so its place
+measures the parser's replacement alone, not what the tree tells of the hidden words). Every row is scored on the same hidden words of
 the same held-out sentences (``distill.masked_lm``: a fixed choice per sentence), so the difference of two
 rows' mean NLL per hidden word is a sum over sentences of paired differences: its interval resamples
 sentences, its p is the sign-flip test over the per-sentence NLL differences (``paired.sign_flip``); the
@@ -29,26 +31,30 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from torch.utils.data import DataLoader
 
 from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.config import ExperimentConfig, load_config
 from parserfree.distill.data_module import SyntaxDataModule, collate
-from parserfree.distill.masked_lm import WordScores, masked_word_scores
+from parserfree.distill.evaluate import update_distance_metrics
+from parserfree.distill.masked_lm import WordScores, masked_word_scores, read_hidden, with_hidden
 from parserfree.distill.recipes import get_recipe
 from parserfree.encoder import UNK_ID
-from parserfree.encoder.masked_words import hide
 from parserfree.paired import RESAMPLES, Resampler, holm, paired_test, sign_flip, verdict
+from parserfree.predictor import DistanceMetrics
 from parserfree.predictor.sources import DistanceSource
-from parserfree.predictor.syntax_model import Outputs
+from parserfree.predictor.syntax_model import SyntaxModel
 
 TRAINED_ROWS = ("no_syntax", "locality", "parser_fed_twin")  # one masked-LM run each
 READ_FROM_TWIN = "parser_free"  # the twin's weights with its own D̂
+READ_FROM_TEXT = "parser_free_text"  # the twin's weights with its own D̂ of the unmasked text (the parser's input)
 REFERENCE, BASELINE = "parser_fed_twin", "no_syntax"
 SOURCES = {
     "no_syntax": DistanceSource.NONE,
     "locality": DistanceSource.SEQUENTIAL,
     "parser_fed_twin": DistanceSource.PARSER,
     "parser_free": DistanceSource.PREDICTED,
+    READ_FROM_TEXT: DistanceSource.PREDICTED,
 }
 CONTRASTS = (
     ("parser_fed_twin", "no_syntax"),
@@ -99,6 +105,8 @@ class LanguageModelReport:
     accuracy: dict[str, float]
     contrasts: list[PerplexityContrast]
     places: dict[str, list[float]]  # row reading D̂ → [its place from the twin (0) to no_syntax (1), 95 % CI]
+    trees: dict[str, dict[str, float]] = field(default_factory=dict)  # row reading D̂ → UUAS, UAS, LAS (%) of
+    # the trees it reads against the parser's, on the same sentences
     zero_shot: dict[str, dict[str, float]] = field(default_factory=dict)  # row → slice → percent preferring
     zero_shot_pairs: dict[str, int] = field(default_factory=dict)  # slice → pairs scored
     zero_shot_left_out: int = 0
@@ -108,10 +116,12 @@ class LanguageModelReport:
         return asdict(self)
 
 
-def row_models(runs: Path, extra: dict[str, Path] | None = None) -> dict[str, tuple[TrainedModel, ExperimentConfig]]:
+def row_models(
+    runs: Path, extra: dict[str, Path] | None = None, text_trees: bool = False
+) -> dict[str, tuple[TrainedModel, ExperimentConfig]]:
     """Each row's model and its run's config (no_syntax and the twin required, locality if run);
-    ``parser_free`` shares the twin's; ``extra``: more rows, name → run folder (read with their recipe's
-    inference source, e.g. a parser_free run trained on D̂)."""
+    ``parser_free`` (and with ``text_trees`` ``parser_free_text``) shares the twin's; ``extra``: more rows,
+    name → run folder (read with their recipe's inference source, e.g. a parser_free run trained on D̂)."""
     rows = {}
     for recipe in TRAINED_ROWS:
         run = runs / recipe
@@ -121,6 +131,8 @@ def row_models(runs: Path, extra: dict[str, Path] | None = None) -> dict[str, tu
         if best.exists():  # the locality row is optional
             rows[recipe] = (load_trained(best), load_config(run / "config.yaml"))
     rows[READ_FROM_TWIN] = rows[REFERENCE]
+    if text_trees:
+        rows[READ_FROM_TEXT] = rows[REFERENCE]
     for name, run in (extra or {}).items():
         rows[name] = (load_trained(Path(run) / "checkpoints" / "best.ckpt"), load_config(Path(run) / "config.yaml"))
     return rows
@@ -136,15 +148,33 @@ def reads_prediction(name: str, trained: TrainedModel) -> bool:
     return source_of(name, trained) == DistanceSource.PREDICTED
 
 
-def perplexity_scores(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], progress: bool = False) -> dict:
-    """Every row's masked-word scores on the held-out sentences of its pre-training data (the test split)."""
-    out, data = {}, None
+def perplexity_scores(
+    rows: dict[str, tuple[TrainedModel, ExperimentConfig]], progress: bool = False
+) -> tuple[dict[str, WordScores], dict[str, dict[str, float]]]:
+    """Every row's masked-word scores on the held-out sentences of its pre-training data (the test split),
+    and, for the rows read with D̂, the scores of the trees they read (``tree_scores``)."""
+    out, trees, data = {}, {}, None
     for name, (trained, config) in rows.items():
         if data is None or data.vocab.words != trained.vocab.words or data.config.data != config.data:
             data = SyntaxDataModule(config, None, trained.vocab, progress, trained.dep_labels)
             data.setup()  # read once for every row of the same text and vocabulary
-        out[name] = masked_word_scores(trained.model, data.loader("test"), source_of(name, trained))
-    return out
+        of_text = name == READ_FROM_TEXT
+        out[name] = masked_word_scores(trained.model, data.loader("test"), source_of(name, trained), of_text)
+        if reads_prediction(name, trained):
+            trees[name] = tree_scores(trained.model, data.loader("test"), of_text)
+    return out, trees
+
+
+@torch.no_grad()
+def tree_scores(model: SyntaxModel, loader: DataLoader, tree_of_text: bool = False) -> dict[str, float]:
+    """UUAS, UAS and LAS (%) of the predictor's trees against the parser's over a loader's sentences, read
+    from the text a row reads: with the fixed hidden words masked, or unmasked (``tree_of_text``)."""
+    model.eval()
+    metrics = DistanceMetrics()
+    for batch in loader:
+        fed = batch if tree_of_text else with_hidden(batch, batch["lm_chosen"], batch["lm_chosen"])
+        update_distance_metrics(metrics, model.predict(fed["word_ids"], fed["feature_ids"], fed["mask"]), batch)
+    return {k: float(v) for k, v in metrics.compute().items() if k in ("uuas", "uas", "las")}
 
 
 def perplexity_contrast(a: WordScores, b: WordScores, draws: np.ndarray) -> tuple[float, list[float], float]:
@@ -239,9 +269,14 @@ def minimal_pairs(config: ExperimentConfig, trained: TrainedModel) -> tuple[list
 
 @torch.no_grad()
 def judge_pairs(
-    trained: TrainedModel, pairs: list[MinimalPair], source: DistanceSource, batch_size: int = 64
+    trained: TrainedModel,
+    pairs: list[MinimalPair],
+    source: DistanceSource,
+    batch_size: int = 64,
+    tree_of_text: bool = False,
 ) -> np.ndarray:
-    """Per pair, whether the row prefers the grammatical version (bool array)."""
+    """Per pair, whether the row prefers the grammatical version (bool array; ``tree_of_text``: the biased
+    layers read the predictor's D̂ of the unmasked singular version, ``distill.masked_lm.read_hidden``)."""
     model, vocab = trained.model, trained.vocab
     model.eval()
     max_len = trained.encoder_config.max_len
@@ -251,10 +286,7 @@ def judge_pairs(
         batch = collate([p.example for p in chunk], vocab, max_len, "none")  # type: ignore[misc]
         hidden = torch.zeros_like(batch["mask"])
         hidden[torch.arange(len(chunk)), torch.tensor([p.verb_index for p in chunk])] = True
-        word_ids, feature_ids = hide(batch["word_ids"], batch["feature_ids"], hidden)
-        states = model(
-            word_ids, feature_ids, batch["mask"], batch["distances"], source=source, outputs=Outputs.TASK
-        ).task
+        states, _ = read_hidden(model, batch, hidden, source, tree_of_text)
         scores = torch.log_softmax(model.word_logits(states[hidden]).float(), dim=-1)
         sg = torch.tensor([vocab.word_id(p.singular) for p in chunk])
         pl = torch.tensor([vocab.word_id(p.plural) for p in chunk])
@@ -269,7 +301,10 @@ def zero_shot(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], report: La
     and the paired verdicts of the contrasts."""
     trained, config = rows[REFERENCE]
     pairs, report.zero_shot_left_out = minimal_pairs(config, trained)
-    right = {name: judge_pairs(t, pairs, source_of(name, t)) for name, (t, _) in rows.items()}
+    right = {
+        name: judge_pairs(t, pairs, source_of(name, t), tree_of_text=name == READ_FROM_TEXT)
+        for name, (t, _) in rows.items()
+    }
     slices = {
         "all": np.ones(len(pairs), dtype=bool),
         "0 attractors": np.array([p.attractors == 0 for p in pairs]),
@@ -284,7 +319,12 @@ def zero_shot(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], report: La
         if not m.any():
             continue
         resampler = Resampler(np.arange(int(m.sum())), 1)
-        extra = [(name, other) for name in right if name not in SOURCES for other in (BASELINE, REFERENCE)]
+        extra = [
+            (name, other)
+            for name in right
+            if name not in (*TRAINED_ROWS, READ_FROM_TWIN)
+            for other in (BASELINE, REFERENCE)
+        ]
         found = [
             (a, b, paired_test(right[a][m][None], right[b][m][None], np.arange(int(m.sum())), resampler))
             for a, b in (*CONTRASTS, *extra)
@@ -307,12 +347,17 @@ def zero_shot(rows: dict[str, tuple[TrainedModel, ExperimentConfig]], report: La
 
 
 def language_model_report(
-    runs: str | Path, progress: bool = False, pairs: bool = True, extra: dict[str, Path] | None = None
+    runs: str | Path,
+    progress: bool = False,
+    pairs: bool = True,
+    extra: dict[str, Path] | None = None,
+    text_trees: bool = False,
 ) -> LanguageModelReport:
-    """The comparison of the masked-LM runs under ``runs`` and the ``extra`` rows (see the module docstring)."""
+    """The comparison of the masked-LM runs under ``runs`` and the ``extra`` rows (see the module docstring;
+    ``text_trees`` adds the row ``parser_free_text``)."""
     runs = Path(runs)
-    rows = row_models(runs, extra)
-    scores = perplexity_scores(rows, progress)
+    rows = row_models(runs, extra, text_trees)
+    scores, trees = perplexity_scores(rows, progress)
     predicted = [name for name, (trained, _) in rows.items() if reads_prediction(name, trained)]
     contrasts, places = compare_perplexity(scores, predicted)
     first = next(iter(scores.values()))
@@ -324,13 +369,14 @@ def language_model_report(
         accuracy={k: s.accuracy for k, s in scores.items()},
         contrasts=contrasts,
         places=places,
+        trees=trees,
     )
     if pairs:
         zero_shot(rows, report)
     return report
 
 
-ROW_ORDER = ("parser_fed_twin", "parser_free", "locality", "no_syntax")
+ROW_ORDER = ("parser_fed_twin", "parser_free", "parser_free_text", "locality", "no_syntax")
 
 
 def render_markdown(report: LanguageModelReport) -> str:
@@ -355,6 +401,11 @@ def render_markdown(report: LanguageModelReport) -> str:
             "",
             f"{name}'s place from the twin (0) to no_syntax (1): {share:.2f} [{lo:.2f}, {hi:.2f}].",
         ]
+        if name in report.trees:
+            t = report.trees[name]
+            lines[-1] += (
+                f" Its trees against the parser's: UUAS {t['uuas']:.1f}, UAS {t['uas']:.1f}, LAS {t['las']:.1f}."
+            )
     if report.zero_shot:
         slices = list(report.zero_shot_pairs)
         lines += [

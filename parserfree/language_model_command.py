@@ -17,7 +17,9 @@ def cmd_lm_compare(args: argparse.Namespace) -> int:
     from parserfree.language_model import language_model_report, render_markdown
 
     extra = dict(row.split("=", 1) for row in args.row or [])
-    report = language_model_report(args.runs, progress=not args.quiet, pairs=not args.no_pairs, extra=extra)
+    report = language_model_report(
+        args.runs, progress=not args.quiet, pairs=not args.no_pairs, extra=extra, text_trees=args.text_trees
+    )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "language_model.json", report.to_dict())
@@ -46,6 +48,12 @@ def add_language_model_command(subparsers) -> None:
         metavar="NAME=RUN",
         help="another masked-LM run as a row, read with its recipe's inference source (repeatable), e.g. "
         "parser_free_scheduled=runs/lm/parser_free_scheduled",
+    )
+    p.add_argument(
+        "--text-trees",
+        action="store_true",
+        help="add the row parser_free_text: the twin's weights reading its predictor's D̂ of the unmasked text "
+        "(the text the twin's parser reads), with its contrasts and place",
     )
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_lm_compare)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import numpy as np
 import pytest
@@ -12,9 +13,12 @@ import torch
 
 from parserfree.distill.checkpoints import CheckpointError, load_pretrained, load_trained
 from parserfree.distill.config import load_config
-from parserfree.distill.masked_lm import WordScores
+from parserfree.distill.data_module import SyntaxDataModule
+from parserfree.distill.masked_lm import WordScores, sentence_scores, with_hidden
 from parserfree.distill.train import train
 from parserfree.language_model import TRAINED_ROWS, language_model_report, perplexity_contrast, sentence_draws
+from parserfree.predictor.sources import DistanceSource
+from parserfree.predictor.syntax_model import Outputs
 
 
 def _lm_overrides(tmp_path, recipe: str) -> list[str]:
@@ -63,6 +67,41 @@ def test_every_row_is_scored_on_the_same_hidden_words_and_judges_the_pairs(lm_ru
     assert pairs["all"] >= 20 and pairs["all"] == pairs["0 attractors"] + pairs["attractors ≥ 1"]
     assert report.zero_shot_left_out < pairs["all"]
     assert all(0 <= v <= 100 for row in report.zero_shot.values() for v in row.values())
+
+
+@pytest.mark.slow
+@torch.no_grad()
+def test_the_text_tree_row_reads_the_predictors_tree_of_the_unmasked_text(lm_runs):
+    report = language_model_report(lm_runs, text_trees=True)
+    assert "parser_free_text" in report.places and "parser_free_text" in report.zero_shot
+    assert set(report.trees) == set(report.places)  # each row read with D̂: the trees it reads, scored
+    assert report.trees["parser_free_text"] != report.trees["parser_free"]  # unmasked and masked text
+    assert all(0 <= v <= 100 for scores in report.trees.values() for v in scores.values())
+    assert {("parser_free_text", "no_syntax"), ("parser_free_text", "parser_fed_twin")} <= {
+        (c.a, c.b) for c in report.contrasts
+    }
+    # by hand: the twin reading, as its parser's distances, the predictor's tree of the text before any word
+    # is hidden, while the encoder sees the hidden words masked
+    twin = load_trained(lm_runs / "parser_fed_twin" / "checkpoints" / "best.ckpt")
+    model = twin.model.eval()
+    data = SyntaxDataModule(
+        load_config(lm_runs / "parser_fed_twin" / "config.yaml"), None, twin.vocab, False, twin.dep_labels
+    )
+    data.setup()
+    nll = hidden = 0.0
+    for batch in data.loader("test"):
+        predicted = model.predict(batch["word_ids"], batch["feature_ids"], batch["mask"])
+        tree = model.bias_distances(DistanceSource.PREDICTED, None, predicted, batch["mask"])
+        fed = with_hidden({**batch, "distances": tree}, batch["lm_chosen"], batch["lm_chosen"])
+        args = (fed["word_ids"], fed["feature_ids"], fed["mask"], fed["distances"])
+        states = model(*args, source=DistanceSource.PARSER, outputs=Outputs.TASK).task
+        sentence_nll, sentence_hidden, _ = sentence_scores(model, states, fed["lm_targets"])
+        nll, hidden = nll + sentence_nll.sum(), hidden + sentence_hidden.sum()
+    assert report.perplexity["parser_free_text"] == pytest.approx(math.exp(nll / hidden))
+    # the fixture tells the trees apart: the masked text's D̂ and the parser's D give other perplexities
+    assert report.perplexity["parser_free_text"] != pytest.approx(report.perplexity["parser_free"])
+    assert report.perplexity["parser_free_text"] != pytest.approx(report.perplexity["parser_fed_twin"])
+    assert "parser_free_text" not in language_model_report(lm_runs, pairs=False).perplexity  # asked for only
 
 
 @pytest.mark.slow
