@@ -39,7 +39,9 @@ from parserfree.distill.data_module import SyntaxDataModule, collate
 from parserfree.distill.evaluate import update_distance_metrics
 from parserfree.distill.masked_lm import WordScores, masked_word_scores, read_hidden, with_hidden
 from parserfree.distill.recipes import get_recipe
+from parserfree.distill.shipped import SCHEME, is_shipped, shipped_checkpoint, shipped_names
 from parserfree.encoder import UNK_ID
+from parserfree.encoder.schema import build_dataclass
 from parserfree.paired import RESAMPLES, Resampler, holm, paired_test, sign_flip, verdict
 from parserfree.predictor import DistanceMetrics
 from parserfree.predictor.sources import DistanceSource
@@ -117,25 +119,46 @@ class LanguageModelReport:
 
 
 def row_models(
-    runs: Path, extra: dict[str, Path] | None = None, text_trees: bool = False
+    runs: str | Path, extra: dict[str, Path] | None = None, text_trees: bool = False
 ) -> dict[str, tuple[TrainedModel, ExperimentConfig]]:
-    """Each row's model and its run's config (no_syntax and the twin required, locality if run);
-    ``parser_free`` (and with ``text_trees`` ``parser_free_text``) shares the twin's; ``extra``: more rows,
-    name → run folder (read with their recipe's inference source, e.g. a parser_free run trained on D̂)."""
+    """Each row's model and config (no_syntax and the twin required, locality if there is one), from the
+    run folders ``runs/<recipe>`` or, when ``runs`` is ``builtin:<prefix>``, the shipped encoders
+    ``builtin:<prefix>-<recipe>``; ``parser_free`` (and with ``text_trees`` ``parser_free_text``) shares the
+    twin's; ``extra``: more rows, name → run folder (read with their recipe's inference source, e.g. a
+    parser_free run trained on D̂)."""
     rows = {}
     for recipe in TRAINED_ROWS:
-        run = runs / recipe
-        best = run / "checkpoints" / "best.ckpt"
-        if not best.exists() and recipe in (REFERENCE, BASELINE):
-            raise FileNotFoundError(f"{best}: no masked-LM run of {recipe} (configs/main/language_model.yaml)")
-        if best.exists():  # the locality row is optional
-            rows[recipe] = (load_trained(best), load_config(run / "config.yaml"))
+        ref = f"{runs}-{recipe}" if is_shipped(str(runs)) else Path(runs) / recipe
+        row = masked_lm_row(ref)
+        if row is None and recipe in (REFERENCE, BASELINE):
+            raise FileNotFoundError(f"{ref}: no masked-LM run or shipped encoder of {recipe} (docs/language_model.md)")
+        if row is not None:  # the locality row is optional
+            rows[recipe] = row
     rows[READ_FROM_TWIN] = rows[REFERENCE]
     if text_trees:
         rows[READ_FROM_TEXT] = rows[REFERENCE]
     for name, run in (extra or {}).items():
-        rows[name] = (load_trained(Path(run) / "checkpoints" / "best.ckpt"), load_config(Path(run) / "config.yaml"))
+        row = masked_lm_row(Path(run))
+        if row is None:
+            raise FileNotFoundError(f"{run}: no finished masked-LM run (no checkpoints/best.ckpt)")
+        rows[name] = row
     return rows
+
+
+def masked_lm_row(ref: str | Path) -> tuple[TrainedModel, ExperimentConfig] | None:
+    """A masked-LM model and its config: a run folder's best checkpoint and ``config.yaml``, or a shipped
+    encoder (``builtin:<name>``, its sha256 checked) with the config its checkpoint records; None when
+    there is no such run or encoder."""
+    if is_shipped(str(ref)):
+        name = str(ref).removeprefix(SCHEME)
+        if name not in shipped_names():
+            return None
+        trained = load_trained(shipped_checkpoint(name))
+        config = build_dataclass(ExperimentConfig, trained.experiment)
+        config.validate()
+        return trained, config
+    best = Path(ref) / "checkpoints" / "best.ckpt"
+    return (load_trained(best), load_config(Path(ref) / "config.yaml")) if best.exists() else None
 
 
 def source_of(name: str, trained: TrainedModel) -> DistanceSource:
@@ -355,7 +378,6 @@ def language_model_report(
 ) -> LanguageModelReport:
     """The comparison of the masked-LM runs under ``runs`` and the ``extra`` rows (see the module docstring;
     ``text_trees`` adds the row ``parser_free_text``)."""
-    runs = Path(runs)
     rows = row_models(runs, extra, text_trees)
     scores, trees = perplexity_scores(rows, progress)
     predicted = [name for name, (trained, _) in rows.items() if reads_prediction(name, trained)]

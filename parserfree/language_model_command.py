@@ -38,7 +38,8 @@ def add_language_model_command(subparsers) -> None:
     p.add_argument(
         "--runs",
         default="runs/lm",
-        help="folder with one masked-LM run per recipe (no_syntax, locality, parser_fed_twin)",
+        help="folder with one masked-LM run per recipe (no_syntax, locality, parser_fed_twin), or "
+        "builtin:PREFIX for the shipped encoders builtin:PREFIX-<recipe> (e.g. builtin:encoder-en)",
     )
     p.add_argument("--out", default="runs/lm/compare", help="where language_model.json and .md go")
     p.add_argument("--no-pairs", action="store_true", help="perplexity only (no zero-shot agreement pairs)")

@@ -105,6 +105,27 @@ def test_the_text_tree_row_reads_the_predictors_tree_of_the_unmasked_text(lm_run
 
 
 @pytest.mark.slow
+def test_the_shipped_encoders_are_compared_as_their_runs_are(lm_runs, tmp_path, monkeypatch):
+    """``lm-compare --runs builtin:PREFIX`` reads the shipped encoders PREFIX-<recipe> with the config their
+    checkpoints record: the rows' numbers are their runs' up to float16, and a prefix that names no shipped
+    encoder of a required row stops with its name."""
+    from parserfree.distill import shipped
+
+    for recipe in ("no_syntax", "parser_fed_twin"):  # locality is optional: not shipped here
+        best = lm_runs / recipe / "checkpoints" / "best.ckpt"
+        shipped.ship(best, f"enc-{recipe}", "test", {}, "fixture", root=tmp_path / "models")
+    monkeypatch.setattr(shipped, "models_dir", lambda: tmp_path / "models")
+    from_runs = language_model_report(lm_runs, pairs=False)
+    from_shipped = language_model_report("builtin:enc", pairs=False)
+    assert set(from_shipped.perplexity) == {"no_syntax", "parser_fed_twin", "parser_free"}
+    for row, perplexity in from_shipped.perplexity.items():
+        assert perplexity == pytest.approx(from_runs.perplexity[row], rel=1e-2)
+    assert from_shipped.runs == "builtin:enc"
+    with pytest.raises(FileNotFoundError, match="builtin:other-no_syntax"):
+        language_model_report("builtin:other", pairs=False)
+
+
+@pytest.mark.slow
 def test_a_task_model_starts_from_the_whole_pretrained_encoder_of_its_row(lm_runs):
     source = load_trained(lm_runs / "parser_fed_twin" / "checkpoints" / "best.ckpt")
     config = load_config(
