@@ -5,7 +5,9 @@ The rows are the masked-LM runs of ``configs/main/language_model.yaml`` (one fol
 runs folder), plus ``parser_free``: the parser-fed twin's weights read with its own predictor's D̂ (the
 predictor reads the masked sentence, so no parser runs) and, when asked for, ``parser_free_text``: the twin's
 weights with its predictor's D̂ of the unmasked sentence, the text the twin's parser reads (so its place
-measures the parser's replacement alone, not what the tree tells of the hidden words). Every row is scored on the same hidden words of
+measures the parser's replacement alone, not what the tree tells of the hidden words) and, for each
+placeholder asked for, ``twin_masked_parse(P)``: the twin reading spaCy's tree of each sentence with its
+hidden words replaced by P — spaCy reading what the encoder and ``parser_free``'s predictor read. Every row is scored on the same hidden words of
 the same held-out sentences (``distill.masked_lm``: a fixed choice per sentence), so the difference of two
 rows' mean NLL per hidden word is a sum over sentences of paired differences: its interval resamples
 sentences, its p is the sign-flip test over the per-sentence NLL differences (``paired.sign_flip``); the
@@ -24,6 +26,7 @@ verdicts of ``parserfree.paired``, overall and on the attractor items.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -37,13 +40,15 @@ from parserfree.distill.checkpoints import TrainedModel, load_trained
 from parserfree.distill.config import ExperimentConfig, load_config
 from parserfree.distill.data_module import SyntaxDataModule, collate
 from parserfree.distill.evaluate import update_distance_metrics
-from parserfree.distill.masked_lm import WordScores, masked_word_scores, read_hidden, with_hidden
+from parserfree.distill.masked_lm import WordScores, masked_word_scores, read_hidden, sentence_scores, with_hidden
 from parserfree.distill.recipes import get_recipe
 from parserfree.distill.shipped import SCHEME, is_shipped, shipped_checkpoint, shipped_names
 from parserfree.encoder import UNK_ID
+from parserfree.encoder.masked_words import MASKED_LM
 from parserfree.encoder.schema import build_dataclass
 from parserfree.paired import RESAMPLES, Resampler, holm, paired_test, sign_flip, verdict
 from parserfree.predictor import DistanceMetrics
+from parserfree.predictor.head import PredictorOutput
 from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import SyntaxModel
 
@@ -51,6 +56,7 @@ TRAINED_ROWS = ("no_syntax", "locality", "parser_fed_twin")  # one masked-LM run
 READ_FROM_TWIN = "parser_free"  # the twin's weights with its own D̂
 READ_FROM_TEXT = "parser_free_text"  # the twin's weights with its own D̂ of the unmasked text (the parser's input)
 REFERENCE, BASELINE = "parser_fed_twin", "no_syntax"
+MASKED_PARSE = "twin_masked_parse({})"  # the twin reading spaCy's tree of the sentence, hidden words replaced
 SOURCES = {
     "no_syntax": DistanceSource.NONE,
     "locality": DistanceSource.SEQUENTIAL,
@@ -189,6 +195,46 @@ def perplexity_scores(
 
 
 @torch.no_grad()
+def masked_parse_scores(
+    trained: TrainedModel, data: SyntaxDataModule, placeholder: str | None, spacy_model: str, batch_size: int = 64
+) -> tuple[WordScores, dict[str, float]]:
+    """The twin's masked-word scores on ``data``'s test sentences (in their order) when its biased layers read
+    spaCy's tree of each sentence with its hidden words replaced by ``placeholder`` (None: kept), parsed as
+    given, a token per word (the encoder sees the hidden words masked, as in every row); and those trees'
+    UUAS and UAS (%) against spaCy's trees of the whole sentences."""
+    from spacy.tokens import Doc
+
+    from parserfree.distill.teacher import load_pipeline
+
+    nlp = load_pipeline(spacy_model)
+    model = trained.model.eval()
+    examples = data.splits["test"]
+    max_len = trained.encoder_config.max_len
+    scores, metrics = WordScores.empty(), DistanceMetrics()
+    for start in range(0, len(examples), batch_size):
+        chunk = examples[start : start + batch_size]
+        batch = collate(chunk, trained.vocab, max_len, MASKED_LM)
+        hidden = batch["lm_chosen"].numpy()
+        docs = [
+            Doc(nlp.vocab, words=[placeholder if hidden[b, i] and placeholder else w for i, w in enumerate(e.words)])
+            for b, e in enumerate(chunk)
+        ]
+        heads = [np.array([t.head.i for t in doc], dtype=np.int64) for doc in nlp.pipe(docs)]
+        reparsed = collate(
+            [dataclasses.replace(e, heads=h) for e, h in zip(chunk, heads, strict=True)],
+            trained.vocab,
+            max_len,
+            MASKED_LM,
+        )
+        fed = {**batch, "distances": reparsed["distances"]}
+        states, fed = read_hidden(model, fed, batch["lm_chosen"], DistanceSource.PARSER)
+        scores = scores.extend(*sentence_scores(model, states, fed["lm_targets"]))
+        their_trees = PredictorOutput(reparsed["distances"].float(), heads=reparsed["heads"])
+        update_distance_metrics(metrics, their_trees, batch)
+    return scores, {k: float(v) for k, v in metrics.compute().items() if k in ("uuas", "uas")}
+
+
+@torch.no_grad()
 def tree_scores(model: SyntaxModel, loader: DataLoader, tree_of_text: bool = False) -> dict[str, float]:
     """UUAS, UAS and LAS (%) of the predictor's trees against the parser's over a loader's sentences, read
     from the text a row reads: with the fixed hidden words masked, or unmasked (``tree_of_text``)."""
@@ -220,15 +266,16 @@ def sentence_draws(n: int, resamples: int = RESAMPLES, seed: int = 0) -> np.ndar
 
 
 def compare_perplexity(
-    scores: dict[str, WordScores], predicted: Sequence[str] = (READ_FROM_TWIN,)
+    scores: dict[str, WordScores], predicted: Sequence[str] = (READ_FROM_TWIN,), also: Sequence[tuple[str, str]] = ()
 ) -> tuple[list[PerplexityContrast], dict[str, list[float]]]:
-    """The paired contrasts (Holm over them) and, for each row of ``predicted`` (read with D̂), its place
-    from the twin (0) to no_syntax (1) with its interval."""
+    """The paired contrasts (Holm over them, ``also`` among them) and, for each row of ``predicted`` (read
+    with D̂ or another tree than the parser's), its place from the twin (0) to no_syntax (1) with its
+    interval."""
     first = next(iter(scores.values()))
     draws = sentence_draws(len(first.n))
     contrasts = []
     extra = [(name, other) for name in predicted if name != READ_FROM_TWIN for other in (BASELINE, REFERENCE)]
-    for a, b in (*CONTRASTS, *extra):
+    for a, b in (*CONTRASTS, *extra, *also):
         if a in scores and b in scores:
             diff, ci, p = perplexity_contrast(scores[a], scores[b], draws)
             contrasts.append(PerplexityContrast(a=a, b=b, perplexity_difference=diff, ci95=ci, p=p))
@@ -375,13 +422,24 @@ def language_model_report(
     pairs: bool = True,
     extra: dict[str, Path] | None = None,
     text_trees: bool = False,
+    masked_parse: Sequence[str] = (),
 ) -> LanguageModelReport:
     """The comparison of the masked-LM runs under ``runs`` and the ``extra`` rows (see the module docstring;
-    ``text_trees`` adds the row ``parser_free_text``)."""
+    ``text_trees`` adds the row ``parser_free_text``, each placeholder of ``masked_parse`` a row
+    ``twin_masked_parse(P)``, perplexity only)."""
     rows = row_models(runs, extra, text_trees)
     scores, trees = perplexity_scores(rows, progress)
     predicted = [name for name, (trained, _) in rows.items() if reads_prediction(name, trained)]
-    contrasts, places = compare_perplexity(scores, predicted)
+    if masked_parse:
+        twin, config = rows[REFERENCE]
+        data = SyntaxDataModule(config, None, twin.vocab, False, twin.dep_labels)
+        data.setup()
+        for placeholder in masked_parse:
+            name = MASKED_PARSE.format(placeholder)
+            scores[name], trees[name] = masked_parse_scores(twin, data, placeholder, config.parse.spacy_model)
+            predicted.append(name)
+    also = [(READ_FROM_TWIN, MASKED_PARSE.format(placeholder)) for placeholder in masked_parse]
+    contrasts, places = compare_perplexity(scores, predicted, also)
     first = next(iter(scores.values()))
     report = LanguageModelReport(
         runs=str(runs),
@@ -425,9 +483,8 @@ def render_markdown(report: LanguageModelReport) -> str:
         ]
         if name in report.trees:
             t = report.trees[name]
-            lines[-1] += (
-                f" Its trees against the parser's: UUAS {t['uuas']:.1f}, UAS {t['uas']:.1f}, LAS {t['las']:.1f}."
-            )
+            scored = ", ".join(f"{k.upper()} {t[k]:.1f}" for k in ("uuas", "uas", "las") if k in t)
+            lines[-1] += f" Its trees against the parser's: {scored}."
     if report.zero_shot:
         slices = list(report.zero_shot_pairs)
         lines += [
@@ -438,7 +495,11 @@ def render_markdown(report: LanguageModelReport) -> str:
             "| row | " + " | ".join(f"{s} (n={report.zero_shot_pairs[s]})" for s in slices) + " |",
             "|---|" + "---:|" * len(slices),
         ]
-        lines += [f"| {r} | " + " | ".join(f"{report.zero_shot[r][s]:.2f}" for s in slices) + " |" for r in rows]
+        lines += [
+            f"| {r} | " + " | ".join(f"{report.zero_shot[r][s]:.2f}" for s in slices) + " |"
+            for r in rows
+            if r in report.zero_shot
+        ]
         lines += [
             "",
             "| slice | contrast | Δ points [95 % CI] | p (Holm) | detectable | verdict |",

@@ -18,7 +18,12 @@ def cmd_lm_compare(args: argparse.Namespace) -> int:
 
     extra = dict(row.split("=", 1) for row in args.row or [])
     report = language_model_report(
-        args.runs, progress=not args.quiet, pairs=not args.no_pairs, extra=extra, text_trees=args.text_trees
+        args.runs,
+        progress=not args.quiet,
+        pairs=not args.no_pairs,
+        extra=extra,
+        text_trees=args.text_trees,
+        masked_parse=args.masked_parse or (),
     )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -55,6 +60,13 @@ def add_language_model_command(subparsers) -> None:
         action="store_true",
         help="add the row parser_free_text: the twin's weights reading its predictor's D̂ of the unmasked text "
         "(the text the twin's parser reads), with its contrasts and place",
+    )
+    p.add_argument(
+        "--masked-parse",
+        action="append",
+        metavar="PLACEHOLDER",
+        help="add the row twin_masked_parse(PLACEHOLDER): the twin reading spaCy's tree of each sentence with its "
+        "hidden words replaced by PLACEHOLDER (repeatable; perplexity and place only)",
     )
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_lm_compare)

@@ -14,9 +14,15 @@ import torch
 from parserfree.distill.checkpoints import CheckpointError, load_pretrained, load_trained
 from parserfree.distill.config import load_config
 from parserfree.distill.data_module import SyntaxDataModule
-from parserfree.distill.masked_lm import WordScores, sentence_scores, with_hidden
+from parserfree.distill.masked_lm import WordScores, masked_word_scores, sentence_scores, with_hidden
 from parserfree.distill.train import train
-from parserfree.language_model import TRAINED_ROWS, language_model_report, perplexity_contrast, sentence_draws
+from parserfree.language_model import (
+    TRAINED_ROWS,
+    language_model_report,
+    perplexity_contrast,
+    render_markdown,
+    sentence_draws,
+)
 from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import Outputs
 
@@ -102,6 +108,32 @@ def test_the_text_tree_row_reads_the_predictors_tree_of_the_unmasked_text(lm_run
     assert report.perplexity["parser_free_text"] != pytest.approx(report.perplexity["parser_free"])
     assert report.perplexity["parser_free_text"] != pytest.approx(report.perplexity["parser_fed_twin"])
     assert "parser_free_text" not in language_model_report(lm_runs, pairs=False).perplexity  # asked for only
+
+
+@pytest.mark.slow
+def test_the_masked_parse_row_reads_spacys_tree_of_the_sentence_the_encoder_reads(lm_runs):
+    """Parsed with the hidden words kept, spaCy's trees are the twin's own (the same words, in the same
+    order): the row is the twin to the last digit; with the hidden words replaced it reads other trees."""
+    from parserfree.language_model import masked_parse_scores
+
+    twin = load_trained(lm_runs / "parser_fed_twin" / "checkpoints" / "best.ckpt")
+    config = load_config(lm_runs / "parser_fed_twin" / "config.yaml")
+    data = SyntaxDataModule(config, None, twin.vocab, False, twin.dep_labels)
+    data.setup()
+    report = language_model_report(lm_runs, pairs=False, masked_parse=["[MASK]"])
+    kept, kept_trees = masked_parse_scores(twin, data, None, config.parse.spacy_model, batch_size=5)
+    own = masked_word_scores(twin.model, data.loader("test"), DistanceSource.PARSER)
+    np.testing.assert_array_equal(kept.n, own.n)  # sentence by sentence, in the dataset's order
+    np.testing.assert_allclose(kept.nll, own.nll, rtol=1e-5)
+    assert kept.perplexity == pytest.approx(report.perplexity["parser_fed_twin"], rel=1e-6)
+    replaced = report.perplexity["twin_masked_parse([MASK])"]
+    assert replaced != pytest.approx(report.perplexity["parser_fed_twin"], rel=1e-6)
+    assert "twin_masked_parse([MASK])" in report.places
+    pairs = {(c.a, c.b) for c in report.contrasts}
+    assert {("twin_masked_parse([MASK])", "parser_fed_twin"), ("parser_free", "twin_masked_parse([MASK])")} <= pairs
+    assert 0 < report.trees["twin_masked_parse([MASK])"]["uuas"] < 100  # some hidden word's arcs moved
+    assert kept_trees["uuas"] == pytest.approx(100)  # the twin's own trees, parsed again
+    assert "twin_masked_parse([MASK])'s place" in render_markdown(report)
 
 
 @pytest.mark.slow
