@@ -13,9 +13,13 @@ from pathlib import Path
 
 def cmd_lm_compare(args: argparse.Namespace) -> int:
     """Compare the masked-LM runs under --runs; write the report's JSON and markdown to --out."""
+    from parserfree.encoder.errors import UsageError
     from parserfree.encoder.files import write_json, write_text_atomic
     from parserfree.language_model import language_model_report, render_markdown
 
+    for placeholder in args.masked_parse or []:
+        if not placeholder or any(c.isspace() for c in placeholder):
+            raise UsageError(f"--masked-parse {placeholder!r}: a placeholder is one word (not empty, no spaces)")
     extra = dict(row.split("=", 1) for row in args.row or [])
     report = language_model_report(
         args.runs,

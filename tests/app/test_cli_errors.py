@@ -62,3 +62,12 @@ def test_every_error_class_of_the_package_is_a_parserfree_error():
         if not issubclass(getattr(importlib.import_module(m), name), ParserfreeError)
     ]
     assert not_derived == []
+
+
+@pytest.mark.parametrize("placeholder", ["", "two words"])
+def test_a_masked_parse_placeholder_that_is_not_one_word_is_refused_in_one_line(placeholder, tmp_path, capsys):
+    # an empty placeholder would leave the hidden words in spaCy's input; one with a space, a token spaCy never makes
+    argv = ["lm-compare", "--runs", str(tmp_path), "--out", str(tmp_path / "out"), "--masked-parse", placeholder]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--masked-parse" in err and "one word" in err and len(err.strip().splitlines()) == 1
