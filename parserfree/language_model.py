@@ -177,20 +177,32 @@ def reads_prediction(name: str, trained: TrainedModel) -> bool:
     return source_of(name, trained) == DistanceSource.PREDICTED
 
 
-def perplexity_scores(
+def row_data(
     rows: dict[str, tuple[TrainedModel, ExperimentConfig]], progress: bool = False
-) -> tuple[dict[str, WordScores], dict[str, dict[str, float]]]:
-    """Every row's masked-word scores on the held-out sentences of its pre-training data (the test split),
-    and, for the rows read with D̂, the scores of the trees they read (``tree_scores``)."""
-    out, trees, data = {}, {}, None
+) -> dict[str, SyntaxDataModule]:
+    """Each row's data (its pre-training text, set up), read once for every row of the same text and
+    vocabulary."""
+    out: dict[str, SyntaxDataModule] = {}
+    data = None
     for name, (trained, config) in rows.items():
         if data is None or data.vocab.words != trained.vocab.words or data.config.data != config.data:
             data = SyntaxDataModule(config, None, trained.vocab, progress, trained.dep_labels)
-            data.setup()  # read once for every row of the same text and vocabulary
-        of_text = name == READ_FROM_TEXT
-        out[name] = masked_word_scores(trained.model, data.loader("test"), source_of(name, trained), of_text)
+            data.setup()
+        out[name] = data
+    return out
+
+
+def perplexity_scores(
+    rows: dict[str, tuple[TrainedModel, ExperimentConfig]], data: dict[str, SyntaxDataModule]
+) -> tuple[dict[str, WordScores], dict[str, dict[str, float]]]:
+    """Every row's masked-word scores on the held-out sentences of its pre-training data (the test split of
+    its ``data``), and, for the rows read with D̂, the scores of the trees they read (``tree_scores``)."""
+    out, trees = {}, {}
+    for name, (trained, _) in rows.items():
+        test, of_text = data[name].loader("test"), name == READ_FROM_TEXT
+        out[name] = masked_word_scores(trained.model, test, source_of(name, trained), of_text)
         if reads_prediction(name, trained):
-            trees[name] = tree_scores(trained.model, data.loader("test"), of_text)
+            trees[name] = tree_scores(trained.model, test, of_text)
     return out, trees
 
 
@@ -204,7 +216,7 @@ def masked_parse_scores(
     UUAS and UAS (%) against spaCy's trees of the whole sentences."""
     from spacy.tokens import Doc
 
-    from parserfree.distill.teacher import load_pipeline
+    from parserfree.distill.teacher import doc_to_parse, load_pipeline
 
     nlp = load_pipeline(spacy_model)
     model = trained.model.eval()
@@ -219,7 +231,7 @@ def masked_parse_scores(
             Doc(nlp.vocab, words=[placeholder if hidden[b, i] and placeholder else w for i, w in enumerate(e.words)])
             for b, e in enumerate(chunk)
         ]
-        heads = [np.array([t.head.i for t in doc], dtype=np.int64) for doc in nlp.pipe(docs)]
+        heads = [doc_to_parse(doc).heads for doc in nlp.pipe(docs)]
         reparsed = collate(
             [dataclasses.replace(e, heads=h) for e, h in zip(chunk, heads, strict=True)],
             trained.vocab,
@@ -428,16 +440,14 @@ def language_model_report(
     ``text_trees`` adds the row ``parser_free_text``, each placeholder of ``masked_parse`` a row
     ``twin_masked_parse(P)``, perplexity only)."""
     rows = row_models(runs, extra, text_trees)
-    scores, trees = perplexity_scores(rows, progress)
+    data = row_data(rows, progress)
+    scores, trees = perplexity_scores(rows, data)
     predicted = [name for name, (trained, _) in rows.items() if reads_prediction(name, trained)]
-    if masked_parse:
-        twin, config = rows[REFERENCE]
-        data = SyntaxDataModule(config, None, twin.vocab, False, twin.dep_labels)
-        data.setup()
-        for placeholder in masked_parse:
-            name = MASKED_PARSE.format(placeholder)
-            scores[name], trees[name] = masked_parse_scores(twin, data, placeholder, config.parse.spacy_model)
-            predicted.append(name)
+    twin, config = rows[REFERENCE]
+    for placeholder in masked_parse:
+        name = MASKED_PARSE.format(placeholder)
+        scores[name], trees[name] = masked_parse_scores(twin, data[REFERENCE], placeholder, config.parse.spacy_model)
+        predicted.append(name)
     also = [(READ_FROM_TWIN, MASKED_PARSE.format(placeholder)) for placeholder in masked_parse]
     contrasts, places = compare_perplexity(scores, predicted, also)
     first = next(iter(scores.values()))
