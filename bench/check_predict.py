@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
+from parserfree.core.task_metrics import task_metrics
 from parserfree.distill.config import load_config
 from parserfree.distill.data.datasets import load_dataset
-from parserfree.distill.task_metrics import task_metrics
 
 from bench.lib.common import parse, script_arguments, write_record
 
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> dict:
         cmd = [
             sys.executable,
             "-m",
-            "parserfree.cli",
+            "parserfree.commands.cli",
             "predict",
             "--model",
             args.bundle,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from parserfree.distill.teacher import DEFAULT_MODEL
+from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.export.timing import batches, machine
 
 from bench.lib.common import finish, parse, script_arguments
@@ -34,7 +34,7 @@ def decode(checkpoint: str, examples: list) -> dict[str, list[tuple[np.ndarray, 
     """Each example's (heads, labels) by the graph's decoding and by Eisner's, in input order."""
     import torch
 
-    from parserfree.distill.checkpoints import load_trained
+    from parserfree.core.checkpoints import load_trained
 
     trained = load_trained(checkpoint)
     model, max_len = trained.model, trained.encoder_config.max_len

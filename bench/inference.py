@@ -38,16 +38,17 @@ from typing import Any
 
 import torch
 
-from parserfree.distill.checkpoints import TrainedModel, load_trained
-from parserfree.distill.data.datasets import normalise_text
-from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
-from parserfree.export.pipelines import (
+from parserfree.comparison.pipelines import (
     ModelSource,
     parser_fed_pipeline,
     resolve_model,
     tokenizer_pipeline,
     torch_outputs,
 )
+from parserfree.core.checkpoints import TrainedModel, load_trained
+from parserfree.core.parse import DEFAULT_MODEL
+from parserfree.distill.data.datasets import normalise_text
+from parserfree.distill.teacher import SpacyTeacher
 from parserfree.export.runtime import SINGLE_TEXT_THREADS, SPINNING, ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls
 

@@ -7,7 +7,7 @@ Two phases, one command each:
   layers, plus the main job's d 64 × 3 — with d_ff = 4·d, 4 heads, the predictor after half the layers
   (rounded down) and arc_dim = d, into ``runs/pareto/<task>/d<d>_l<layers>``, and exports each with its
   optimised and int8 variants (``.../bundle``; the export evaluates fp32 and int8 on the test split).
-  Every run and export has a stage record (``parserfree.stages``): a re-run skips what is done, resumes a
+  Every run and export has a stage record (``parserfree.jobs.stage_records``): a re-run skips what is done, resumes a
   training cut short and rebuilds what changed. Smallest sizes first, one training at a time.
 - the default (measuring) phase times every exported size end to end from raw text (bundled tokenizer →
   onnxruntime graph, length-sorted batches of 32, ``--threads``), fp32 and int8, on the task's test
@@ -90,7 +90,7 @@ def grid(names: list[str] | None) -> list[Size]:
 def train_all(sizes: list[Size], tasks: list[str], root: Path, cache_dir: str | None) -> None:
     """Train and export every (size, task), smallest first, skipping what its stage records say is done."""
     from parserfree.distill.config import load_config
-    from parserfree.job_stages import export_stage, train_stage
+    from parserfree.jobs.stages import export_stage, train_stage
 
     for size in sizes:
         for task in tasks:
@@ -124,8 +124,9 @@ def measure(
     sizes: list[Size], tasks: list[str], root: Path, threads: int, n: int | None, repeats: int, cache_dir: str | None
 ) -> list[dict]:
     """Time every exported size and variant end to end on its task's test texts; one row per point."""
+    from parserfree.core.parse import DEFAULT_MODEL
     from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
-    from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher
+    from parserfree.distill.teacher import SpacyTeacher
     from parserfree.export.runtime import ParserFreeModel
     from parserfree.export.timing import batches
 
@@ -193,7 +194,7 @@ def plot(rows: list[dict], path: Path) -> None:
     """Accuracy against sentences/s per task (log x), the front joined and ringed."""
     import matplotlib.pyplot as plt
 
-    from parserfree.figures import save_figure  # the Agg backend, atomic writes
+    from parserfree.reports.figures import save_figure  # the Agg backend, atomic writes
 
     tasks = sorted({r["task"] for r in rows})
     fig, axes = plt.subplots(1, len(tasks), figsize=(6 * len(tasks), 4.5), squeeze=False)

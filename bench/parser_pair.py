@@ -4,7 +4,7 @@ Each checkpoint's predictor (exported to ONNX as in ``bench.parser``) parses the
 of ``silver-trees`` (or ``--dataset``) (default ``dev``: parsers are chosen on dev, never on test), fed the reference's words.
 For every non-punctuation word (roots included: the project's rule, ``predictor.metrics.attached_words``) each
 parser's head is right or wrong (UAS), and its head and label (LAS). The difference a − b is tested as the
-report tests two models (``parserfree.paired.paired_test``): the words of one sentence are one cluster, so
+report tests two models (``parserfree.comparison.paired.paired_test``): the words of one sentence are one cluster, so
 the bootstrap interval resamples sentences and the sign-flip test flips whole sentences; Holm over UAS and
 LAS.
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.distill.teacher import DEFAULT_MODEL
+from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.export.timing import machine
 
 from bench.lib.common import finish, parse, script_arguments

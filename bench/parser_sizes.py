@@ -18,11 +18,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from parserfree.core.parse import DEFAULT_MODEL, load_pipeline
 from parserfree.distill.config import load_config
 from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
-from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
 from parserfree.export.timing import machine
-from parserfree.job_stages import pretrain_stage
+from parserfree.jobs.stages import pretrain_stage
 
 from bench.lib.common import format_table, parse, script_arguments, write_record
 from bench.lib.parse_speed import checkpoint_system, ours_from_text, spacy_seconds, timed
@@ -65,7 +65,7 @@ def plot(rows: list[dict], spacy_wps: float, path: Path) -> None:
     """Dev LAS against predictor words/s, one point per size, the front joined, spaCy's speed as a line."""
     import matplotlib.pyplot as plt
 
-    from parserfree.figures import save_figure  # the Agg backend, atomic writes
+    from parserfree.reports.figures import save_figure  # the Agg backend, atomic writes
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for r in rows:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from parserfree.distill.checkpoints import load_trained
+from parserfree.core.checkpoints import load_trained
 from parserfree.distill.data.datasets import DataConfig, load_dataset
 from parserfree.predictor import DistanceMetrics, chain_baseline
 from parserfree.predictor.metrics import RelationMetrics

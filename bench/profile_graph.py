@@ -138,8 +138,8 @@ STAGES = ("tokenizer", "featurisation", "graph", "decoding and output", "rest of
 def parser_graph(checkpoint: str, quantize: str | None, texts: list[str], threads: int, passes: int) -> dict:
     """The kernel time by part of a checkpoint's parser graph (``bench.lib.parse_speed.checkpoint_system``'s
     ``parse``) over ``texts``, tokenised by spaCy's tokenizer, in length-sorted batches of its BATCH."""
-    from parserfree.distill.checkpoints import load_trained
-    from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
+    from parserfree.core.checkpoints import load_trained
+    from parserfree.core.parse import DEFAULT_MODEL, load_pipeline
     from parserfree.export.tokenizer import words_of
 
     from bench.lib.parse_speed import BATCH, checkpoint_system

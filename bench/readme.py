@@ -7,7 +7,7 @@ of the record ``docs/bench/NAME-<machine type>.json`` as the script that wrote i
 measured on this machine type yet" and the command that writes it. ``TABLES`` says which script draws
 NAME and which command records it; a table of ``per_machine=False`` is one record of that very name (the
 shipped parser's scores, ``docs/bench/parser-en.json``). The regions, the record files and their source
-lines are the results pages' (``parserfree.results_page``, ``parserfree.result_records``): only the
+lines are the results pages' (``parserfree.reports.results_page``, ``parserfree.reports.records``): only the
 renderers are the benchmarks'.
 
     python -m bench.readme [--check]
@@ -23,8 +23,8 @@ from pathlib import Path
 
 from parserfree.encoder.errors import ParserfreeError
 from parserfree.encoder.files import write_text_atomic
-from parserfree.result_records import RecordError, load_records
-from parserfree.results_page import Context, render_regions
+from parserfree.reports.records import RecordError, load_records
+from parserfree.reports.results_page import Context, render_regions
 
 from bench.lib.common import MACHINE_TYPES, RECORDS, REPO, machine_slug
 

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 import spacy
 
-from parserfree.distill.teacher import DEFAULT_MODEL
-from parserfree.distill.trees import tree_distances
+from parserfree.core.parse import DEFAULT_MODEL
+from parserfree.core.trees import tree_distances
 from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.runtime import ParserFreeModel
 from parserfree.export.timing import batches, describe_machine, machine, time_calls

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from parserfree.distill.checkpoints import TrainedModel, load_trained
+from parserfree.core.checkpoints import TrainedModel, load_trained
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder.files import sha256_file
 from parserfree.export.graph_inputs import graph_inputs

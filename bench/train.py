@@ -6,7 +6,7 @@ warm-up) give examples/s, both for the optimisation step alone and with data loa
 included. The rows: ``no_syntax``, ``parser_fed``, ``parser_free``, and ``parser_free`` with λ = 0
 (no distance loss: the difference is what the predictor's loss and its backward pass cost). A last
 process times the collate alone on the same batches and splits it into the word/feature ids
-(``Vocabulary.encode_batch``) and the parser distance matrices (``distill.trees``). Peak memory is the
+(``Vocabulary.encode_batch``) and the parser distance matrices (``core.trees``). Peak memory is the
 process's peak resident set (``getrusage``), also shown above the resident set before training starts.
 
     python -m bench.train [--config configs/default.yaml] [--threads 2] [--quick]
@@ -109,8 +109,8 @@ def collate_row(args: argparse.Namespace) -> dict:
     """The collate of the training batches alone, and its two parts."""
     import torch
 
+    from parserfree.core.trees import batch_tree_distances
     from parserfree.distill.data_module import collate
-    from parserfree.distill.trees import batch_tree_distances
 
     torch.set_num_threads(args.threads)
     config, data = load_data(args, ["recipe=parser_fed"])

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from parserfree.distill.trees import brute_force_distances, tree_distances
+from parserfree.core.trees import brute_force_distances, tree_distances
 from parserfree.export.timing import machine, seconds_per_call
 
 from bench.lib.common import finish, format_table, parse, script_arguments

@@ -1,6 +1,6 @@
 """Co-training (LightningModule): task loss + λ·distance loss, moving the biased layers from D to D̂.
 
-The training logic of every recipe, one code path driven by the recipe's row (``distill.recipes``):
+The training logic of every recipe, one code path driven by the recipe's row (``core.recipes``):
 the row says where the biased layers take distances from during training (``train_source``; the
 ``scheduled`` rule feeds D with probability p(step), decaying 1 → 0, else D̂) and at validation
 (``eval_source``, as the model will be used), whether a predictor learns D from h_k (arc cross-entropy
@@ -17,12 +17,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from parserfree.distill.checkpoints import CHECKPOINT_FORMAT
+from parserfree.core.checkpoints import CHECKPOINT_FORMAT
+from parserfree.core.recipes import get_recipe
+from parserfree.core.task_metrics import predictions, task_metrics
 from parserfree.distill.config import ExperimentConfig
 from parserfree.distill.evaluate import update_distance_metrics
-from parserfree.distill.recipes import get_recipe
 from parserfree.distill.schedules import inverse_sqrt_factor, teacher_forcing_probability
-from parserfree.distill.task_metrics import predictions, task_metrics
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.predictor import DistanceMetrics, PredictorConfig
 from parserfree.predictor.head import DistancePredictor

@@ -1,6 +1,6 @@
 """Experiment configuration: one YAML file fully describes one run.
 
-A config names the recipe (a row of ``distill.recipes``), the data, the parser, the vocabulary, the
+A config names the recipe (a row of ``core.recipes``), the data, the parser, the vocabulary, the
 encoder, the distance predictor, the training and the main job; every section is a typed dataclass of
 the one schema (``encoder.schema``). Loading validates every key: unknown or mistyped keys and impossible values stop
 with an error naming the key (``training.lr='fast' must be a number``). ``--set section.key=value``
@@ -16,9 +16,9 @@ from typing import Any
 
 import yaml
 
+from parserfree.core.recipes import RECIPES, Recipe, comparison_roles, exportable_recipes, get_recipe
 from parserfree.distill.data.datasets import DataConfig
 from parserfree.distill.parsing import ParseConfig
-from parserfree.distill.recipes import RECIPES, Recipe, comparison_roles, exportable_recipes, get_recipe
 from parserfree.encoder.config import EncoderConfig
 from parserfree.encoder.files import write_text_atomic
 from parserfree.encoder.schema import (
@@ -231,7 +231,7 @@ class RunConfig:
 
 @dataclass
 class ExperimentConfig:
-    """One experiment: the recipe (a row of ``distill.recipes.RECIPES``) and every section of settings.
+    """One experiment: the recipe (a row of ``core.recipes.RECIPES``) and every section of settings.
 
     ``resolved()`` applies what the recipe fixes (its row's ``fixed`` settings); ``model_encoder_config``
     adds the sizes that come from the vocabulary. Both are saved with a run, so its config.yaml says
@@ -239,7 +239,7 @@ class ExperimentConfig:
     """
 
     recipe: str = "parser_free"
-    """The recipe: a row of the recipe table (parserfree.distill.recipes), e.g. parser_free, parser_fed_twin,
+    """The recipe: a row of the recipe table (parserfree.core.recipes), e.g. parser_free, parser_fed_twin,
     no_syntax."""
     seed: int = 0
     """Seed of the initialisation (per model part) and of the data order."""

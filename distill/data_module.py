@@ -4,7 +4,7 @@ Between the parser teacher and the co-training module. ``prepare_data`` fetches 
 one process); ``setup`` reads the cached parses, builds the vocabulary from the training words and the
 dependency label inventory from the training labels (or takes given ones, e.g. from a pre-trained
 predictor) and encodes every example. The collate pads word and feature ids and label ids and builds the
-parser distance matrices D (B×T×T, pad −1) with ``distill.trees``. The
+parser distance matrices D (B×T×T, pad −1) with ``core.trees``. The
 training loader can stop mid-epoch and continue: it reports how far into the epoch it got to every
 checkpoint, and a resumed run's loader starts at the first batch not yet trained on.
 """
@@ -19,11 +19,11 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Sampler
 
+from parserfree.core.trees import batch_tree_distances, truncate_heads
 from parserfree.distill.config import ExperimentConfig
 from parserfree.distill.data.datasets import SPLITS, Dataset, Example, load_dataset
 from parserfree.distill.data.vader import default_cache_dir
 from parserfree.distill.parsing import ParsedExample, parse_dataset
-from parserfree.distill.trees import batch_tree_distances, truncate_heads
 from parserfree.encoder import Vocabulary
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder.masked_words import MASKED_LM, fixed_choice, known_words

@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from parserfree.distill.task_metrics import predictions, task_metrics
+from parserfree.core.task_metrics import predictions, task_metrics
 from parserfree.encoder import Vocabulary
 from parserfree.predictor import DistanceMetrics
 from parserfree.predictor.syntax_model import SyntaxModel

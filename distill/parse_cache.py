@@ -26,8 +26,9 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from parserfree.core.parse import Parse
 from parserfree.distill.cluster import active_client, run_chunks
-from parserfree.distill.teacher import Parse, SpacyTeacher
+from parserfree.distill.teacher import SpacyTeacher
 from parserfree.encoder.errors import ParserfreeError
 from parserfree.encoder.files import atomic_path, write_json
 

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
+from parserfree.core.parse import DEFAULT_MODEL, Parse
 from parserfree.distill.data.datasets import SPLITS, Dataset, normalise_text
 from parserfree.distill.parse_cache import parse_cached
-from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher
+from parserfree.distill.teacher import SpacyTeacher
 from parserfree.encoder.schema import ConfigError
 
 

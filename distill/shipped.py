@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from parserfree.distill.checkpoints import CheckpointError, read_checkpoint
+from parserfree.core.checkpoints import CheckpointError, read_checkpoint
 from parserfree.encoder.files import atomic_path, sha256_file, write_json, write_text_atomic
 
 SCHEME = "builtin:"

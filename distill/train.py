@@ -22,15 +22,7 @@ from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.strategies import DDPStrategy
 
-from parserfree.distill.checkpoints import (
-    TrainedModel,
-    check_resumable,
-    load_pretrained,
-    load_pretrained_predictor,
-    load_trained,
-    predictor_weights,
-    read_checkpoint,
-)
+from parserfree.core.checkpoints import TrainedModel, load_trained, read_checkpoint
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, TrainingConfig, save_config
 from parserfree.distill.data.static_vectors import fill_static_vectors
@@ -40,6 +32,7 @@ from parserfree.distill.masked_lm import WORD_SCORES, MaskedLMModule, masked_wor
 from parserfree.distill.predictions import records_from_outputs, write_predictions
 from parserfree.distill.quiet import quiet_lightning
 from parserfree.distill.shipped import resolve_weights
+from parserfree.distill.starts import check_resumable, load_pretrained, load_pretrained_predictor, predictor_weights
 from parserfree.encoder.files import atomic_path, write_json
 from parserfree.encoder.masked_words import MASKED_LM
 from parserfree.encoder.schema import ConfigError

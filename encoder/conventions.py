@@ -1,6 +1,6 @@
 """Distance conventions: the two special values a distance matrix may hold, defined once for every layer.
 
-Distance matrices (the parser's D from ``distill.trees``, the predictor's D̂ from ``predictor.tree_ops``,
+Distance matrices (the parser's D from ``core.trees``, the predictor's D̂ from ``predictor.tree_ops``,
 the graph inputs of ``export``) are B×T×T with 0-based word positions. A pair that touches a padding
 position holds ``PAD_DISTANCE``; a pair of words in different sentences of one example (different trees
 of a forest) has no path and holds ``CROSS_TREE_DISTANCE``, larger than any in-tree path of an example

@@ -7,7 +7,7 @@ By default (`bias_all_layers: true`) the whole stack 1..N then runs again from h
 so layers 1..k run twice; with `bias_all_layers: false` only layers k+1..N run, biased, from h_k. Every
 biased layer reads the one shared `SyntaxBias` module (a single table for all of them, the method's
 choice). Distances come in as an argument, so the same weights run parser-fed (integer D from
-`distill.trees`) or parser-free (D̂ from the predictor), or without syntax (distances=None).
+`core.trees`) or parser-free (D̂ from the predictor), or without syntax (distances=None).
 docs/design.md §2 ("The parser-free graph, call by call") walks the whole forward pass.
 """
 

@@ -1,6 +1,6 @@
 """Checkpoint → bundle: the export step of the data flow (training's ``best.ckpt`` in, a self-checking folder out).
 
-``export_bundle`` rebuilds the trained model (distill.checkpoints, no Lightning), traces the graphs of its
+``export_bundle`` rebuilds the trained model (core.checkpoints, no Lightning), traces the graphs of its
 recipe (onnx_graph.py: the task graph, and for a parser-free model the tree graph), checks each one's
 parity with PyTorch on held-out sentences of other batch sizes and lengths (parity.py), optionally adds
 the optimised and int8 variants of each (variants.py), evaluates every variant on the test split
@@ -21,11 +21,11 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.distill.checkpoints import TrainedModel, load_trained
+from parserfree.core.checkpoints import TrainedModel, load_trained
+from parserfree.core.parse import doc_to_parse, load_pipeline
+from parserfree.core.recipes import exportable_recipes
+from parserfree.core.trees import batch_tree_distances
 from parserfree.distill.data.datasets import Dataset, normalise_text
-from parserfree.distill.recipes import exportable_recipes
-from parserfree.distill.teacher import doc_to_parse, load_pipeline
-from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.files import sha256_file, write_json
 from parserfree.export.bundle import MANIFEST, MODEL_FILES, TREE_FILES, write_manifest
 from parserfree.export.errors import ExportError

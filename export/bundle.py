@@ -28,7 +28,7 @@ import json
 from importlib import metadata
 from pathlib import Path
 
-from parserfree.distill.recipes import exportable_recipes
+from parserfree.core.recipes import exportable_recipes
 from parserfree.encoder.files import checked_version, sha256_file, write_json, write_text_atomic
 from parserfree.export.errors import BundleError
 

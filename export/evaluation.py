@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from parserfree.core.task_metrics import agreement, predictions, task_metrics
+from parserfree.core.trees import batch_tree_distances
 from parserfree.distill.data.datasets import Dataset, normalise_text
-from parserfree.distill.task_metrics import agreement, predictions, task_metrics
-from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.parity import TOLERANCE, Analyse

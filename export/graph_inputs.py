@@ -2,7 +2,7 @@
 
 Shared by the export (trace and parity inputs) and the runtime (every prediction), so both feed the graph
 exactly alike. A graph's contract is decided by the recipe it was trained with (the manifest's ``kind``): its row
-(``distill.recipes``) decides its contract:
+(``core.recipes``) decides its contract:
 
 - every graph takes ``word_ids`` (B×T int64), ``feature_ids`` (B×T×F int64) and ``mask`` (B×T bool,
   True = real word) and returns ``task_output`` (B×C logits, or B scores for regression);
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parserfree.distill.recipes import RECIPES, Recipe, exportable_recipes
+from parserfree.core.recipes import RECIPES, Recipe, exportable_recipes
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder.vocabulary import Vocabulary
 
@@ -106,7 +106,7 @@ def io_spec(recipe: str, task: str, n_features: int, tree: Sequence[str] = ()) -
 def pad_distances(distances: np.ndarray | Sequence[np.ndarray], batch: int, length: int) -> np.ndarray:
     """Parser distances → B×T×T int64 fitting the encoded batch (cropped to T, −1 on padding).
 
-    Accepts a padded B×T'×T' array (e.g. ``distill.trees.batch_tree_distances``) or one n×n matrix per
+    Accepts a padded B×T'×T' array (e.g. ``core.trees.batch_tree_distances``) or one n×n matrix per
     example. Cropping keeps the distances of the kept words; pass distances of already truncated trees
     (``batch_tree_distances(heads, length=max_len)``) to match training exactly for over-long inputs.
     """

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from parserfree.distill.recipes import Recipe
+from parserfree.core.recipes import Recipe
 from parserfree.export.graph_inputs import (
     TASK_OUTPUTS,
     WORD_INPUTS,

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from parserfree.core.trees import batch_tree_distances
 from parserfree.distill.data.archives import cached_only
 from parserfree.distill.data.builtin import BUILTIN
 from parserfree.distill.data.datasets import (
@@ -32,7 +33,6 @@ from parserfree.distill.data.datasets import (
     load_dataset,
     normalise_text,
 )
-from parserfree.distill.trees import batch_tree_distances
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.errors import ExportError
 from parserfree.export.graph_inputs import graph_inputs

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from parserfree.core.parse import WHITESPACE
 from parserfree.distill.data.datasets import Dataset
-from parserfree.distill.teacher import WHITESPACE
 from parserfree.export.errors import ExportError
 from parserfree.export.tokenizer import (
     Sentence,

@@ -2,14 +2,16 @@
 
 The installed package has one namespace. Its layers, lowest first, each importing only those below it:
 ``parserfree.encoder`` (the biased encoder, plain PyTorch) ← ``parserfree.predictor`` (the distance
-predictor, plain PyTorch) ← ``parserfree.distill`` (data, the spaCy teacher, co-training with Lightning)
-← ``parserfree.export`` (the ONNX graph, the bundle, onnxruntime serving) ← this application layer
-(``cli``, ``main_job``, ``compare``, ``report``), which nothing imports.
+predictor, plain PyTorch) ← ``parserfree.core`` (what training and serving share) ←
+``parserfree.distill`` (data, the spaCy teacher, co-training with Lightning) and ``parserfree.export``
+(the ONNX graph, the bundle, onnxruntime serving; nothing from distill) ← this application layer, which
+nothing imports: ``reports`` ← ``comparison`` ← ``jobs`` ← ``commands`` (docs/design.md §9).
 
-Where each package lives in the repository: the four layers are folders at its root, mapped into this
+Where each package lives in the repository: the layers are folders at its root, mapped into this
 namespace by setuptools (``[tool.setuptools.package-dir]`` in pyproject.toml):
 
     parserfree            → parserfree/   (this folder: the application)
+    parserfree.core       → core/
     parserfree.encoder    → encoder/
     parserfree.predictor  → predictor/
     parserfree.distill    → distill/

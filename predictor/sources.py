@@ -1,7 +1,7 @@
 """Distance sources: where the biased layers take their distances from, one vocabulary for every layer.
 
 ``SyntaxModel`` runs with one source per call (``none``, ``parser``, ``predicted`` or ``sequential``); a
-recipe row (``distill.recipes``) names one for training and one for inference, and training may also be
+recipe row (``core.recipes``) names one for training and one for inference, and training may also be
 ``scheduled`` (the parser's D with probability p(step), else D̂; docs/design.md §5). A ``StrEnum``: each
 member equals its string, so configs, checkpoints, logs and reports keep plain readable values.
 """

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from parserfree.distill.teacher import Parse
+from parserfree.core.parse import Parse
 
 
 class ChainTeacher:
@@ -154,7 +154,7 @@ def bundle_copy(smoke_bundle, tmp_path):
 def make_recipe_checkpoint(smoke_checkpoint, recipe: str, task: str, path) -> None:
     """A checkpoint of ``recipe`` (its row's settings and predictor) with the smoke run's vocabulary and data,
     random weights and a random bias table; task ``regression`` turns the smoke data's scores into the target."""
-    from parserfree.distill.recipes import get_recipe
+    from parserfree.core.recipes import get_recipe
     from parserfree.encoder import EncoderConfig
     from parserfree.predictor import PredictorConfig
     from parserfree.predictor.syntax_model import SyntaxModel
@@ -203,7 +203,7 @@ def recipe_checkpoint(smoke_checkpoint, tmp_path_factory):
 def write_settings_checkpoint(path, experiment: dict, task: str, recipe: str) -> str:
     """A checkpoint file with a run's settings and no weights, for code that reads what a run was (resuming,
     pairing starts), not its tensors; returns its path."""
-    from parserfree.distill.checkpoints import CHECKPOINT_FORMAT, META_KEYS
+    from parserfree.core.checkpoints import CHECKPOINT_FORMAT, META_KEYS
 
     meta = dict.fromkeys(META_KEYS, None) | {"format": CHECKPOINT_FORMAT, "experiment": experiment}
     torch.save({"parserfree": meta | {"task": task, "recipe": recipe}, "state_dict": {}}, path)

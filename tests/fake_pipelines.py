@@ -1,6 +1,6 @@
 """Stand-in comparison pipelines for the report tests: scripted task outputs, chain trees, no model and no
 parser. A pipeline maps texts to (task outputs, words, D̂ or None, parses or None) as
-``parserfree.export.pipelines`` does."""
+``parserfree.comparison.pipelines`` does."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from parserfree.distill.teacher import Parse
-from parserfree.distill.trees import batch_tree_distances
+from parserfree.core.parse import Parse
+from parserfree.core.trees import batch_tree_distances
 
 
 class NoBar:

@@ -10,7 +10,7 @@ import numpy as np
 import onnxruntime as ort
 import torch
 
-from parserfree.distill.checkpoints import TrainedModel
+from parserfree.core.checkpoints import TrainedModel
 
 
 def assert_task_output_matches(

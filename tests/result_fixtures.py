@@ -7,9 +7,9 @@ from pathlib import Path
 
 
 def report_payload(dataset: str = "agreement", twin: float = 71.74, free: float = 71.02) -> dict:
-    """A comparison report.json (``report_types.Report``) with two model rows and no baselines."""
-    from parserfree.report_parts import DistanceQuality
-    from parserfree.report_types import MODEL, DomainResult, ModelRow, Score, Speed
+    """A comparison report.json (``reports.report.Report``) with two model rows and no baselines."""
+    from parserfree.reports.parts import DistanceQuality
+    from parserfree.reports.report import MODEL, DomainResult, ModelRow, Score, Speed
 
     def row(recipe: str, role: str, speed: float) -> ModelRow:
         return ModelRow(
@@ -45,8 +45,8 @@ def report_payload(dataset: str = "agreement", twin: float = 71.74, free: float 
 
 def one_seed_report(domain, models: dict, roles: dict, contrasts=(), resamples: int = 100, speedup: float = 5.0):
     """A one-seed binary ``Report`` of one domain (its headline) on the test split of a test machine."""
-    from parserfree.report_types import Report
-    from parserfree.scoring import statistics_note
+    from parserfree.comparison.scoring import statistics_note
+    from parserfree.reports.report import Report
 
     return Report(
         dataset=domain.dataset,
@@ -89,7 +89,7 @@ def curve_payload() -> dict:
             (1.0, 1, "parser_fed_twin", 71.0),
         ]
     ]
-    from parserfree.curve_tables import summarise
+    from parserfree.reports.curve_tables import summarise
 
     return {
         "dataset": "agreement",

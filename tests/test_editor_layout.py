@@ -60,9 +60,10 @@ def _static_search_path() -> list[str]:
     [
         ("parserfree/encoder/model.py", "encoder/model.py"),
         ("parserfree/predictor/syntax_model.py", "predictor/syntax_model.py"),
-        ("parserfree/distill/recipes.py", "distill/recipes.py"),
+        ("parserfree/core/recipes.py", "core/recipes.py"),
+        ("parserfree/distill/co_training.py", "distill/co_training.py"),
         ("parserfree/export/runtime.py", "export/runtime.py"),
-        ("parserfree/cli.py", "parserfree/cli.py"),
+        ("parserfree/commands/cli.py", "parserfree/commands/cli.py"),
     ],
 )
 def test_a_static_search_path_reaches_each_layers_source_file(module, source):

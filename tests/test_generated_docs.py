@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from parserfree.doc_regions import GENERATORS, RegionError, outside, regions, stale_generated
+from parserfree.reports.doc_regions import GENERATORS, RegionError, outside, regions, stale_generated
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]

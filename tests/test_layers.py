@@ -1,9 +1,9 @@
 """The layer structure: no package imports one above it, and nothing generic is installed at the top level.
 
-Layers, lowest first: parserfree.encoder ← parserfree.predictor ← parserfree.distill ← parserfree.export
-← the application (parserfree/: cli, commands, main_job, compare, report), which nothing imports. The
-imports are read from the source with ``ast`` (function-level imports included), so a lazy import
-cannot hide a dependency.
+Layers, lowest first: parserfree.encoder ← parserfree.predictor ← parserfree.core ← parserfree.distill ←
+parserfree.export ← the application (parserfree/: commands, jobs, comparison, reports), which nothing
+imports. The imports are read from the source with ``ast`` (function-level and type-checking imports
+included), so a lazy import cannot hide a dependency.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("encoder", "predictor", "distill", "export", "app")  # lowest first
+from source_tree import ROOT, library_files
+
+LAYERS = ("encoder", "predictor", "core", "distill", "export", "app")  # lowest first
 FOLDERS = {
     "encoder": ROOT / "encoder",
     "predictor": ROOT / "predictor",
+    "core": ROOT / "core",
     "distill": ROOT / "distill",
     "export": ROOT / "export",
     "app": ROOT / "parserfree",
@@ -61,12 +63,10 @@ def imported_modules(path: Path, package: str) -> list[tuple[int, str]]:
 def project_imports() -> list[tuple[str, Path, int, str]]:
     """(layer of the file, file, line, imported module) for every import in the project's packages."""
     out = []
-    for layer, folder in FOLDERS.items():
-        package = "parserfree" if layer == "app" else f"parserfree.{layer}"
-        for path in sorted(folder.rglob("*.py")):
-            sub = path.relative_to(folder).with_suffix("").parts
-            file_package = ".".join([package, *sub[:-1]])
-            out += [(layer, path, line, module) for line, module in imported_modules(path, file_package)]
+    for name, path in library_files():
+        file_package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        layer = layer_of_module(name)
+        out += [(layer, path, line, module) for line, module in imported_modules(path, file_package)]
     return out
 
 
@@ -100,7 +100,7 @@ def test_encoder_and_predictor_import_no_parser_trainer_or_onnx():
 
 # Inside distill, data sits apart from training: distill.data may use the teacher side (spaCy tagging, the
 # parse cache, the cluster, tree checks), never the modules that train (distill/data/__init__.py).
-DATA_MAY_IMPORT = ("data", "teacher", "parse_cache", "cluster", "trees")
+DATA_MAY_IMPORT = ("data", "teacher", "parse_cache", "cluster")
 
 
 def test_data_imports_no_training_module():
@@ -120,8 +120,8 @@ def test_only_the_parserfree_namespace_is_installed(tmp_path):
     """Run where the repository is not on the path: the layers are found only under parserfree.*."""
     code = (
         "import importlib.util, importlib.metadata, json\n"
-        "names = ['distill', 'encoder', 'predictor', 'export', 'parserfree', 'parserfree.distill',\n"
-        "         'parserfree.encoder', 'parserfree.predictor', 'parserfree.export']\n"
+        "names = ['core', 'distill', 'encoder', 'predictor', 'export', 'parserfree', 'parserfree.core',\n"
+        "         'parserfree.distill', 'parserfree.encoder', 'parserfree.predictor', 'parserfree.export']\n"
         "found = {n: importlib.util.find_spec(n) is not None for n in names}\n"
         "tops = sorted(k for k, v in importlib.metadata.packages_distributions().items() if 'parserfree' in v)\n"
         "print(json.dumps({'found': found, 'top_level': tops}))\n"
@@ -133,11 +133,13 @@ def test_only_the_parserfree_namespace_is_installed(tmp_path):
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got["found"] == {
+        "core": False,
         "distill": False,
         "encoder": False,
         "predictor": False,
         "export": False,
         "parserfree": True,
+        "parserfree.core": True,
         "parserfree.distill": True,
         "parserfree.encoder": True,
         "parserfree.predictor": True,

@@ -8,7 +8,7 @@ A script builds its command line with ``script_arguments`` — the options every
 ``--record``, ``--record-as``, ``--tag``, ``--note``) and those it asks for (``--threads``, ``--quick``,
 ``--cache-dir``) — parses it with ``parse`` (which keeps the arguments for the record's command) and ends
 with ``write_record``: its result, with the machine it ran on, as a result record
-(``parserfree.result_records``: command, date, commit, kind ``json``, note, payload), written to
+(``parserfree.reports.records``: command, date, commit, kind ``json``, note, payload), written to
 ``bench/results/<script>.json`` (scratch, git-ignored) or, with ``--record``, to
 ``docs/bench/<script>[-<tag>]-<machine type>.json`` to be committed (``--record-as NAME``: to
 ``docs/bench/NAME.json``, for a record named by what it measures, e.g. ``parser-en``). bench/README.md's
@@ -27,7 +27,7 @@ from typing import Any
 
 from parserfree.encoder.files import write_json
 from parserfree.export.timing import machine
-from parserfree.result_records import NAME, RecordError, ResultRecord, current_commit
+from parserfree.reports.records import NAME, RecordError, ResultRecord, current_commit
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = REPO / "bench" / "results"  # scratch results (git-ignored)

@@ -3,7 +3,7 @@
 
 Each side gives, per scored word (non-punctuation, roots included: ``predictor.metrics.attached_words``),
 whether its head is right (``uas``) and whether its head and label are (``las``), and each word's sentence
-(``sentence``). The difference a − b is tested as the report tests two models (``parserfree.paired``): the
+(``sentence``). The difference a − b is tested as the report tests two models (``parserfree.comparison.paired``): the
 words of one sentence are one cluster, so the bootstrap interval resamples sentences and the sign-flip
 test flips whole sentences; Holm over UAS and LAS.
 """
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parserfree.paired import Resampler, holm, paired_test, verdict
+from parserfree.comparison.paired import Resampler, holm, paired_test, verdict
 from parserfree.predictor.metrics import attached_words
 
 from bench.lib.common import format_table

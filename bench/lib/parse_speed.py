@@ -44,7 +44,7 @@ def checkpoint_system(
     """The predictor of a checkpoint as an ONNX graph of its own, with its parser graph (heads and labels
     alone) as ``parse`` (``quantize="int8"``: their dynamically quantised copies,
     ``export.variants.quantize_model``, as a bundle's int8 variant); also returns the PyTorch reference."""
-    from parserfree.distill.checkpoints import load_trained
+    from parserfree.core.checkpoints import load_trained
     from parserfree.export.builder import export_predictor
     from parserfree.export.graph_inputs import graph_inputs
     from parserfree.export.onnx_graph import PredictorGraph, run_graph_module

@@ -16,9 +16,9 @@ import itertools
 import time
 from collections.abc import Callable, Sequence
 
+from parserfree.core.trees import batch_tree_distances
 from parserfree.distill.data.datasets import normalise_text
 from parserfree.distill.teacher import SpacyTeacher
-from parserfree.distill.trees import batch_tree_distances
 
 BATCH = 32
 

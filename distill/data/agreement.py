@@ -56,11 +56,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.distill.data import builtin_text
 from parserfree.distill.data.archives import default_cache_dir
 from parserfree.distill.data.inflection import flip_verb, modal_form, verb_number
 from parserfree.distill.data.tagging import TaggedSentence
-from parserfree.distill.teacher import DEFAULT_MODEL
 from parserfree.encoder.files import write_text_atomic
 
 EXTRACT_VERSION = 4  # which sentences are candidates (find_candidate): with BALANCE_VERSION, the held-out sentences

@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.distill.data import npm_corpora, pattern_corpora, vader
 from parserfree.distill.data.archives import default_cache_dir, fetcher_available, require_building_allowed
 from parserfree.distill.data.readers import RawExample
 from parserfree.distill.data.tagging import TaggedSentence, fingerprint, is_tagged, tag_cached
 from parserfree.distill.parse_cache import data_hash
-from parserfree.distill.teacher import DEFAULT_MODEL
 
 CORPORA = (*vader.CORPORA, "pl-reviews", "oanc", "wsj", "brown", "nlp-corpus")
 TAG_FOLDER = "agreement"  # sub-folder of the cache that holds the tagged English sentences

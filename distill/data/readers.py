@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parserfree.distill.trees import TreeError, heads_from_one_based, validate_heads
+from parserfree.core.trees import TreeError, heads_from_one_based, validate_heads
 from parserfree.encoder.errors import ParserfreeError
 
 FORMATS = ("csv", "tsv", "jsonl", "txt", "conllu")

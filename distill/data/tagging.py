@@ -18,9 +18,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from parserfree.core.parse import DEFAULT_MODEL, TeacherError, load_pipeline
 from parserfree.distill.cluster import active_client, run_chunks, worker_name
 from parserfree.distill.parse_cache import data_hash
-from parserfree.distill.teacher import DEFAULT_MODEL, TeacherError, load_pipeline
 from parserfree.encoder.files import write_text_atomic
 
 FORMAT_VERSION = 1

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from parserfree.distill.config import load_config
-from parserfree.main_job import run_task
-from parserfree.report_parts import ParseLeak
+from parserfree.jobs.main_job import run_task
+from parserfree.reports.parts import ParseLeak
 
 
 def _overrides(tmp_path, dataset: str) -> list[str]:

@@ -3,7 +3,7 @@ and n-gram columns that are the same in every run."""
 
 from __future__ import annotations
 
-from parserfree.bag_of_words import L2_GRID, fit_bag_of_words, ngram_vocabulary
+from parserfree.comparison.bag_of_words import L2_GRID, fit_bag_of_words, ngram_vocabulary
 
 
 def test_bag_of_words_searches_the_whole_grid_so_a_small_penalty_wins_after_a_worse_middle_one():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parserfree.bag_of_words import fit_bag_of_words, ngrams
-from parserfree.baselines import fit_baselines, majority, named_rule, verb_form
+from parserfree.comparison.bag_of_words import fit_bag_of_words, ngrams
+from parserfree.comparison.baselines import fit_baselines, majority, named_rule, verb_form
 from parserfree.distill.data.agreement import LABEL_NAMES
 from parserfree.distill.data.datasets import Example
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from fake_pipelines import NoBar, scripted_pipeline
 
-from parserfree.breakdown import (
+from parserfree.comparison.breakdown import (
     ALL,
     breakdown,
     breakdown_markdown,
@@ -17,10 +17,10 @@ from parserfree.breakdown import (
     pair_accuracy,
     wilson,
 )
-from parserfree.compare import run_domain, score_outputs
+from parserfree.comparison.compare import run_domain, score_outputs
 from parserfree.distill.data.agreement import PAIR_ID
 from parserfree.distill.data.datasets import Example
-from parserfree.figures import plot_breakdown
+from parserfree.reports.figures import plot_breakdown
 
 
 def test_wilson_interval_matches_the_textbook_values():

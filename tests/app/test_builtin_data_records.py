@@ -6,8 +6,8 @@ from __future__ import annotations
 from parserfree.distill.config import load_config
 from parserfree.distill.data import agreement, builtin_text, tagging
 from parserfree.distill.fingerprints import changes
-from parserfree.main_job import run_task
-from parserfree.stages import training_fingerprint
+from parserfree.jobs.main_job import run_task
+from parserfree.jobs.stage_records import training_fingerprint
 
 
 def _overrides(tmp_path) -> list[str]:

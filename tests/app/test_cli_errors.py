@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import ast
 import importlib
-from pathlib import Path
 
 import pytest
 
-import parserfree.cli as cli
-import parserfree.data_commands as data_commands
+import parserfree.commands.cli as cli
+import parserfree.commands.data as data_commands
 from parserfree.distill.data.readers import DataError
 from parserfree.encoder.errors import ParserfreeError
 
-ROOT = Path(__file__).resolve().parents[2]
-LAYERS = ("encoder", "predictor", "distill", "export", "parserfree")
+from source_tree import library_files
 
 
 def test_a_stray_value_error_in_a_command_keeps_its_traceback(monkeypatch, tmp_path):
@@ -44,12 +42,10 @@ def test_bad_input_without_debug_is_one_line_and_status_2(tmp_path, capsys):
 def _error_classes() -> list[tuple[str, str]]:
     """(module, class) of every class named *Error defined in the package sources."""
     found = []
-    for layer in LAYERS:
-        for path in sorted((ROOT / layer).glob("*.py")):
-            module = f"parserfree.{path.stem}" if layer == "parserfree" else f"parserfree.{layer}.{path.stem}"
-            for node in ast.parse(path.read_text(encoding="utf-8")).body:
-                if isinstance(node, ast.ClassDef) and node.name.endswith("Error"):
-                    found.append((module, node.name))
+    for module, path in library_files():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and node.name.endswith("Error"):
+                found.append((module, node.name))
     return found
 
 

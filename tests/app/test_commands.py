@@ -7,7 +7,7 @@ import json
 import pytest
 from awkward import EMPTY_AFTER_NORMALISATION
 
-from parserfree.cli import main
+from parserfree.commands.cli import main
 from parserfree.export import ParserFreeModel
 
 

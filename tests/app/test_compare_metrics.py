@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 import pytest
 
-from parserfree.compare import score_outputs, seed_agreement
+from parserfree.comparison.compare import score_outputs, seed_agreement
+from parserfree.core.task_metrics import macro_f1
 from parserfree.distill.data.datasets import Example
-from parserfree.distill.task_metrics import macro_f1
 
 
 def test_macro_f1_of_a_three_class_domain_averages_all_three_classes():

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 
 import pytest
 
-import parserfree.export.pipelines as pipelines
-from parserfree.compare import ComparedModels, CompareOptions, compare, dataset_slug
+import parserfree.comparison.pipelines as pipelines
+from parserfree.comparison.compare import ComparedModels, CompareOptions, compare, dataset_slug
 from parserfree.export.runtime import ParserFreeModel
 
 EXAMPLES = 30

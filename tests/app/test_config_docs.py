@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.cli import main
-from parserfree.config_docs import DOCS_COMMAND, config_markdown, describe_config, settings
+from parserfree.commands.cli import main
+from parserfree.commands.config_docs import DOCS_COMMAND, config_markdown, describe_config, settings
 from parserfree.distill.config import ExperimentConfig, load_config
 from parserfree.encoder.schema import build_dataclass
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from parserfree.distill.recipes import get_recipe
-from parserfree.like_for_like import like_for_like
+from parserfree.comparison.like_for_like import like_for_like
+from parserfree.core.recipes import get_recipe
 
 
 def _row(recipe: str, **training) -> tuple[dict, object]:

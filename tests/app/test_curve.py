@@ -8,7 +8,7 @@ import statistics
 import pytest
 from PIL import Image
 
-from parserfree.cli import main
+from parserfree.commands.cli import main
 from parserfree.distill.data.datasets import Example, train_subset
 
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from parserfree.cli import main
+from parserfree.commands.cli import main
 from parserfree.distill.config import load_config, save_config
 
 from damage import DAMAGE, damage_file

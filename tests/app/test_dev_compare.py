@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from parserfree.dev_compare import compare_dev, dev_correctness, dev_markdown
+from parserfree.comparison.dev_compare import compare_dev, dev_correctness, dev_markdown
 from parserfree.encoder.errors import UsageError
 
 

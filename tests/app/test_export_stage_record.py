@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import parserfree.export.onnx_graph as onnx_graph
 from parserfree.distill.config import ExperimentConfig
-from parserfree.stages import StageRecord, export_fingerprint
+from parserfree.jobs.stage_records import StageRecord, export_fingerprint
 
 
 def test_a_new_graph_version_makes_an_existing_bundle_stale(tmp_path, monkeypatch):

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from parserfree.compare import dataset_slug
+from parserfree.comparison.compare import dataset_slug
+from parserfree.core.trees import batch_tree_distances
 from parserfree.distill.config import load_config
 from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
 from parserfree.distill.teacher import SpacyTeacher
-from parserfree.distill.trees import batch_tree_distances
 from parserfree.export import ParserFreeModel
-from parserfree.main_job import run_main_job, run_task
+from parserfree.jobs.main_job import run_main_job, run_task
 from parserfree.predictor import DistanceMetrics
 
 
@@ -76,7 +76,7 @@ def test_report_says_what_it_ran_on_and_its_distance_quality_is_recomputable(smo
     model's latency p50 ≤ p95; D̂'s DSpr and L1 and the |i − j| chain's UUAS and DSpr are recomputed here from
     the bundle's D̂ and spaCy's trees of the same test texts (UUAS and the metrics: the next test)."""
     import parserfree
-    from parserfree.main_job import compare_threads
+    from parserfree.jobs.main_job import compare_threads
     from parserfree.predictor import chain_baseline
 
     out, _ = smoke_job
@@ -219,8 +219,8 @@ def test_report_markdown_shows_the_json_numbers_and_links_every_picture(smoke_jo
 def test_a_main_job_folder_becomes_records_whose_headline_shows_its_numbers(smoke_job, tmp_path):
     """`parserfree results add --from runs/main` on a real main job's output: each task's report and the
     index become records, and the README's headline shows the report's own numbers."""
-    from parserfree.result_records import add_records, load_records
-    from parserfree.results_page import Context, render_placeholder
+    from parserfree.reports.records import add_records, load_records
+    from parserfree.reports.results_page import Context, render_placeholder
 
     task_dir, report = smoke_job
     (tmp_path / "docs" / "results").mkdir(parents=True)
@@ -245,8 +245,8 @@ def test_rerun_skips_finished_stages(smoke_job, capsys):
 
 def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_to_text(monkeypatch, tmp_path):
     """silver-trees carries spaCy's trees: joining it into a text file would parse 70,000 sentences again."""
-    from parserfree import job_stages
     from parserfree.distill.data import builtin_text
+    from parserfree.jobs import stages as job_stages
 
     seen = {}
     monkeypatch.setattr(
@@ -270,8 +270,8 @@ def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_
 def test_a_grafts_pretraining_is_the_predictor_on_h_k_its_encoder_starts_from_not_a_second_tower(monkeypatch, tmp_path):
     """A graft (a shipped tower beside the encoder) pre-trains the predictor on layer k that its encoder and
     auxiliary parser start from; the task's own predictor, a tower, would pre-train an 8-wide stub encoder."""
-    from parserfree import job_stages
     from parserfree.distill.data import builtin_text
+    from parserfree.jobs import stages as job_stages
 
     seen = {}
     monkeypatch.setattr(job_stages, "train_stage", lambda cfg, run_dir, cache_dir, progress: seen.update(cfg=cfg))
@@ -307,7 +307,7 @@ def test_a_pretrained_predictor_in_the_cache_is_reused_whatever_the_output_folde
     smoke_overrides, sentiment_file, tmp_path, capsys
 ):
     """`parserfree pretrain` trains once; run, train and curve of the same settings find it in the cache."""
-    from parserfree.job_stages import cached_init, pretrain_stage
+    from parserfree.jobs.stages import cached_init, pretrain_stage
 
     overrides = [
         *smoke_overrides,
@@ -342,7 +342,7 @@ def test_parser_free_trained_on_parser_trees_throughout_is_served_from_its_twin_
     """With teacher_forcing_end = 1 parser_free and its twin train identically: one training, two servings."""
     import torch
 
-    from parserfree.distill.checkpoints import load_trained
+    from parserfree.core.checkpoints import load_trained
 
     out, _ = smoke_job
     metrics = json.loads((out / "parser_free" / "metrics.json").read_text())
@@ -357,7 +357,7 @@ def test_parser_free_trained_on_parser_trees_throughout_is_served_from_its_twin_
 
 
 def test_training_rule_separates_a_parser_free_run_that_meets_its_own_distances_in_training():
-    from parserfree.distill.recipes import get_recipe, training_rule
+    from parserfree.core.recipes import get_recipe, training_rule
 
     free, twin = get_recipe("parser_free"), get_recipe("parser_fed_twin")
     assert training_rule(free, 1.0) == training_rule(twin, 1.0)

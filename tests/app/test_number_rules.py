@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 from agreement_items import candidates
 
-from parserfree.baselines import fit_baselines, named_rule
-from parserfree.breakdown import ALL, breakdown, item_slices, pair_accuracy
+from parserfree.comparison.baselines import fit_baselines, named_rule
+from parserfree.comparison.breakdown import ALL, breakdown, item_slices, pair_accuracy
+from parserfree.comparison.parse_leak import pair_tree_differences
+from parserfree.core.parse import Parse
 from parserfree.distill.data import agreement
 from parserfree.distill.data.agreement import LABEL_NAMES, NUMBER_LABELS, PAIR_ID
 from parserfree.distill.data.agreement_views import agreement_examples
 from parserfree.distill.data.datasets import Example
-from parserfree.distill.teacher import Parse
-from parserfree.parse_leak import pair_tree_differences
-from parserfree.report_parts import ParseLeak
+from parserfree.reports.parts import ParseLeak
 
 
 def examples(task: str, split: str = "test") -> list[Example]:

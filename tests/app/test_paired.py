@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from parserfree.paired import (
+from parserfree.comparison.paired import (
     AHEAD,
     BEHIND,
     NO_DIFFERENCE,

@@ -2,10 +2,10 @@
 
 import numpy as np
 
+from parserfree.comparison.parse_leak import pair_tree_differences
+from parserfree.core.parse import Parse
 from parserfree.distill.data.datasets import Example
-from parserfree.distill.teacher import Parse
-from parserfree.parse_leak import pair_tree_differences
-from parserfree.report_parts import ParseLeak
+from parserfree.reports.parts import ParseLeak
 
 
 def _parse(heads, deps):

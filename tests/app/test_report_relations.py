@@ -3,11 +3,11 @@ pass from the parser's labelled parses through ``tree_scores.distance_quality`` 
 
 import numpy as np
 
-from parserfree.distill.teacher import Parse
-from parserfree.distill.trees import tree_distances
-from parserfree.quality_tables import distance_lines, relations_markdown
-from parserfree.report_types import DomainResult
-from parserfree.tree_scores import distance_quality
+from parserfree.comparison.tree_scores import distance_quality
+from parserfree.core.parse import Parse
+from parserfree.core.trees import tree_distances
+from parserfree.reports.quality_tables import distance_lines, relations_markdown
+from parserfree.reports.report import DomainResult
 
 WORDS = ("The", "old", "man", "saw", "a", "dog", "that", "barked", ".")
 HEADS = np.array([2, 2, 3, 3, 5, 3, 7, 5, 3])

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from parserfree.report import report_markdown
-from parserfree.report_parts import JSON_ONLY
-from parserfree.report_types import TASK_SCORES_JSON_ONLY, Report
-from parserfree.result_records import load_records
+from parserfree.reports.markdown import report_markdown
+from parserfree.reports.parts import JSON_ONLY
+from parserfree.reports.records import load_records
+from parserfree.reports.report import TASK_SCORES_JSON_ONLY, Report
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = "main_agreement"  # a committed report with seeds, baselines, breakdowns, trees, a parse leak, variants
@@ -218,7 +218,14 @@ def _loaded_after(code: str) -> set[str]:
     return set(json.loads(out.splitlines()[-1]))
 
 
-TRAINING = ("lightning", "torch", "matplotlib", "parserfree.main_job", "parserfree.curve", "parserfree.distill.train")
+TRAINING = (
+    "lightning",
+    "torch",
+    "matplotlib",
+    "parserfree.jobs.main_job",
+    "parserfree.jobs.curve",
+    "parserfree.distill.train",
+)
 
 
 def _names(modules: set[str], prefixes: tuple[str, ...]) -> Iterator[str]:
@@ -226,7 +233,9 @@ def _names(modules: set[str], prefixes: tuple[str, ...]) -> Iterator[str]:
 
 
 def test_rendering_the_pages_and_a_curve_loads_no_training_pipeline_and_no_matplotlib():
-    """The results page imported ``parserfree.curve``, which imports the main job: rendering a table pulled
+    """The results page imported ``parserfree.jobs.curve``, which imports the main job: rendering a table pulled
     in PyTorch and the trainer's entry points; report.py drew its figures with matplotlib at import."""
-    loaded = _loaded_after("import parserfree.results_page, parserfree.report, parserfree.curve_tables")
+    loaded = _loaded_after(
+        "import parserfree.reports.results_page, parserfree.reports.markdown, parserfree.reports.curve_tables"
+    )
     assert list(_names(loaded, TRAINING)) == []

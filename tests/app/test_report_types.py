@@ -10,12 +10,12 @@ import pytest
 from result_fixtures import one_seed_report
 from test_scoring import agreement_fixture, noisy
 
-from parserfree.like_for_like import Pairing
-from parserfree.report import write_index, write_markdown
-from parserfree.report_parts import DistanceQuality
-from parserfree.report_tables import headline_table
-from parserfree.report_types import BASELINE, MODEL, DomainResult, ModelRow, Report, Speed
-from parserfree.scoring import score_domain
+from parserfree.comparison.like_for_like import Pairing
+from parserfree.comparison.scoring import score_domain
+from parserfree.reports.markdown import write_index, write_markdown
+from parserfree.reports.parts import DistanceQuality
+from parserfree.reports.report import BASELINE, MODEL, DomainResult, ModelRow, Report, Speed
+from parserfree.reports.tables import headline_table
 
 
 def agreement_report() -> Report:

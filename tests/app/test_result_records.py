@@ -9,8 +9,8 @@ import subprocess
 import pytest
 from result_fixtures import curve_payload, report_payload, write_record, write_template
 
-from parserfree.cli import main
-from parserfree.result_records import RecordError, add_records, current_commit, load_record, load_records
+from parserfree.commands.cli import main
+from parserfree.reports.records import RecordError, add_records, current_commit, load_record, load_records
 
 
 @pytest.fixture

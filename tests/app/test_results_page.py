@@ -8,9 +8,16 @@ from pathlib import Path
 import pytest
 from result_fixtures import curve_payload, report_payload, write_record, write_template
 
-from parserfree.cli import main
-from parserfree.result_records import RecordError, load_records
-from parserfree.results_page import Context, expected_pages, render_regions, render_template, stale_pages, write_pages
+from parserfree.commands.cli import main
+from parserfree.reports.records import RecordError, load_records
+from parserfree.reports.results_page import (
+    Context,
+    expected_pages,
+    render_regions,
+    render_template,
+    stale_pages,
+    write_pages,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parserfree.like_for_like import Pairing
-from parserfree.paired import AHEAD, NO_DIFFERENCE
-from parserfree.report_types import BASELINE, LIKE_FOR_LIKE, MODEL
-from parserfree.scoring import score_domain
+from parserfree.comparison.like_for_like import Pairing
+from parserfree.comparison.paired import AHEAD, NO_DIFFERENCE
+from parserfree.comparison.scoring import score_domain
+from parserfree.reports.report import BASELINE, LIKE_FOR_LIKE, MODEL
 
 
 def agreement_fixture(pairs: int = 300, seed: int = 0):

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import yaml
 
-from parserfree.cli import main
-from parserfree.distill.checkpoints import load_trained
+from parserfree.commands.cli import main
+from parserfree.core.checkpoints import load_trained
 
 
 def test_run_with_two_seeds_trains_each_recipe_twice_and_compares_over_both(

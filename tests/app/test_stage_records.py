@@ -10,13 +10,13 @@ import shutil
 import pytest
 import yaml
 
-from parserfree.cli import main
-from parserfree.distill.checkpoints import load_trained
+from parserfree.commands.cli import main
+from parserfree.core.checkpoints import load_trained
 from parserfree.distill.config import load_config
 from parserfree.distill.fingerprints import changes
-from parserfree.main_job import run_task
-from parserfree.report_parts import to_json
-from parserfree.stages import training_fingerprint
+from parserfree.jobs.main_job import run_task
+from parserfree.jobs.stage_records import training_fingerprint
+from parserfree.reports.parts import to_json
 
 from damage import DAMAGE, damage_file
 
@@ -119,7 +119,7 @@ def test_a_setting_added_later_at_its_old_value_leaves_earlier_records_fresh():
     without it is not stale; set, it is a change."""
     from parserfree.distill.config import load_config
     from parserfree.distill.fingerprints import changes, without
-    from parserfree.stages import training_fingerprint
+    from parserfree.jobs.stage_records import training_fingerprint
 
     now = training_fingerprint(load_config("configs/smoke.yaml", []))
     before = {**now, "settings": without(now["settings"], ("data.split_column",))}
@@ -143,7 +143,7 @@ def test_clipping_the_predictor_apart_stales_only_the_records_it_changes(recipe,
     to clip): its record stays fresh there, and is stale in a row that co-trains a predictor with its task."""
     from parserfree.distill.config import load_config
     from parserfree.distill.fingerprints import changes
-    from parserfree.stages import training_fingerprint
+    from parserfree.jobs.stage_records import training_fingerprint
 
     off, on = (
         training_fingerprint(load_config("configs/smoke.yaml", [f"recipe={recipe}", *extra]))

@@ -3,7 +3,7 @@ computes what they did, so they stay fresh; set, it is a change that trains agai
 
 from parserfree.distill.config import load_config
 from parserfree.distill.fingerprints import changes, without
-from parserfree.stages import training_fingerprint
+from parserfree.jobs.stage_records import training_fingerprint
 
 
 def test_static_vectors_at_null_leave_earlier_records_fresh_and_set_are_a_change():

@@ -6,9 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from parserfree.distill.teacher import Parse
-from parserfree.export.tree_quality import PredictedTree
-from parserfree.tree_gap import (
+from parserfree.comparison.tree_gap import (
     RIGHT,
     SUBJECT,
     TREE,
@@ -19,6 +17,8 @@ from parserfree.tree_gap import (
     tree_gap_markdown,
     trees_right,
 )
+from parserfree.comparison.tree_quality import PredictedTree
+from parserfree.core.parse import Parse
 
 
 def _parse(words: str, heads: list[int], deps: list[str]) -> Parse:

@@ -7,9 +7,9 @@ import re
 
 import numpy as np
 
-from parserfree.cli import main
+from parserfree.commands.cli import main
 from parserfree.export import ParserFreeModel
-from parserfree.figures import arc_differences, plot_tree_comparison
+from parserfree.reports.figures import arc_differences, plot_tree_comparison
 
 
 def test_predict_svg_draws_each_lines_predicted_tree(smoke_bundle, tmp_path, capsys):

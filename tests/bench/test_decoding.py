@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from parserfree.distill.teacher import DEFAULT_MODEL
+from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.predictor.metrics import attachment
 
 import bench.decoding as decoding_script

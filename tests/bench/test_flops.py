@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from parserfree.distill.recipes import get_recipe
+from parserfree.core.recipes import get_recipe
 from parserfree.encoder import EncoderConfig
 from parserfree.export.onnx_graph import RecipeGraph
 from parserfree.predictor import PredictorConfig

@@ -66,7 +66,7 @@ def test_helpers_are_never_run(path):
 @pytest.mark.parametrize("path", SCRIPTS + HELPERS, ids=lambda p: str(p.relative_to(BENCH)))
 def test_no_module_edits_sys_path_or_imports_a_private_name_of_the_library(path):
     """Catches ``sys.path`` inserts (the package runs with ``python -m``) and imports such as
-    ``from parserfree.main_job import _export_stage``, which tie the bench to the library's insides."""
+    ``from parserfree.jobs.main_job import _export_stage``, which tie the bench to the library's insides."""
     assert "sys.path" not in path.read_text(encoding="utf-8")
     private = [
         f"{module}.{name}"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from parserfree.distill.checkpoints import load_trained
+from parserfree.core.checkpoints import load_trained
 from parserfree.predictor.metrics import DistanceMetrics, attachment
 
 import bench.parser as parser_script
@@ -107,7 +107,7 @@ def test_speed_splits_the_tokenizer_from_the_graph_and_states_the_ratios_ceiling
 def test_parse_from_text_returns_each_texts_own_tree_in_the_texts_order(smoke_checkpoint, tmp_path):
     """The batches run sorted by length; the results must come back in the order of the texts (they came
     back sorted, so a caller pairing them with its texts read another sentence's heads)."""
-    from parserfree.distill.teacher import load_pipeline
+    from parserfree.core.parse import load_pipeline
 
     from bench.lib.parse_speed import checkpoint_system, ours_from_text
 

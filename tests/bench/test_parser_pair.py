@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from parserfree.distill.teacher import DEFAULT_MODEL
-from parserfree.paired import AHEAD, NO_DIFFERENCE
+from parserfree.comparison.paired import AHEAD, NO_DIFFERENCE
+from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.predictor.metrics import attachment
 
 import bench.parser_pair as pair_script

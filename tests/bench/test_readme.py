@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from parserfree.encoder.files import write_json
-from parserfree.result_records import RecordError
+from parserfree.reports.records import RecordError
 
 import bench.readme as readme
 from bench.lib.common import MACHINE_TYPES, REPO, machine_slug, parse, record_path

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from parserfree.result_records import RecordError, load_record, load_records
-from parserfree.shipping import bench_scores
+from parserfree.jobs.shipping import bench_scores
+from parserfree.reports.records import RecordError, load_record, load_records
 
 import bench.lib.common as common
 import bench.trees as trees

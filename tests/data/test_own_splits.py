@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from parserfree import cli
+from parserfree.commands import cli
 from parserfree.distill.config import load_config
 from parserfree.distill.data.datasets import SPLITS, DataConfig, load_dataset, split_of
 from parserfree.distill.data.readers import DataError, read_file
@@ -168,7 +168,7 @@ def test_conllu_split_comment_fixes_each_sentence_split(tmp_path):
 
 def test_changing_the_dev_file_changes_the_data_digest(split_files, tmp_path):
     from parserfree.distill.config import ExperimentConfig
-    from parserfree.stages import training_fingerprint
+    from parserfree.jobs.stage_records import training_fingerprint
 
     config = ExperimentConfig(data=DataConfig(dataset={"train": "train.csv", "dev": "dev.csv", "test": "test.csv"}))
     before, fingerprint = data_digest(config.data), training_fingerprint(config)

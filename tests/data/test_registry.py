@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from parserfree.distill.data.builtin import ARCHIVES, BUILTIN, BuiltinDataset
-from parserfree.doc_regions import outside
+from parserfree.reports.doc_regions import outside
 
 DATA_DOCS = Path(__file__).resolve().parents[2] / "docs" / "data.md"
 

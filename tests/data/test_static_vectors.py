@@ -122,7 +122,7 @@ def test_a_bad_setting_in_a_config_is_one_line():
 
 @pytest.mark.slow
 def test_a_trained_checkpoint_keeps_the_frozen_table(smoke_overrides, fake_wheel, tmp_path):
-    from parserfree.distill.checkpoints import load_trained
+    from parserfree.core.checkpoints import load_trained
     from parserfree.distill.config import load_config
     from parserfree.distill.train import train
 
@@ -152,7 +152,8 @@ def test_vectors_can_be_added_to_a_start_without_them_but_not_dropped(smoke_chec
     """The shipped parser has no static vectors; a task model with them starts from it (the projection is zero)."""
     import dataclasses
 
-    from parserfree.distill.checkpoints import init_mismatch, load_trained
+    from parserfree.core.checkpoints import load_trained
+    from parserfree.distill.starts import init_mismatch
 
     trained = load_trained(smoke_checkpoint)
     assert trained.encoder_config.static_vectors is None

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from parserfree.cli import main
+from parserfree.commands.cli import main
 from parserfree.distill.data.readers import MAX_TEXT_CHARS, DataError, read_file
 
 BIG = 1 << 20  # a 1 MiB field or line
@@ -115,7 +115,7 @@ def test_cli_process_prints_no_traceback(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"text": "fine", "label": 1}\n{"text": "broken", "label": \n', encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "parserfree.cli", "data", "--dataset", str(path)],
+        [sys.executable, "-m", "parserfree.commands.cli", "data", "--dataset", str(path)],
         capture_output=True,
         text=True,
         timeout=120,

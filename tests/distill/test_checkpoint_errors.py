@@ -8,7 +8,7 @@ import pytest
 import torch
 from checkpoint_edits import edited_meta, model_of, save_checkpoint
 
-from parserfree.distill.checkpoints import CheckpointError, load_trained
+from parserfree.core.checkpoints import CheckpointError, load_trained
 from parserfree.distill.config import load_config
 from parserfree.distill.train import train
 
@@ -84,8 +84,9 @@ def test_resume_refuses_a_last_checkpoint_of_other_settings(smoke_run, smoke_ove
 
 
 def test_a_run_saved_before_a_setting_existed_resumes_at_its_old_value_only(tmp_path, settings_checkpoint):
-    from parserfree.distill.checkpoints import CheckpointError, check_resumable
+    from parserfree.core.checkpoints import CheckpointError
     from parserfree.distill.config import ExperimentConfig
+    from parserfree.distill.starts import check_resumable
 
     now = ExperimentConfig().to_dict()
     before = {**now, "encoder": {k: v for k, v in now["encoder"].items() if k != "static_vectors"}}
@@ -101,8 +102,9 @@ def test_a_run_saved_before_a_setting_existed_resumes_at_its_old_value_only(tmp_
 def test_a_run_resumes_when_only_the_main_jobs_run_section_changed(tmp_path, settings_checkpoint):
     """The masked-LM configs extend the main task's, so naming the shipped encoders in configs/main's
     run.pretrained_encoders once refused to resume every language-model run; a training setting still does."""
-    from parserfree.distill.checkpoints import CheckpointError, check_resumable
+    from parserfree.core.checkpoints import CheckpointError
     from parserfree.distill.config import ExperimentConfig
+    from parserfree.distill.starts import check_resumable
 
     before = ExperimentConfig().to_dict()
     path = tmp_path / "run" / "checkpoints" / "last.ckpt"

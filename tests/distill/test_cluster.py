@@ -11,12 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from parserfree.core.parse import DEFAULT_MODEL, Parse, TeacherError
 from parserfree.distill import parse_cache, teacher
 from parserfree.distill.cluster import ClusterConfig, active_client, use_client, use_cluster
 from parserfree.distill.data import tagging
 from parserfree.distill.data.tagging import tag_cached
 from parserfree.distill.parse_cache import parse_cached
-from parserfree.distill.teacher import DEFAULT_MODEL, Parse, SpacyTeacher, TeacherError
+from parserfree.distill.teacher import SpacyTeacher
 from parserfree.encoder.schema import ConfigError
 
 TEXTS = [f"The {i} dogs near the old barn were barking again. They stopped at {i + 1}." for i in range(40)] + [

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
+from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.distill.config import ConfigError, load_config, save_config
-from parserfree.distill.teacher import DEFAULT_MODEL
 
 
 def test_every_shipped_config_loads():

@@ -39,7 +39,7 @@ def _train(out: Path, overrides: list[str], *extra: str) -> subprocess.Completed
     cmd = [
         sys.executable,
         "-m",
-        "parserfree.cli",
+        "parserfree.commands.cli",
         "train",
         "--config",
         "configs/smoke.yaml",
@@ -70,7 +70,7 @@ def straight(pretraining, tmp_path_factory):
 def test_predictor_pretraining_under_ddp_reports_the_best_checkpoint_on_the_whole_dev_split(straight):
     """metrics.json of the DDP run equals the best checkpoint evaluated here in one process on all of dev
     (not one rank's share of it, not another checkpoint)."""
-    from parserfree.distill.checkpoints import load_trained
+    from parserfree.core.checkpoints import load_trained
     from parserfree.distill.config import load_config
     from parserfree.distill.data_module import SyntaxDataModule
     from parserfree.distill.evaluate import evaluate

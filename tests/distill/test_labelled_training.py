@@ -8,7 +8,7 @@ import csv
 import pytest
 import torch
 
-from parserfree.distill.checkpoints import CheckpointError, load_trained
+from parserfree.core.checkpoints import CheckpointError, load_trained
 from parserfree.distill.config import load_config
 from parserfree.distill.train import train
 

@@ -11,18 +11,19 @@ import numpy as np
 import pytest
 import torch
 
-from parserfree.distill.checkpoints import CheckpointError, load_pretrained, load_trained
-from parserfree.distill.config import load_config
-from parserfree.distill.data_module import SyntaxDataModule
-from parserfree.distill.masked_lm import WordScores, masked_word_scores, sentence_scores, with_hidden
-from parserfree.distill.train import train
-from parserfree.language_model import (
+from parserfree.comparison.language_model import (
     TRAINED_ROWS,
     language_model_report,
     perplexity_contrast,
     render_markdown,
     sentence_draws,
 )
+from parserfree.core.checkpoints import CheckpointError, load_trained
+from parserfree.distill.config import load_config
+from parserfree.distill.data_module import SyntaxDataModule
+from parserfree.distill.masked_lm import WordScores, masked_word_scores, sentence_scores, with_hidden
+from parserfree.distill.starts import load_pretrained
+from parserfree.distill.train import train
 from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import Outputs
 
@@ -114,7 +115,7 @@ def test_the_text_tree_row_reads_the_predictors_tree_of_the_unmasked_text(lm_run
 def test_the_masked_parse_row_reads_spacys_tree_of_the_sentence_the_encoder_reads(lm_runs):
     """Parsed with the hidden words kept, spaCy's trees are the twin's own (the same words, in the same
     order): the row is the twin to the last digit; with the hidden words replaced it reads other trees."""
-    from parserfree.language_model import masked_parse_scores
+    from parserfree.comparison.language_model import masked_parse_scores
 
     twin = load_trained(lm_runs / "parser_fed_twin" / "checkpoints" / "best.ckpt")
     config = load_config(lm_runs / "parser_fed_twin" / "config.yaml")
@@ -269,7 +270,7 @@ def test_a_parser_tower_starts_the_predictor_beside_a_masked_lm_encoder(lm_runs,
     """training.init_predictor_from: the encoder (every layer) from the masked-LM run, the predictor (tower and
     scorers) from the tower — neither overwrites the other; a tower of other words, or a predictor without a
     tower (it would need lower layers it does not bring), is refused in one line."""
-    from parserfree.distill.checkpoints import load_pretrained_predictor
+    from parserfree.distill.starts import load_pretrained_predictor
     from parserfree.predictor import PredictorConfig
     from parserfree.predictor.syntax_model import SyntaxModel
 
@@ -299,7 +300,7 @@ def test_a_grafted_tower_without_the_distance_loss_stays_the_shipped_parser(lm_r
     """Trained from both starts with λ = 0, the twin's predictor is the tower it started from, weight for
     weight (it never runs in training, so the served D̂ is the pre-trained parser's), while its encoder learnt;
     the stage record covers the tower's file."""
-    from parserfree.stages import training_fingerprint
+    from parserfree.jobs.stage_records import training_fingerprint
 
     encoder_path, tower_path = _grafted_starts(lm_runs, tmp_path)
     sets = _grafted_overrides(lm_runs, encoder_path, tower_path)
@@ -389,7 +390,7 @@ def test_shipping_an_encoder_trains_it_once_then_reuses_the_run(lm_runs, tmp_pat
     """``parserfree ship --run``: the config's masked-LM run trained into DIR with its stage record, shipped with
     its perplexity; the same command again reuses the finished run (same weights: the record is refreshed)
     instead of training again, and a task config is refused in one line."""
-    from parserfree.cli import main
+    from parserfree.commands.cli import main
     from parserfree.distill.shipped import read_record
 
     sets = [f"--set={s}" for s in _lm_overrides(lm_runs.parent, "no_syntax")]
@@ -419,7 +420,7 @@ def test_an_encoder_with_a_higher_perplexity_does_not_replace_the_shipped_one():
 
 def test_a_row_named_in_pretrained_encoders_starts_from_its_own_encoder():
     from parserfree.distill.config import ConfigError
-    from parserfree.job_stages import recipe_config
+    from parserfree.jobs.stages import recipe_config
 
     config = load_config(
         "configs/smoke.yaml", ["run.pretrained_encoders={no_syntax: lm/none.ckpt, parser_free: lm/twin.ckpt}"]

@@ -3,9 +3,9 @@ import warnings
 import numpy as np
 import pytest
 
+from parserfree.core.parse import Parse
 from parserfree.distill import parse_cache
 from parserfree.distill.parse_cache import parse_cached
-from parserfree.distill.teacher import Parse
 
 
 @pytest.fixture(autouse=True)

@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from parserfree.distill.checkpoints import load_trained
+from parserfree.comparison.pipelines import torch_outputs
+from parserfree.core.checkpoints import load_trained
 from parserfree.distill.config import load_config
 from parserfree.distill.data.datasets import load_dataset
 from parserfree.distill.data.readers import DataError
 from parserfree.distill.data_module import SyntaxDataModule
 from parserfree.distill.predictions import read_predictions
-from parserfree.export.pipelines import torch_outputs
 
 
 def test_a_run_keeps_the_prediction_of_every_test_item_in_dataset_order(smoke_run):

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from parserfree.distill.recipes import RECIPES, SOURCES, Recipe, exportable_recipes, get_recipe, recipes_markdown
+from parserfree.core.recipes import RECIPES, SOURCES, Recipe, exportable_recipes, get_recipe, recipes_markdown
 from parserfree.export.graph_inputs import input_names, output_names
 
-ROOT = Path(__file__).resolve().parents[2]
-CODE = ("distill", "encoder", "predictor", "export", "parserfree")
+from source_tree import ROOT, library_files
+
+CODE = [path for _, path in library_files()]
 
 
 @pytest.mark.parametrize("name", list(RECIPES))
@@ -52,15 +53,14 @@ def _recipe_comparisons(path: Path) -> list[str]:
 
 def test_no_module_but_the_table_branches_on_a_recipe_name():
     offenders = []
-    for folder in CODE:
-        for path in sorted((ROOT / folder).glob("*.py")):
-            if path.name != "recipes.py":
-                offenders += _recipe_comparisons(path)
-    assert not offenders, f"recipe names compared outside distill/recipes.py: {offenders}"
+    for path in CODE:
+        if path != ROOT / "core" / "recipes.py":
+            offenders += _recipe_comparisons(path)
+    assert not offenders, f"recipe names compared outside core/recipes.py: {offenders}"
 
 
 def test_roles_come_from_the_rows_not_from_the_order_of_run_recipes():
-    from parserfree.distill.recipes import comparison_roles
+    from parserfree.core.recipes import comparison_roles
 
     names = ["plain", "parser_fed", "no_syntax", "locality", "parser_fed_twin", "parser_free"]
     for order in (names, names[::-1]):
@@ -89,9 +89,7 @@ def _source_comparisons(path: Path) -> list[str]:
 
 
 def test_distance_sources_are_compared_as_constants_not_strings():
-    offenders = [
-        line for folder in CODE for path in sorted((ROOT / folder).glob("*.py")) for line in _source_comparisons(path)
-    ]
+    offenders = [line for path in CODE for line in _source_comparisons(path)]
     assert not offenders, f"distance sources compared as strings (use DistanceSource): {offenders}"
 
 
@@ -133,7 +131,7 @@ def test_recipe_table_markdown_has_every_row_with_its_sources():
 
 
 def test_train_help_lists_every_recipe(capsys):
-    from parserfree.cli import main
+    from parserfree.commands.cli import main
 
     with pytest.raises(SystemExit):
         main(["--help"])

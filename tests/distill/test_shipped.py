@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 import torch
 
+from parserfree.core.checkpoints import CheckpointError, load_trained
 from parserfree.distill import shipped
-from parserfree.distill.checkpoints import CheckpointError, load_trained
 from parserfree.distill.shipped import read_record, resolve_weights, ship, shipped_checkpoint, shipped_names
 
 
@@ -88,8 +88,8 @@ def test_an_unknown_builtin_name_lists_the_shipped_ones(pretrained, tmp_path, mo
 def test_a_builtin_start_is_fingerprinted_by_its_file_and_pretrains_nothing(pretrained, tmp_path, monkeypatch):
     from parserfree.distill.config import load_config
     from parserfree.encoder.files import sha256_file
-    from parserfree.job_stages import pretrain_stage
-    from parserfree.stages import training_fingerprint
+    from parserfree.jobs.stage_records import training_fingerprint
+    from parserfree.jobs.stages import pretrain_stage
 
     ship(pretrained, "p", "cmd", scores(80.0), {}, root=tmp_path)
     monkeypatch.setattr(shipped, "models_dir", lambda: tmp_path)
@@ -118,10 +118,10 @@ def test_the_main_jobs_rows_fit_the_shipped_encoders_they_start_from(path):
     """Each row the main job fine-tunes from a shipped masked-LM encoder gets one of its own row (parser_free:
     its twin's) whose settings fit the row's model: an encoder size changed in configs/main without a new
     encoder shipped fails here, not half an hour into `parserfree run`."""
-    from parserfree.distill.checkpoints import init_mismatch
     from parserfree.distill.config import load_config
+    from parserfree.distill.starts import init_mismatch
     from parserfree.encoder.masked_words import MASKED_LM
-    from parserfree.job_stages import recipe_config
+    from parserfree.jobs.stages import recipe_config
 
     config = load_config(path)
     assert set(config.run.pretrained_encoders) == set(config.run.recipes)  # every row starts like for like
@@ -142,9 +142,9 @@ def test_the_main_jobs_rows_fit_the_shipped_encoders_they_start_from(path):
 def test_the_tower_configs_rows_fit_the_shipped_parser_tower():
     """configs/agreement_tower.yaml starts every row from builtin:parser-tower-en: a tower size or predictor
     setting changed there (or in configs/main/parser_tower.yaml) without a new tower shipped fails here."""
-    from parserfree.distill.checkpoints import init_mismatch
     from parserfree.distill.config import load_config
-    from parserfree.job_stages import recipe_config
+    from parserfree.distill.starts import init_mismatch
+    from parserfree.jobs.stages import recipe_config
 
     config = load_config("configs/agreement_tower.yaml")
     assert config.run.pretrained == "builtin:parser-tower-en" and not config.run.pretrained_encoders
@@ -161,8 +161,8 @@ def test_every_shipped_parser_fits_the_config_its_record_names():
     """Each shipped parser's record names the config that rebuilds it (``parserfree ship --config``): a size
     changed in that config (e.g. configs/main/parser_tower_ff256.yaml's feed-forward width) without the model
     shipped again fails here, since the recorded command would no longer make the shipped weights."""
-    from parserfree.distill.checkpoints import init_mismatch
     from parserfree.distill.config import load_config
+    from parserfree.distill.starts import init_mismatch
 
     parsers = set()
     for name in shipped_names():

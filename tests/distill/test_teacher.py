@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from parserfree.distill.teacher import SpacyTeacher, TeacherError, load_pipeline
-from parserfree.distill.trees import tree_distances
+from parserfree.core.parse import TeacherError, load_pipeline
+from parserfree.core.trees import tree_distances
+from parserfree.distill.teacher import SpacyTeacher
 
 
 @pytest.fixture(scope="module")

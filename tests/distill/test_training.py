@@ -7,9 +7,9 @@ import lightning as L
 import pytest
 import torch
 
-from parserfree.distill.checkpoints import load_trained
+from parserfree.core.checkpoints import load_trained
+from parserfree.core.recipes import exportable_recipes, get_recipe
 from parserfree.distill.config import TrainingConfig, load_config
-from parserfree.distill.recipes import exportable_recipes, get_recipe
 from parserfree.distill.train import epochs_for, steps_per_epoch, train
 
 

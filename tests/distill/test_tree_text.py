@@ -4,9 +4,9 @@ version (its own words kept), and every distinct text — items' and grammatical
 import numpy as np
 import pytest
 
+from parserfree.core.parse import Parse
 from parserfree.distill.data.datasets import Dataset, Example
 from parserfree.distill.parsing import ParseConfig, parse_dataset
-from parserfree.distill.teacher import Parse
 from parserfree.encoder.schema import ConfigError
 
 

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parserfree.distill.trees import (
+from parserfree.core.trees import (
     TreeError,
     batch_tree_distances,
     brute_force_distances,

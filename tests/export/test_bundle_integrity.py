@@ -51,7 +51,7 @@ def test_unknown_variant_is_refused(smoke_bundle):
 def test_bundle_exported_before_the_tree_outputs_is_refused_saying_to_export_again(bundle_copy, capsys):
     """A format-2 bundle (graph outputs task_output and D̂ only) cannot give heads and labels: refused in one
     line that names the re-export command, by the runtime and by `parserfree predict` alike."""
-    from parserfree.cli import main
+    from parserfree.commands.cli import main
 
     def as_format_2(manifest: dict) -> None:
         manifest.update(format_version=2, outputs=manifest["outputs"][:2])

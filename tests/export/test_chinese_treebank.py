@@ -10,8 +10,9 @@ import pytest
 import spacy
 from spacy.tokenizer import Tokenizer
 
+from parserfree.core.parse import WHITESPACE, TeacherError
 from parserfree.distill.config import load_config
-from parserfree.distill.teacher import WHITESPACE, SpacyTeacher, TeacherError
+from parserfree.distill.teacher import SpacyTeacher
 from parserfree.distill.train import train
 from parserfree.export import ExportError, ParserFreeModel, export_bundle
 

@@ -7,7 +7,7 @@ import onnxruntime as ort
 import pytest
 import torch
 
-from parserfree.distill.checkpoints import load_trained
+from parserfree.core.checkpoints import load_trained
 from parserfree.distill.data.datasets import normalise_text
 from parserfree.encoder.files import sha256_file
 from parserfree.export import FORMAT_VERSION, ExportError, ParserFreeModel, export_bundle
@@ -90,7 +90,7 @@ def test_graph_matches_pytorch_at_other_batch_sizes_and_lengths(smoke_bundle, sm
 def test_bundled_tokenizer_splits_like_the_training_parser(smoke_bundle, sentiment_file):
     import json
 
-    from parserfree.distill.teacher import DEFAULT_MODEL, load_pipeline
+    from parserfree.core.parse import DEFAULT_MODEL, load_pipeline
 
     texts = [json.loads(line)["text"] for line in sentiment_file.read_text().splitlines()[:40]]
     texts += ["Don't stop... U.S.A. e.g. can't!", "  😀 很好\x07 ok  ", "email me: a@b.com, http://x.org/y?z=1"]
@@ -154,7 +154,7 @@ def _parser_fed_task_outputs(checkpoint, words: list[list[str]], distances: np.n
 
 
 def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tmp_path):
-    from parserfree.distill.trees import batch_tree_distances
+    from parserfree.core.trees import batch_tree_distances
 
     checkpoint = recipe_checkpoint("parser_fed")
     manifest = export_bundle(checkpoint, tmp_path / "fed")
@@ -178,7 +178,7 @@ def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tm
 
 
 def test_twin_bundle_takes_parser_distances_and_leaves_the_predictor_out(recipe_checkpoint, tmp_path):
-    from parserfree.distill.trees import batch_tree_distances
+    from parserfree.core.trees import batch_tree_distances
 
     checkpoint = recipe_checkpoint("parser_fed_twin")
     manifest = export_bundle(checkpoint, tmp_path / "twin")
@@ -193,7 +193,7 @@ def test_twin_bundle_takes_parser_distances_and_leaves_the_predictor_out(recipe_
 
 
 def test_locality_bundle_biases_by_sequential_distance_without_a_parser(recipe_checkpoint, tmp_path):
-    from parserfree.distill.trees import batch_tree_distances
+    from parserfree.core.trees import batch_tree_distances
 
     checkpoint = recipe_checkpoint("locality")
     manifest = export_bundle(checkpoint, tmp_path / "loc")

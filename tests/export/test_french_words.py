@@ -10,8 +10,9 @@ import random
 import pytest
 import spacy
 
+from parserfree.core.parse import DEFAULT_MODEL, load_pipeline
 from parserfree.distill.data.builtin_text import FRENCH
-from parserfree.distill.teacher import DEFAULT_MODEL, SpacyTeacher, load_pipeline
+from parserfree.distill.teacher import SpacyTeacher
 from parserfree.export import ParserFreeModel, export_bundle
 from parserfree.export.serving_words import bundle_tokenizer
 from parserfree.export.tokenizer import words_of

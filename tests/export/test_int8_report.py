@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from parserfree.commands import format_evaluation
+from parserfree.commands.export import format_evaluation
 from parserfree.distill.data.datasets import DataConfig, load_dataset
 from parserfree.export import ParserFreeModel
-from parserfree.report_parts import Variants, from_json
+from parserfree.reports.parts import Variants, from_json
 
 
 def test_manifest_evaluates_every_variant_on_the_test_split_it_names(smoke_bundle):

@@ -8,7 +8,7 @@ import torch
 from checkpoint_edits import edited_meta, model_of, save_checkpoint
 from graph_checks import assert_task_output_matches
 
-from parserfree.distill.checkpoints import load_trained
+from parserfree.core.checkpoints import load_trained
 from parserfree.export import export_bundle
 
 BUCKETS = 1021

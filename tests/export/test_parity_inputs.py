@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parserfree.distill.checkpoints import load_trained
+from parserfree.core.checkpoints import load_trained
 from parserfree.export import ParserFreeModel
 from parserfree.export.parity import FALLBACK_TEXTS, build_parity_set, parity_texts
 

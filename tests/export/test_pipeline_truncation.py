@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from parserfree.distill.checkpoints import load_trained
+from parserfree.comparison.pipelines import ModelSource, parser_fed_pipeline
+from parserfree.core.checkpoints import load_trained
+from parserfree.core.parse import Parse
 from parserfree.distill.data_module import collate, truncate
 from parserfree.distill.parsing import ParsedExample
-from parserfree.distill.teacher import Parse
-from parserfree.export.pipelines import ModelSource, parser_fed_pipeline
 
 
 class StarTeacher:

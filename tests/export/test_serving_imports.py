@@ -14,7 +14,7 @@ DATA_AND_TRAINING = (
     "parserfree.distill.data_module",
     "parserfree.distill.train",
     "parserfree.distill.co_training",
-    "parserfree.main_job",
+    "parserfree.jobs.main_job",
     "lightning",
 )
 

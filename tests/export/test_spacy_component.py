@@ -14,7 +14,7 @@ import pytest
 import spacy
 from spacy import displacy
 
-from parserfree.distill.teacher import DEFAULT_MODEL
+from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.export import BundleError, ParserFreeModel, export_bundle
 from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.spacy_component import doc_words, set_tree

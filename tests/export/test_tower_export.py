@@ -10,7 +10,7 @@ import onnxruntime as ort
 import pytest
 import torch
 
-from parserfree.distill.checkpoints import load_trained
+from parserfree.core.checkpoints import load_trained
 from parserfree.encoder import EncoderConfig
 from parserfree.export import export_bundle
 from parserfree.export.builder import TRACE_WORDS, export_predictor

@@ -21,7 +21,7 @@ TEXTS = ["The film is great, and I told my friends. The ending was dull!", "A gr
 def test_a_bundle_whose_graph_still_returns_the_tree_is_refused_saying_to_export_again(bundle_copy, capsys):
     """A format-3 bundle (one graph computing labels for every prediction) is refused in one line naming the
     re-export command, by the runtime and by `parserfree predict` alike."""
-    from parserfree.cli import main
+    from parserfree.commands.cli import main
 
     def as_format_3(manifest: dict) -> None:
         manifest.update(format_version=3, outputs=manifest["tree_graph"]["outputs"])

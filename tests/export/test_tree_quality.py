@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from parserfree.comparison.pipelines import ModelSource, resolve_model
+from parserfree.comparison.tree_quality import tree_quality
 from parserfree.distill.teacher import SpacyTeacher
-from parserfree.export.pipelines import ModelSource, resolve_model
-from parserfree.export.tree_quality import tree_quality
 
 TEXTS = [
     "The film is great, and I told my friends.",

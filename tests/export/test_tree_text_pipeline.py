@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from parserfree.compare import tree_texts
-from parserfree.distill.checkpoints import load_trained
+from parserfree.comparison.compare import tree_texts
+from parserfree.comparison.pipelines import ModelSource, parser_fed_pipeline
+from parserfree.core.checkpoints import load_trained
+from parserfree.core.parse import Parse
 from parserfree.distill.data.datasets import Example
-from parserfree.distill.teacher import Parse
-from parserfree.export.pipelines import ModelSource, parser_fed_pipeline
 
 
 class RootAtXTeacher:

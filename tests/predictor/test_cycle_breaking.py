@@ -8,7 +8,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parserfree.distill.trees import validate_heads
+from parserfree.core.trees import validate_heads
 from parserfree.predictor.cycle_breaking import break_cycles
 from parserfree.predictor.tree_ops import steps_for_length
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from parserfree.distill.trees import tree_distances
+from parserfree.core.trees import tree_distances
 from parserfree.encoder.conventions import CROSS_TREE_DISTANCE
 from parserfree.predictor.decoding import mst_edges
 from parserfree.predictor.metrics import (

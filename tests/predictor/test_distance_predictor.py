@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from parserfree.distill.trees import batch_tree_distances
+from parserfree.core.trees import batch_tree_distances
 from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor, PredictorOutput

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from parserfree.distill.trees import batch_tree_distances
+from parserfree.core.trees import batch_tree_distances
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor
 from parserfree.predictor.metrics import DistanceMetrics

@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from parserfree.distill.trees import batch_tree_distances, validate_heads
+from parserfree.core.trees import batch_tree_distances, validate_heads
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.cycle_breaking import break_cycles
 from parserfree.predictor.head import DistancePredictor

@@ -1,4 +1,4 @@
-"""In-graph distances (predictor/tree_ops.py, also the teacher's distances in distill/trees.py) against
+"""In-graph distances (predictor/tree_ops.py, also the teacher's distances in core/trees.py) against
 the per-pair walk and the matrix-product form, and the in-graph cycle finder against a walk."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from parserfree.distill.trees import brute_force_distances
+from parserfree.core.trees import brute_force_distances
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.predictor.tree_ops import (
     distances_from_heads,
