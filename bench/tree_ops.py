@@ -25,7 +25,7 @@ import onnxruntime as ort
 import torch
 from torch import nn
 
-from parserfree.encoder import BiasConfig, EncoderConfig, SyntaxEncoder
+from parserfree.encoder import EncoderConfig, SyntaxEncoder
 from parserfree.export.timing import machine, seconds_per_call
 from parserfree.predictor.cycle_breaking import break_cycles
 from parserfree.predictor.tree_ops import (
@@ -47,18 +47,7 @@ class Encoder(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        config = EncoderConfig(
-            vocab_size=30000,
-            n_feature_buckets=4096,
-            d_model=128,
-            n_heads=4,
-            n_layers=4,
-            d_ff=512,
-            dropout=0.0,
-            max_len=MAX_LEN,
-            predictor_layer=2,
-            bias=BiasConfig(),
-        )
+        config = EncoderConfig(vocab_size=30000, dropout=0.0, max_len=MAX_LEN)  # the default size, 4 × 128
         self.encoder = SyntaxEncoder(config)
 
     def forward(self, word_ids, feature_ids, mask, distances):

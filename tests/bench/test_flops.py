@@ -7,26 +7,16 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from parserfree.core.recipes import get_recipe
-from parserfree.encoder import EncoderConfig
 from parserfree.export.onnx_graph import RecipeGraph
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
 from bench.lib.flops import ModelShape, bundle_shape, executed_flops, flops_per_word, useful_flops
+from tiny_models import tiny_encoder
 
 
 def tiny(bias_all_layers: bool, form: str = "heads") -> tuple[SyntaxModel, ModelShape]:
-    encoder = EncoderConfig(
-        vocab_size=50,
-        n_feature_buckets=32,
-        d_model=16,
-        n_heads=2,
-        n_layers=3,
-        d_ff=40,
-        max_len=32,
-        predictor_layer=1,
-        bias_all_layers=bias_all_layers,
-    )
+    encoder = tiny_encoder(vocab_size=50, n_layers=3, d_ff=40, max_len=32, dropout=0.1, bias_all_layers=bias_all_layers)
     predictor = PredictorConfig(form=form, arc_dim=8, rank=6)
     model = SyntaxModel(encoder, predictor, task="binary", n_classes=3, seed=0).eval()
     return model, ModelShape.of(encoder, predictor, n_outputs=3)
@@ -95,17 +85,7 @@ def test_flop_count_covers_the_tower_and_the_label_scorer():
     """Catches a formula that leaves out the parser tower (its projection, layers and attention) or the label
     scorer: the count must equal PyTorch's, plus the matrix–vector product PyTorch does not count (the arc
     scorer's head·u; the label scorer's products with its head's view are one batched product, counted)."""
-    encoder = EncoderConfig(
-        vocab_size=50,
-        n_feature_buckets=32,
-        d_model=16,
-        n_heads=2,
-        n_layers=2,
-        d_ff=40,
-        max_len=32,
-        predictor_layer=0,
-        bias_all_layers=True,
-    )
+    encoder = tiny_encoder(vocab_size=50, d_ff=40, max_len=32, dropout=0.1, predictor_layer=0, bias_all_layers=True)
     predictor = PredictorConfig(arc_dim=8, label_dim=6, tower_layers=2, tower_d_model=12, tower_heads=3, tower_d_ff=20)
     labels = ("ROOT", "amod", "det", "nsubj", "punct")
     model = SyntaxModel(encoder, predictor, task="binary", n_classes=3, seed=0, dep_labels=labels).eval()

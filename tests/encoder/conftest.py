@@ -7,25 +7,15 @@ import torch
 
 from parserfree.encoder import BiasConfig, EncoderConfig
 
+from tiny_models import tiny_encoder
+
 VOCAB, BUCKETS = 30, 64
 
 
 def tiny_config(**bias: object) -> EncoderConfig:
     """2 layers, d=16, 2 heads; predictor_layer=1 and bias_all_layers off, so layer 1 runs unbiased and
     layer 2 biased (the split these tests check; not the default, which biases every layer)."""
-    return EncoderConfig(
-        vocab_size=VOCAB,
-        n_feature_buckets=BUCKETS,
-        d_model=16,
-        n_heads=2,
-        n_layers=2,
-        d_ff=32,
-        dropout=0.1,
-        max_len=12,
-        predictor_layer=1,
-        bias_all_layers=False,
-        bias=BiasConfig(**bias),
-    )
+    return tiny_encoder(vocab_size=VOCAB, n_feature_buckets=BUCKETS, dropout=0.1, max_len=12, bias=BiasConfig(**bias))
 
 
 def make_batch(lengths: list[int], width: int, seed: int = 0):

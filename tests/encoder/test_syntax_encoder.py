@@ -129,20 +129,12 @@ def test_bias_all_layers_biases_the_lower_layers_too():
     """With bias_all_layers the bias reaches layers 1..k as well (a second, biased pass); without, it does not."""
     import torch
 
-    from parserfree.encoder import EncoderConfig, SyntaxEncoder
+    from parserfree.encoder import SyntaxEncoder
+
+    from tiny_models import tiny_encoder
 
     torch.manual_seed(0)
-    config = EncoderConfig(
-        vocab_size=20,
-        d_model=8,
-        n_heads=2,
-        n_layers=2,
-        d_ff=16,
-        dropout=0.0,
-        max_len=8,
-        predictor_layer=1,
-        bias_all_layers=False,
-    )
+    config = tiny_encoder(vocab_size=20, n_feature_buckets=4096, d_model=8, d_ff=16, max_len=8)
     w = torch.tensor([[3, 4, 5, 6]])
     f = torch.zeros(1, 4, 3, dtype=torch.long)
     mask = torch.ones(1, 4, dtype=torch.bool)

@@ -9,23 +9,13 @@ import pytest
 import torch
 
 from parserfree.distill.config import load_config
-from parserfree.encoder import EncoderConfig
 from parserfree.encoder.schema import ConfigError
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
-ENCODER = EncoderConfig(
-    vocab_size=40,
-    n_feature_buckets=32,
-    d_model=16,
-    n_heads=2,
-    n_layers=3,
-    d_ff=32,
-    max_len=16,
-    predictor_layer=0,
-    bias_all_layers=True,
-    dropout=0.0,
-)
+from tiny_models import tiny_encoder
+
+ENCODER = tiny_encoder(n_layers=3, predictor_layer=0, bias_all_layers=True)
 TOWER = PredictorConfig(arc_dim=8, label_dim=4, tower_layers=2, tower_d_model=12, tower_heads=3)
 
 

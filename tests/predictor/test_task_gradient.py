@@ -8,29 +8,19 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from parserfree.encoder import BiasConfig, EncoderConfig
+from parserfree.encoder import BiasConfig
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 from parserfree.predictor.tree_ops import distances_from_heads
+
+from tiny_models import tiny_encoder
 
 VOCAB = 40
 
 
 def _model(task_grad: bool, **predictor) -> SyntaxModel:
     torch.manual_seed(0)
-    encoder = EncoderConfig(
-        vocab_size=VOCAB,
-        n_feature_buckets=32,
-        d_model=16,
-        n_heads=2,
-        n_layers=2,
-        d_ff=32,
-        dropout=0.0,
-        max_len=16,
-        predictor_layer=1,
-        bias_all_layers=False,
-        bias=BiasConfig(max_distance=6),
-    )
+    encoder = tiny_encoder(vocab_size=VOCAB, bias=BiasConfig(max_distance=6))
     model = SyntaxModel(encoder, PredictorConfig(arc_dim=8, **predictor), "binary", 2, task_grad_to_predictor=task_grad)
     with torch.no_grad():  # a trained-looking bias table: zero-initialised it passes no gradient to D̂ at all
         model.encoder.bias.table.weight.copy_(
