@@ -125,8 +125,9 @@ def measure(
 ) -> list[dict]:
     """Time every exported size and variant end to end on its task's test texts; one row per point."""
     from parserfree.core.parse import DEFAULT_MODEL
-    from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
+    from parserfree.distill.data.datasets import DataConfig, load_dataset
     from parserfree.distill.teacher import SpacyTeacher
+    from parserfree.encoder.text import normalise_text
     from parserfree.export.runtime import ParserFreeModel
     from parserfree.export.timing import batches
 

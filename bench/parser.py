@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from parserfree.core.parse import DEFAULT_MODEL, load_pipeline
-from parserfree.distill.data.datasets import normalise_text
 from parserfree.distill.parsing import ParsedExample
+from parserfree.encoder.text import normalise_text
 from parserfree.export.timing import batches, machine
 from parserfree.export.tokenizer import words_of
 from parserfree.export.variants import QUANTIZE_CHOICES

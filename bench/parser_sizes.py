@@ -20,7 +20,8 @@ from typing import Any
 
 from parserfree.core.parse import DEFAULT_MODEL, load_pipeline
 from parserfree.distill.config import load_config
-from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.data.datasets import DataConfig, load_dataset
+from parserfree.encoder.text import normalise_text
 from parserfree.export.timing import machine
 from parserfree.jobs.stages import pretrain_stage
 

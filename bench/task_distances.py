@@ -63,7 +63,7 @@ def checkpoint_of(source: str) -> Path:
 def exported(checkpoint: Path, work: Path, reuse: bool) -> dict[str, Path]:
     """The checkpoint's bundle per method of ``METHODS`` in ``work`` (exported unless ``reuse`` finds one of
     the same checkpoint there)."""
-    from parserfree.export.builder import export_bundle
+    from parserfree.jobs.exporting import export_checkpoint
 
     digest = sha256_file(checkpoint)
     out = {}
@@ -73,7 +73,7 @@ def exported(checkpoint: Path, work: Path, reuse: bool) -> dict[str, Path]:
         same = manifest.is_file() and json.loads(manifest.read_text(encoding="utf-8"))["checkpoint"]["sha256"] == digest
         if not (reuse and same):
             print(f"exporting {checkpoint} with task distances {method} → {folder}", file=sys.stderr)
-            export_bundle(checkpoint, folder, threads=1, overwrite=True, task_distances=method)
+            export_checkpoint(checkpoint, folder, threads=1, overwrite=True, task_distances=method)
         out[method] = folder
     return out
 

@@ -21,6 +21,8 @@ if TYPE_CHECKING:  # the public names, written once: editors read them here, run
     from .errors import BundleError, ExportError
     from .runtime import ParserFreeModel
 
+FACTORY = "parserfree"  # the name spaCy knows the pipeline component by: nlp.add_pipe("parserfree", ...)
+
 _WHERE = type_checking_exports(__file__)
 __all__ = sorted(_WHERE)
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE)

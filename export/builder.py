@@ -4,10 +4,12 @@
 recipe (onnx_graph.py: the task graph, and for a parser-free model the tree graph), checks each one's
 parity with PyTorch on held-out sentences of other batch sizes and lengths (parity.py), optionally adds
 the optimised and int8 variants of each (variants.py), evaluates every variant on the test split
-(evaluation.py), and writes the vocabulary, the tokenizer checked against the training
-words (serving_words.py), labels, the resolved config and the sealed manifest (bundle.py). Everything is built in a
-hidden temporary sibling folder and renamed into place only once complete, so a failed or interrupted
-export never leaves a bundle that loads.
+(evaluation.py), and writes the vocabulary, the tokenizer checked against the training words
+(serving_words.py), labels, the resolved config and the sealed manifest (bundle.py). The held-out
+sentences are the checkpoint's own, read by the training side and handed over as plain data
+(``core.held_out.HeldOut``): export reads no dataset. Everything is built in a hidden temporary sibling
+folder and renamed into place only once complete, so a failed or interrupted export never leaves a
+bundle that loads.
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from pathlib import Path
 import yaml
 
 from parserfree.core.checkpoints import TrainedModel, load_trained
+from parserfree.core.held_out import HeldOut
 from parserfree.core.parse import doc_to_parse, load_pipeline
 from parserfree.core.recipes import exportable_recipes
 from parserfree.core.trees import batch_tree_distances
-from parserfree.distill.data.datasets import Dataset, normalise_text
 from parserfree.encoder.files import sha256_file, write_json
+from parserfree.encoder.text import normalise_text
 from parserfree.export.bundle import MANIFEST, MODEL_FILES, TREE_FILES, write_manifest
 from parserfree.export.errors import ExportError
 from parserfree.export.evaluation import BundleGraphs, evaluation_report
@@ -46,7 +49,6 @@ from parserfree.export.parity import (
     ParitySet,
     build_parity_set,
     compare_outputs,
-    local_dataset,
     parity_texts,
     require_parity,
 )
@@ -110,14 +112,6 @@ def _analyser(nlp, tokenizer, recipe: str):
             return [(w, None) for w in words_of(tokenizer, texts)]
 
     return analyse
-
-
-def _local_data(experiment: dict) -> tuple[Dataset | None, str | None]:
-    """The checkpoint's dataset, or None and why it cannot be read here (checks that need it say so)."""
-    try:
-        return local_dataset(experiment), None
-    except Exception as e:  # noqa: BLE001 — a moved file, a corpus not in the cache, unreadable data
-        return None, f"{type(e).__name__}: {e}"
 
 
 # What each graph of a bundle is for, as the manifest says it
@@ -201,6 +195,7 @@ def _checked_models(
 
 def _write_bundle(
     trained: TrainedModel,
+    held_out: HeldOut,
     recipe: str,
     tmp: Path,
     optimize: bool,
@@ -218,9 +213,8 @@ def _write_bundle(
             f"a {recipe} model is served with a spaCy parser's trees, and parse.spacy_model={spacy_model} "
             "has none; export a parser-free recipe (its graph predicts the trees); no bundle was written"
         )
-    dataset, reason = _local_data(experiment)
-    texts, source = parity_texts(experiment)
-    treebank = treebank_sentences(experiment, dataset, reason)
+    texts, source = parity_texts(held_out)
+    treebank = treebank_sentences(experiment, held_out)
     served_by_bundle = not graph_recipe(recipe).needs_parser_at_inference
     tokenizer, tokenizer_meta = bundle_tokenizer(nlp, tmp, served_by_bundle, treebank, texts)
     tokenizer_meta["spacy_model"] = spacy_model
@@ -251,7 +245,7 @@ def _write_bundle(
         max_len=max_len,
         threads=threads,
     )
-    evaluation = evaluation_report(graphs, dataset, reason)
+    evaluation = evaluation_report(graphs, held_out)
 
     vocab.save(tmp / "vocab.json")
     write_json(tmp / "labels.json", {"task": task, "label_names": trained.label_names})
@@ -303,15 +297,17 @@ def _write_bundle(
 
 
 def export_bundle(
-    checkpoint: str | os.PathLike,
+    checkpoint: str | os.PathLike | TrainedModel,
     out_dir: str | os.PathLike,
     optimize: bool = False,
     quantize: str | None = None,
     threads: int | None = None,
     overwrite: bool = False,
     task_distances: str = AUTO,
+    held_out: HeldOut | None = None,
 ) -> dict:
-    """Export a trained checkpoint to a bundle folder and return its manifest.
+    """Export a trained checkpoint (a path, or the model ``core.checkpoints.load_trained`` gave) to a bundle
+    folder and return its manifest.
 
     The bundle's task graph is ``model.onnx`` (the task output only); a parser-free model's tree graph
     is ``tree.onnx`` (the task output, D̂, heads and labels), each parity-checked against PyTorch.
@@ -322,7 +318,11 @@ def export_bundle(
     checking sessions. overwrite: replace an existing bundle at out_dir. task_distances: how the task
     graph computes the D̂ its bias reads (``onnx_graph.TASK_DISTANCES``: "pointer_jumps", exact, or
     "adjacency_powers", clamped where the bias saturates; "auto", the default, adjacency powers where they
-    apply; the tree graph's D̂ is exact either way).
+    apply; the tree graph's D̂ is exact either way). held_out: the checkpoint's held-out sentences, read from
+    its data by the training side (``distill.held_out.held_out_of``; ``parserfree export`` and
+    ``parserfree.jobs.exporting.export_checkpoint`` pass them): the parity texts, the test split every
+    variant is scored on and a treebank's words; without them the parity check uses built-in sentences,
+    the evaluation is skipped and a model trained on a treebank is refused.
     Raises ExportError (parity failure, served words that differ from the training words, unsupported
     recipe, occupied out_dir) or CheckpointError (a damaged or foreign checkpoint); nothing is left at
     ``out_dir`` unless the whole export succeeded.
@@ -333,11 +333,12 @@ def export_bundle(
         raise ExportError(f"task_distances={task_distances!r} must be one of {', '.join((*TASK_DISTANCES, AUTO))}")
     out = Path(out_dir)
     _prepare_target(out, overwrite)
-    trained = load_trained(checkpoint)
+    trained = checkpoint if isinstance(checkpoint, TrainedModel) else load_trained(checkpoint)
+    held_out = held_out or HeldOut.unavailable("no held-out data was given to the export")
     recipe = trained.recipe
     if recipe not in exportable_recipes():
         raise ExportError(
-            f"{checkpoint}: recipe {trained.recipe!r} has no task graph to export "
+            f"{trained.path}: recipe {trained.recipe!r} has no task graph to export "
             f"(exportable: {', '.join(exportable_recipes())})"
         )
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -346,7 +347,7 @@ def export_bundle(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
         method = task_distances_for(trained.model, recipe, task_distances)
-        manifest = _write_bundle(trained, recipe, tmp, optimize, quantize, threads, method)
+        manifest = _write_bundle(trained, held_out, recipe, tmp, optimize, quantize, threads, method)
         _move_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -18,25 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
+from parserfree.core.held_out import HeldOut
 from parserfree.core.task_metrics import agreement, predictions, task_metrics
 from parserfree.core.trees import batch_tree_distances
-from parserfree.distill.data.datasets import Dataset, normalise_text
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.parity import TOLERANCE, Analyse
 from parserfree.export.session import make_session
 from parserfree.export.timing import batches, time_calls
 
-MAX_EXAMPLES = 1000  # test sentences evaluated (evenly spaced through the split when it has more)
 BATCH_SIZE = 32
-
-
-def test_examples(dataset: Dataset, limit: int = MAX_EXAMPLES) -> tuple[list[str], np.ndarray]:
-    """Up to ``limit`` labelled test-split texts (evenly spaced) and their gold labels."""
-    examples = [e for e in dataset.splits["test"] if normalise_text(e.text) and e.label is not None]
-    step = max(1, len(examples) // limit) if examples else 1
-    examples = examples[::step][:limit]
-    return [e.text for e in examples], np.array([e.label for e in examples])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -137,19 +128,19 @@ def _words_as(values: list[np.ndarray], reference: list[np.ndarray], feeds: list
     return same / words if words else float("nan")
 
 
-def evaluation_report(graphs: BundleGraphs, dataset: Dataset | None, reason: str | None) -> dict:
-    """The manifest's ``evaluation``: what was measured on which sentences, or why nothing was."""
-    if dataset is None:
-        return {"skipped": f"the checkpoint's data is not available ({reason})"}
-    texts, gold = test_examples(dataset)
-    if not texts:
-        return {"skipped": f"the test split of {dataset.name} has no labelled examples"}
+def evaluation_report(graphs: BundleGraphs, held_out: HeldOut) -> dict:
+    """The manifest's ``evaluation``: what was measured on which sentences (the checkpoint's labelled test
+    texts, ``held_out``), or why nothing was."""
+    if held_out.reason is not None:
+        return {"skipped": f"the checkpoint's data is not available ({held_out.reason})"}
+    if not held_out.test_texts:
+        return {"skipped": f"the test split of {held_out.dataset} has no labelled examples"}
     return {
-        "source": f"test split of {dataset.name}",
-        "n_examples": len(texts),
+        "source": f"test split of {held_out.dataset}",
+        "n_examples": len(held_out.test_texts),
         "batch_size": BATCH_SIZE,
         "threads": graphs.threads,
         "speed": "sentences/s of the task graph alone (tree_sentences_per_s: of the tree graph; tokenisation "
         "excluded), length-sorted batches",
-        "variants": evaluate_variants(graphs, texts, gold),
+        "variants": evaluate_variants(graphs, held_out.test_texts, np.array(held_out.test_labels)),
     }

@@ -1,11 +1,11 @@
 """Parity check: the exported graph must compute what the trained PyTorch model computes.
 
 The gate between tracing and writing a bundle. Inputs are real held-out sentences — the dev split of the
-checkpoint's own data (``experiment['data']``), tokenised exactly as at inference — arranged in batches
-whose sizes and lengths differ from the trace (one multi-sentence example near ``max_len``, the shortest
-sentences, a spread of lengths with much padding, the longest sentences). When the data cannot be loaded
-without a download (a built-in corpus not in the cache, a moved file), built-in example sentences are
-used instead and the report says so. Every output is compared: ``task_output`` everywhere, D̂ on
+checkpoint's own data, as the training side reads it (``core.held_out.HeldOut``), tokenised exactly as at
+inference — arranged in batches whose sizes and lengths differ from the trace (one multi-sentence
+example near ``max_len``, the shortest sentences, a spread of lengths with much padding, the longest
+sentences). When the data cannot be read here (a built-in corpus not in the cache, a moved file, none
+given), built-in example sentences are used instead and the report says so. Every output is compared: ``task_output`` everywhere, D̂ on
 non-padding pairs only, the predicted heads and labels on words exactly. The predictor's argmax heads make
 D̂ discrete, so a near-tie flipping a head would show as a whole row differing: the report gives the max
 difference and the fraction of words whose D̂ row, head or label differs. A fp32 graph fails above
@@ -18,27 +18,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
+from parserfree.core.held_out import HeldOut
 from parserfree.core.trees import batch_tree_distances
-from parserfree.distill.data.archives import cached_only
-from parserfree.distill.data.builtin import BUILTIN
-from parserfree.distill.data.datasets import (
-    DataConfig,
-    Dataset,
-    dataset_name,
-    dataset_sources,
-    load_dataset,
-    normalise_text,
-)
 from parserfree.encoder.vocabulary import Vocabulary
 from parserfree.export.errors import ExportError
 from parserfree.export.graph_inputs import graph_inputs
 
 TOLERANCE = 1e-4
-MAX_TEXTS = 64
 log = logging.getLogger(__name__)
 
 # Used only when the checkpoint's data cannot be read; varied lengths, punctuation, several sentences.
@@ -74,35 +63,12 @@ class ParitySet:
         return [list(b["word_ids"].shape) for b in self.batches]
 
 
-def local_dataset(experiment: dict) -> Dataset:
-    """The checkpoint's dataset (``experiment['data']``) when it loads from files and the cache alone;
-    FileNotFoundError when it would need a download or a build, DataError when it cannot be read."""
-    config = DataConfig(**experiment["data"])
-    for name in dataset_sources(config.dataset):  # a list: joined text; a mapping: a file per split
-        if name not in BUILTIN and not Path(name).is_file():
-            raise FileNotFoundError(f"{name} is not available locally")
-    try:
-        with cached_only():
-            return load_dataset(config)
-    except FileNotFoundError as e:
-        raise FileNotFoundError(f"{dataset_name(config.dataset)} is not available locally ({e})") from None
-
-
-def parity_texts(experiment: dict, limit: int = MAX_TEXTS) -> tuple[list[str], str]:
-    """Up to ``limit`` normalised dev-split texts of the checkpoint's data (test split if dev is empty),
-    or the built-in FALLBACK_TEXTS when the data cannot be loaded without a download."""
-    try:
-        config = DataConfig(**experiment["data"])
-        dataset = local_dataset(experiment)
-        split = "dev" if dataset.splits["dev"] else "test"
-        texts = [normalise_text(e.text) for e in dataset.splits[split]]
-        texts = [t for t in texts if t]
-        if texts:
-            step = max(1, len(texts) // limit)
-            return texts[::step][:limit], f"{split} split of {dataset_name(config.dataset)}"
-        reason = "no held-out examples"
-    except Exception as e:  # noqa: BLE001 — any failure to read the data means: use the fallback
-        reason = f"{type(e).__name__}: {e}"
+def parity_texts(held_out: HeldOut) -> tuple[list[str], str]:
+    """The held-out texts of the checkpoint's data and where they come from, or the built-in FALLBACK_TEXTS
+    when there are none (the data could not be read here, or holds no held-out example)."""
+    if held_out.parity_texts:
+        return list(held_out.parity_texts), held_out.parity_source
+    reason = held_out.reason or "no held-out examples"
     log.warning("parity check uses built-in example sentences (%s)", reason)
     return list(FALLBACK_TEXTS), f"built-in example sentences ({reason})"
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from parserfree.core.held_out import HeldOut, Sentence
 from parserfree.core.parse import WHITESPACE
-from parserfree.distill.data.datasets import Dataset
 from parserfree.export.errors import ExportError
 from parserfree.export.tokenizer import (
-    Sentence,
     fit_to_treebank,
     load_tokenizer,
     save_tokenizer,
@@ -31,27 +30,17 @@ from parserfree.export.tokenizer import (
 )
 
 
-def treebank_sentences(
-    experiment: dict, dataset: Dataset | None, reason: str | None
-) -> tuple[list[Sentence], list[Sentence]] | None:
+def treebank_sentences(experiment: dict, held_out: HeldOut) -> tuple[tuple[Sentence, ...], tuple[Sentence, ...]] | None:
     """(train, held-out) sentences with their gold words when the model was trained on a treebank; None
     when it was trained on parsed text. ExportError when a treebank's words cannot be read back."""
     data = experiment["data"]
     fmt = data.get("format") or Path(str(data["dataset"])).suffix.lower().lstrip(".")
-    if dataset is None:
-        if fmt in ("conllu", "conll"):
-            raise ExportError(
-                f"cannot check the bundled tokenizer against the training words of {data['dataset']} "
-                f"({reason}); no bundle was written"
-            )
-        return None
-    if not any(e.words is not None for e in dataset.all_examples()):
-        return None
-
-    def sentences(splits: Sequence[str]) -> list[Sentence]:
-        return [(e.text, e.words, e.source) for s in splits for e in dataset.splits[s] if e.words is not None]
-
-    return sentences(["train"]), sentences(["dev", "test"])
+    if held_out.reason is not None and fmt in ("conllu", "conll"):
+        raise ExportError(
+            f"cannot check the bundled tokenizer against the training words of {data['dataset']} "
+            f"({held_out.reason}); no bundle was written"
+        )
+    return held_out.treebank
 
 
 def _difference(first: dict, whitespace: bool = False) -> str:
@@ -71,7 +60,7 @@ def bundle_tokenizer(
     nlp,
     folder: Path,
     served_by_bundle: bool,
-    treebank: tuple[list[Sentence], list[Sentence]] | None,
+    treebank: tuple[Sequence[Sentence], Sequence[Sentence]] | None,
     parity_texts: Sequence[str],
 ) -> tuple[object, dict]:
     """Write the serving tokenizer to ``folder / "tokenizer"`` and check it against the training words.

@@ -7,7 +7,7 @@ scipy) is imported when a pipeline adds or loads it.
 
 from spacy.language import Language
 
-FACTORY = "parserfree"
+from parserfree.export import FACTORY
 
 
 @Language.factory(

@@ -31,10 +31,9 @@ from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
 
+from parserfree.core.held_out import Sentence
 from parserfree.encoder.text import normalise_text
 
-# (text, training words, source) of one sentence
-Sentence = tuple[str, Sequence[str], str]
 CHUNK_CACHE_SIZE = 100_000  # distinct chunks whose words ChunkWords remembers; the cache starts over when full
 
 

@@ -136,10 +136,10 @@ def smoke_checkpoint(smoke_run):
 @pytest.fixture(scope="session")
 def smoke_bundle(smoke_checkpoint, tmp_path_factory):
     """(bundle folder, manifest) of the smoke model, exported once with --optimize and --quantize int8."""
-    from parserfree.export import export_bundle
+    from parserfree.jobs.exporting import export_checkpoint
 
     out = tmp_path_factory.mktemp("bundles") / "smoke"
-    manifest = export_bundle(smoke_checkpoint, out, optimize=True, quantize="int8", threads=1)
+    manifest = export_checkpoint(smoke_checkpoint, out, optimize=True, quantize="int8", threads=1)
     return out, manifest
 
 

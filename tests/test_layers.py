@@ -41,6 +41,14 @@ def layer_of_module(name: str) -> str | None:
     return "app"
 
 
+def absolute_module(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module of a ``from … import`` statement in a file of ``package`` (relative ones resolved)."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imported_modules(path: Path, package: str) -> list[tuple[int, str]]:
     """(line, absolute module name) of every import in a file of ``package`` (e.g. "parserfree.encoder")."""
     found = []
@@ -48,11 +56,7 @@ def imported_modules(path: Path, package: str) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:  # relative: resolve against the file's package
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
+            module = absolute_module(node, package)
             if module == "parserfree":  # from parserfree import encoder, cli, ...
                 found += [(node.lineno, f"parserfree.{alias.name}") for alias in node.names]
             else:
@@ -151,3 +155,131 @@ def test_only_the_parserfree_namespace_is_installed(tmp_path):
 @pytest.mark.parametrize("layer", LAYERS)
 def test_each_layer_folder_holds_modules_so_the_checks_are_not_vacuous(layer):
     assert list(FOLDERS[layer].glob("*.py")), f"{FOLDERS[layer]} holds no module"
+
+
+def test_export_imports_nothing_from_the_training_side():
+    """Serving stands apart from training: what both need lives in parserfree.core, below them."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for layer, path, line, module in project_imports()
+        if layer == "export" and layer_of_module(module) == "distill"
+    ]
+    assert found == []
+
+
+# The application's sub-packages, lowest first: each imports only those before it (docs/design.md §9).
+APP_ROLES = ("reports", "comparison", "jobs", "commands")
+
+
+def app_role(name: str) -> str | None:
+    """The application sub-package of a module name (parserfree.jobs.curve → jobs), None outside them."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 2 and parts[0] == "parserfree" and parts[1] in APP_ROLES else None
+
+
+def test_the_applications_roles_import_downward_only():
+    upward = []
+    for name, path in library_files():
+        role = app_role(name)
+        file_package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for line, module in imported_modules(path, file_package):
+            target = app_role(module)
+            if role and target and APP_ROLES.index(target) > APP_ROLES.index(role):
+                upward.append(f"{path.relative_to(ROOT)}:{line}: {role} imports {module} ({target})")
+    assert upward == []
+    assert all(any(app_role(n) == r for n, _ in library_files()) for r in APP_ROLES)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the project modules it imports (a name imported from a package counts as that module when
+    it is one, else as the package), every import in the file included: lazy, type-checking, relative."""
+    modules = {name for name, _ in library_files()}
+    graph: dict[str, set[str]] = {}
+    for name, path in library_files():
+        file_package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = absolute_module(node, file_package)
+                for alias in node.names:
+                    full = f"{base}.{alias.name}"
+                    targets.add(full if full in modules else base)
+            elif isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+        graph[name] = {_known(t, modules) for t in targets} - {None, name}
+    return graph
+
+
+def _known(name: str, modules: set[str]) -> str | None:
+    """``name`` or its closest enclosing project module (a name imported from it), None outside the project."""
+    parts = name.split(".")
+    while parts and ".".join(parts) not in modules:
+        parts.pop()
+    return ".".join(parts) if parts else None
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    cycles.append(sorted(group))
+    return cycles
+
+
+def test_the_cycle_finder_sees_a_cycle_through_a_lazy_import():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_itself_back_through_others():
+    graph = import_graph()
+    assert len(graph) > 100 and graph["parserfree.export.builder"], "the import graph reads no imports"
+    assert import_cycles(graph) == []
+
+
+LIBRARY_LINES = 450  # a file longer than this is split by concept
+
+
+def test_no_library_or_bench_file_is_over_450_lines():
+    files = [path for _, path in library_files()] + sorted((ROOT / "bench").rglob("*.py"))
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in files
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > LIBRARY_LINES
+    }
+    assert long == {}

@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from parserfree.core.trees import batch_tree_distances
-from parserfree.distill.data.datasets import normalise_text
 from parserfree.distill.teacher import SpacyTeacher
+from parserfree.encoder.text import normalise_text
 
 BATCH = 32
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.distill.data import agreement, agreement_views, npm_corpora, pattern_corpora, silver_trees, vader
@@ -26,14 +26,25 @@ from parserfree.distill.data.builtin_text import ENGLISH, FRENCH, BuiltinText, e
 from parserfree.distill.data.readers import DataError, RawExample
 from parserfree.distill.data.static_vectors import MD_WHEEL
 
-if TYPE_CHECKING:
-    from parserfree.distill.data.datasets import DataConfig
 
-Loader = Callable[["DataConfig"], list[RawExample]]
-Digest = Callable[["DataConfig"], dict | str]
+class SourceSettings(Protocol):
+    """The data settings a built-in loader reads (``datasets.DataConfig`` has them all; the registry names
+    only these, so that it need not import the module that validates settings against it)."""
+
+    dataset: str | list[str] | dict[str, str]
+    cache_dir: str | None
+    archive: str | None
+    split: list[float]
+    agreement_train_pairs: bool
+    agreement_train_balance: str
+    builtin_corpora: list[str] | None
 
 
-def _cache(config: DataConfig) -> Path | None:
+Loader = Callable[[SourceSettings], list[RawExample]]
+Digest = Callable[[SourceSettings], dict | str]
+
+
+def _cache(config: SourceSettings) -> Path | None:
     return Path(config.cache_dir) if config.cache_dir else None
 
 
@@ -181,6 +192,15 @@ def builtin(name: str) -> BuiltinDataset:
     return entry
 
 
-def load_raw(name: str, config: DataConfig) -> list[RawExample]:
+def load_raw(name: str, config: SourceSettings) -> list[RawExample]:
     """Raw examples of the built-in dataset ``name`` (``config.dataset``, a single name) under ``config``."""
     return builtin(name).load(config)
+
+
+def builtin_table() -> str:
+    """The built-in datasets, one line each from the registry: name, task, spaCy model, archives, source."""
+    lines = ["| dataset | task | spaCy model | archives | source |", "|---|---|---|---|---|"]
+    for name, entry in BUILTIN.items():
+        archives = ", ".join(f"`{a.filename}`" for a in entry.archives)
+        lines.append(f"| `{name}` | {entry.task} | {entry.spacy_model} | {archives} | {entry.citation} |")
+    return "\n".join(lines) + "\n"

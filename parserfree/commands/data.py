@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from parserfree.core.parse import DEFAULT_MODEL
-from parserfree.distill.data.builtin import ARCHIVES, BUILTIN
+from parserfree.distill.data.builtin import ARCHIVES, BUILTIN, builtin_table
 from parserfree.distill.data.datasets import SPLITS, TASKS, DataConfig, describe, load_dataset
 from parserfree.distill.data.vader import default_cache_dir
 from parserfree.encoder.errors import UsageError
@@ -79,15 +79,6 @@ def _data_config(args: argparse.Namespace) -> DataConfig:
 
 def _cache_dir(args: argparse.Namespace) -> Path:
     return Path(args.cache_dir) if args.cache_dir else default_cache_dir()
-
-
-def builtin_table() -> str:
-    """The built-in datasets, one line each from the registry: name, task, spaCy model, archives, source."""
-    lines = ["| dataset | task | spaCy model | archives | source |", "|---|---|---|---|---|"]
-    for name, entry in BUILTIN.items():
-        archives = ", ".join(f"`{a.filename}`" for a in entry.archives)
-        lines.append(f"| `{name}` | {entry.task} | {entry.spacy_model} | {archives} | {entry.citation} |")
-    return "\n".join(lines) + "\n"
 
 
 def cmd_data(args: argparse.Namespace) -> int:

@@ -123,10 +123,10 @@ def format_evaluation(evaluation: Variants) -> list[str]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a checkpoint and print the parity of every model variant."""
-    from parserfree.export.builder import export_bundle
     from parserfree.export.bundle import bundle_digest
+    from parserfree.jobs.exporting import export_checkpoint
 
-    manifest = export_bundle(
+    manifest = export_checkpoint(
         args.checkpoint, args.out, **options(args, "optimize", "quantize", "threads", "overwrite", "task_distances")
     )
     parity = manifest["parity"]

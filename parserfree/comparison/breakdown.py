@@ -11,64 +11,22 @@ Each bucket is also a *slice* of the items on which ``compare`` gives paired ver
 ``report.json`` holds ``domains.<dataset>.breakdown.<row>.<group>.<bucket>``, a
 ``reports.parts.BucketScore`` (in %): accuracy is the mean over seeds; the interval is Wilson's for one seed
 on independent items, else the percentile bootstrap over minimal pairs (and seeds) of
-``parserfree.comparison.paired``. This module also renders it as Markdown tables (its plot: ``parserfree.reports.figures``).
+``parserfree.comparison.paired``. The groups and buckets themselves, and the Markdown tables, are
+``parserfree.reports.slices`` (its plot: ``parserfree.reports.figures``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from parserfree.comparison.paired import Resampler, clusters_of, pairs_of
-from parserfree.distill.data.agreement import (
-    ATTRACTOR_BUCKETS,
-    ATTRACTORS,
-    DISTANCE,
-    DISTANCE_BUCKETS,
-    NEAREST_NOUN_NUMBER,
-    NUMBERS,
-    SUBJECT_NUMBER,
-    attractor_bucket,
-    distance_bucket,
-    judges_both_versions,
-)
+from parserfree.distill.data.agreement import judges_both_versions
 from parserfree.reports.parts import BucketScore, RowBreakdown
-
-ALL = "all"  # the slice of every item
-
-
-@dataclass(frozen=True)
-class Group:
-    """One breakdown: the columns it reads, each item's bucket, the buckets in order, and its title."""
-
-    columns: tuple[str, ...]
-    bucket_of: Callable[[Mapping], str]
-    buckets: tuple[str, ...]
-    title: str
-
-
-GROUPS: dict[str, Group] = {
-    "attractors": Group((ATTRACTORS,), lambda c: attractor_bucket(int(c[ATTRACTORS])), ATTRACTOR_BUCKETS, "attractors"),
-    "distance": Group(
-        (DISTANCE,), lambda c: distance_bucket(int(c[DISTANCE])), DISTANCE_BUCKETS, "subject–verb distance (words)"
-    ),
-    "subject_number×attractors": Group(
-        (SUBJECT_NUMBER, ATTRACTORS),
-        lambda c: f"{c[SUBJECT_NUMBER]}/{attractor_bucket(int(c[ATTRACTORS]))}",
-        tuple(f"{n}/{b}" for n in NUMBERS for b in ATTRACTOR_BUCKETS),
-        "subject number / attractors",
-    ),
-    "nearest_noun": Group(
-        (NEAREST_NOUN_NUMBER, SUBJECT_NUMBER),
-        lambda c: "attractor" if c[NEAREST_NOUN_NUMBER] != c[SUBJECT_NUMBER] else "subject's number",
-        ("subject's number", "attractor"),
-        "the nearest noun before the verb (where it is an attractor, structure decides, not position)",
-    ),
-}
-REQUIRED = (ATTRACTORS, DISTANCE)  # without these columns a dataset gets no breakdown at all
+from parserfree.reports.slices import ALL, GROUPS, REQUIRED, slice_name
 
 
 def wilson(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -79,11 +37,6 @@ def wilson(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return 100 * max(0.0, centre - half), 100 * min(1.0, centre + half)
-
-
-def slice_name(group: str, bucket: str) -> str:
-    """The name of a breakdown bucket as a slice of the items ("attractors:1")."""
-    return f"{group}:{bucket}"
 
 
 @dataclass
@@ -193,36 +146,3 @@ def breakdowns(correct: Mapping[str, np.ndarray], slices: Slices) -> dict[str, R
     if not slices.groups:
         return None
     return {name: row for name, c in correct.items() if (row := breakdown(c, slices)) is not None}
-
-
-def _cell(entry: BucketScore) -> str:
-    if not entry.n:
-        return "–"
-    lo, hi = entry.ci95
-    sd = f" ± {entry.sd:.1f}" if entry.sd is not None else ""
-    pairs = f" · pairs {entry.pair_accuracy:.1f}" if entry.pair_accuracy is not None else ""
-    return f"{entry.accuracy:.1f}{sd} [{lo:.1f}, {hi:.1f}]{pairs}"
-
-
-def breakdown_markdown(result: Mapping[str, RowBreakdown] | None) -> list[str]:
-    """Markdown lines: one table per breakdown, a row per report row, accuracy [95 % interval] (and
-    minimal-pair accuracy) per bucket, n in the header."""
-    if not result:
-        return []
-    lines: list[str] = []
-    first = next(iter(result.values()))
-    for group, g in GROUPS.items():
-        if group not in first:
-            continue
-        header = " | ".join(f"{b} (n={first[group][b].n:,})" for b in g.buckets)
-        lines += [
-            f"Accuracy % by {g.title} [95 % interval] · minimal pairs both right %:",
-            "",
-            f"| row | {header} |",
-            "|---|" + "---:|" * len(g.buckets),
-        ]
-        lines += [
-            f"| {name} | " + " | ".join(_cell(r[group][b]) for b in g.buckets) + " |" for name, r in result.items()
-        ]
-        lines.append("")
-    return lines

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize, stats
 
-from parserfree.reports.parts import json_only
+from parserfree.reports.parts import PairedResult
 
 ALPHA = 0.05
 POWER = 0.8
@@ -232,27 +231,6 @@ def verdict(difference: float, ci95: Sequence[float], p_adjusted: float, alpha: 
     if p_adjusted < alpha and difference < 0 and hi < 0:
         return BEHIND
     return NO_DIFFERENCE
-
-
-PARTS = "the items' and the seeds' halves of p and detectable, of which the report renders the larger"
-
-
-@dataclass(kw_only=True)
-class PairedResult:
-    """One paired comparison of row a with row b on one slice of items (differences in points, a − b)."""
-
-    n_items: int = json_only("the slice's items, rendered as its domain's or bucket's n")
-    n_clusters: int = json_only("the resampling clusters (minimal pairs or items), named in the verdicts' text")
-    seeds: int = json_only("the report's seeds, rendered in its heading")
-    difference: float
-    ci95: list[float]
-    discordant: list[float]  # items only a gets right, only b gets right (mean over seeds)
-    p: float  # the test's p (one seed: p_items; several: the larger of p_items and p_seeds)
-    p_items: float = json_only(PARTS)  # sign-flip test over clusters (exact McNemar without pair ids and one seed)
-    p_seeds: float | None = json_only(PARTS)
-    detectable: float | None  # smallest difference (points) detectable at ALPHA with POWER; None: none is
-    detectable_items: float | None = json_only(PARTS)
-    detectable_seeds: float | None = json_only(PARTS)
 
 
 def paired_test(

@@ -14,7 +14,7 @@ differences over all items, so a group's two contributions add up to the gap): a
 arcs would leave the right part's contribution, if the model read its trees as it reads these. Intervals
 are the percentile bootstrap of ``parserfree.comparison.paired.Resampler`` (clusters: minimal pairs; seeds resampled
 too). An item whose words are not the parse's, or that was cut to the model's length, counts as wrong in
-every group.
+every group. Its table is ``parserfree.reports.tables.tree_gap_markdown``.
 """
 
 from __future__ import annotations
@@ -27,15 +27,19 @@ import numpy as np
 from parserfree.comparison.paired import RESAMPLES, Resampler, clusters_of
 from parserfree.comparison.parse_leak import subject_arcs
 from parserfree.distill.data.agreement import PAIR_ID, VERB_INDEX
-from parserfree.reports.parts import GapPart, TreeGap
+from parserfree.reports.parts import (
+    GAP_RIGHT,
+    GAP_SUBJECT,
+    GAP_TREE,
+    GAP_VERB_SUBJECT,
+    GAP_WRONG,
+    GapPart,
+    TreeGap,
+)
 
 if TYPE_CHECKING:
     from parserfree.comparison.tree_quality import PredictedTree
     from parserfree.core.parse import Parse
-
-TREE, SUBJECT, VERB_SUBJECT = "tree", "subject_arcs", "verb_subject"
-RIGHT, WRONG = "right", "wrong"
-TITLES = {TREE: "the tree", SUBJECT: "every subject arc", VERB_SUBJECT: "the verb's subject arc"}
 
 
 def _edges(heads: np.ndarray) -> set[frozenset[int]]:
@@ -51,7 +55,7 @@ def trees_right(
     """Per group, per sentence (parallel lists), whether the predicted tree has the parse's edges, its
     subject arcs, and (given each sentence's verb index) that verb's subject arcs; and how many sentences
     could not be compared (words differ, cut, no heads: wrong in every group)."""
-    groups = (TREE, SUBJECT) + ((VERB_SUBJECT,) if verbs is not None else ())
+    groups = (GAP_TREE, GAP_SUBJECT) + ((GAP_VERB_SUBJECT,) if verbs is not None else ())
     right = {g: np.zeros(len(trees), dtype=bool) for g in groups}
     unread = 0
     for k, (t, w, p) in enumerate(zip(trees, words, parses)):
@@ -60,12 +64,12 @@ def trees_right(
             continue
         predicted = _edges(t.heads)
         arcs = [arc for arc in subject_arcs(p) if arc[0] != arc[1]]
-        right[TREE][k] = predicted == _edges(p.heads)
-        right[SUBJECT][k] = all(frozenset(arc) in predicted for arc in arcs)
+        right[GAP_TREE][k] = predicted == _edges(p.heads)
+        right[GAP_SUBJECT][k] = all(frozenset(arc) in predicted for arc in arcs)
         if verbs is not None:
             verb = int(verbs[k])
             heads = {verb, int(p.heads[verb])} if 0 <= verb < len(p.heads) else set()
-            right[VERB_SUBJECT][k] = all(frozenset(arc) in predicted for arc in arcs if arc[1] in heads)
+            right[GAP_VERB_SUBJECT][k] = all(frozenset(arc) in predicted for arc in arcs if arc[1] in heads)
     return right, unread
 
 
@@ -93,7 +97,7 @@ def tree_gap(
     parts: dict[str, dict[str, GapPart]] = {}
     for group in right:
         parts[group] = {}
-        for name, mask in ((RIGHT, right[group]), (WRONG, ~right[group])):
+        for name, mask in ((GAP_RIGHT, right[group]), (GAP_WRONG, ~right[group])):
             m = np.asarray(mask, dtype=float)
             share, contribution = draws.accuracies(m), draws.accuracies(m * diff)
             items = m.sum()
@@ -119,40 +123,6 @@ def tree_gap(
         parts=parts,
         unread=unread,
     )
-
-
-def _ci(ci: list[float] | None) -> str:
-    return f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""
-
-
-def tree_gap_markdown(gap: TreeGap | None) -> list[str]:
-    """One table: per part, its share, both rows' accuracy, the gap within it and its contribution."""
-    if gap is None:
-        return []
-    lines = [
-        f"`{gap.free}` − `{gap.reference}`: **{gap.gap:+.2f}**{_ci(gap.gap_ci95)} points over {gap.n:,} items"
-        + (f" and {gap.seeds} seeds" if gap.seeds > 1 else "")
-        + f", by whether `{gap.free}`'s own tree has the parser's edges (the tree: D̂ = D), every subject arc"
-        " of the parser's tree, or (agreement) the verb's subject arc"
-        + (f"; {gap.unread:,} items could not be compared and count as wrong" if gap.unread else "")
-        + ":",
-        "",
-        f"| {gap.free}'s tree has | items % | {gap.free} % | {gap.reference} % | gap within [95 %] |"
-        " contribution to the gap [95 %] |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for group, parts in gap.parts.items():
-        for name, p in parts.items():
-            if p.gap is None:  # no item in this part in any seed
-                free, ref, within = "–", "–", "–"
-            else:
-                free, ref = f"{p.free_accuracy:.2f}", f"{p.reference_accuracy:.2f}"
-                within = f"{p.gap:+.2f}{_ci(p.gap_ci95)}"
-            lines.append(
-                f"| {TITLES.get(group, group)}: {name} | {p.share:.1f} | {free} | {ref} | {within} |"
-                f" {p.contribution:+.2f}{_ci(p.contribution_ci95)} |"
-            )
-    return lines
 
 
 def compared_tree_gap(

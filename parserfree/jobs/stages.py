@@ -327,7 +327,7 @@ def _bundle_intact(bundle: Path) -> bool:
 def export_stage(config: ExperimentConfig, checkpoint: Path, bundle: Path, full: bool = False) -> None:
     """Export ``checkpoint`` to ``bundle`` (with the optimised and int8 variants when ``full``), unless the
     bundle on disk is intact and was built from the same checkpoint and settings."""
-    from parserfree.export.builder import export_bundle
+    from parserfree.jobs.exporting import export_checkpoint
 
     optimize, quantize = full, "int8" if full else None
     variants = {"optimize": optimize, "quantize": quantize}
@@ -338,5 +338,5 @@ def export_stage(config: ExperimentConfig, checkpoint: Path, bundle: Path, full:
         return
     log(f"export: {why} — exporting again" if why else f"export: {checkpoint} → {bundle}")
     record.start(fresh=True)
-    export_bundle(checkpoint, bundle, optimize=optimize, quantize=quantize, overwrite=True)
+    export_checkpoint(checkpoint, bundle, optimize=optimize, quantize=quantize, overwrite=True)
     log(f"export: {bundle.name} in {record.finish():.0f}s")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 
-from parserfree.comparison.breakdown import ALL
+from parserfree.reports.slices import ALL
 
 
 def _mean_sd(values: list[float]) -> tuple[float, float]:

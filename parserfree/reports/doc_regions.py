@@ -64,7 +64,7 @@ def _recipes() -> str:
 
 
 def _datasets() -> str:
-    from parserfree.commands.data import builtin_table
+    from parserfree.distill.data.builtin import builtin_table
 
     return builtin_table()
 

@@ -20,10 +20,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from parserfree.comparison.breakdown import GROUPS  # noqa: E402
 from parserfree.encoder.files import atomic_path  # noqa: E402
 from parserfree.reports.parts import RowBreakdown  # noqa: E402
 from parserfree.reports.report import ModelRow  # noqa: E402
+from parserfree.reports.slices import GROUPS  # noqa: E402
 
 
 def save_figure(fig, path: Path, dpi: int = 120, rect: tuple[float, float, float, float] | None = None) -> None:

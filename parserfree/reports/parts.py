@@ -185,6 +185,11 @@ class GapPart:
     contribution_ci95: list[float]
 
 
+# the groups of a TreeGap's parts, and the two parts of each group
+GAP_TREE, GAP_SUBJECT, GAP_VERB_SUBJECT = "tree", "subject_arcs", "verb_subject"
+GAP_RIGHT, GAP_WRONG = "right", "wrong"
+
+
 @dataclass(kw_only=True)
 class TreeGap:
     """``free`` − ``reference`` over all items (percentage points, 95 % interval) and by part: group
@@ -253,3 +258,24 @@ __all__ = [
     "json_only",
     "to_json",
 ]
+
+
+PARTS = "the items' and the seeds' halves of p and detectable, of which the report renders the larger"
+
+
+@dataclass(kw_only=True)
+class PairedResult:
+    """One paired comparison of row a with row b on one slice of items (differences in points, a − b)."""
+
+    n_items: int = json_only("the slice's items, rendered as its domain's or bucket's n")
+    n_clusters: int = json_only("the resampling clusters (minimal pairs or items), named in the verdicts' text")
+    seeds: int = json_only("the report's seeds, rendered in its heading")
+    difference: float
+    ci95: list[float]
+    discordant: list[float]  # items only a gets right, only b gets right (mean over seeds)
+    p: float  # the test's p (one seed: p_items; several: the larger of p_items and p_seeds)
+    p_items: float = json_only(PARTS)  # sign-flip test over clusters (exact McNemar without pair ids and one seed)
+    p_seeds: float | None = json_only(PARTS)
+    detectable: float | None  # smallest difference (points) detectable at ALPHA with POWER; None: none is
+    detectable_items: float | None = json_only(PARTS)
+    detectable_seeds: float | None = json_only(PARTS)

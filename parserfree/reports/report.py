@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parserfree.comparison.paired import PairedResult
 from parserfree.core.task_metrics import TaskScores
 from parserfree.encoder.errors import UsageError
 from parserfree.reports.parts import (
     DistanceQuality,
+    PairedResult,
     ParseLeak,
     RowBreakdown,
     TreeGap,

@@ -17,15 +17,14 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from parserfree.comparison.breakdown import breakdown_markdown
-from parserfree.comparison.tree_gap import tree_gap_markdown
 from parserfree.encoder.files import write_text_atomic
 from parserfree.reports.curve_tables import curve_markdown, gains, seeds_markdown
 from parserfree.reports.doc_regions import RegionError, line_of, replace_regions
 from parserfree.reports.quality_tables import quality_table, relations_markdown
 from parserfree.reports.records import RECORDS_DIR, RecordError, ResultRecord, load_records
 from parserfree.reports.report import as_report
-from parserfree.reports.tables import headline_table, variants_markdown
+from parserfree.reports.slices import breakdown_markdown
+from parserfree.reports.tables import headline_table, tree_gap_markdown, variants_markdown
 
 TEMPLATE = RECORDS_DIR / "template.md"
 RESULTS_PAGE = Path("docs") / "results.md"

@@ -11,7 +11,7 @@ import math
 import statistics
 from collections.abc import Sequence
 
-from parserfree.reports.parts import Variants
+from parserfree.reports.parts import GAP_SUBJECT, GAP_TREE, GAP_VERB_SUBJECT, TreeGap, Variants
 from parserfree.reports.report import MODEL, Contrast, Margin, Report, Score, as_report
 
 # Task metrics of ``Score.per_seed`` shown beside the main one, mean ± sd over seeds: key → (header, digits)
@@ -136,4 +136,41 @@ def variants_markdown(evaluation: Variants | None) -> list[str]:
             + " | ".join(percent(x) + ("%" if x is not None else "") for x in shares)
             + f" | {fmt(v.sentences_per_s, 0)} | {fmt(v.tree_sentences_per_s, 0)} |"
         )
+    return lines
+
+
+GAP_TITLES = {GAP_TREE: "the tree", GAP_SUBJECT: "every subject arc", GAP_VERB_SUBJECT: "the verb's subject arc"}
+
+
+def _ci(ci: list[float] | None) -> str:
+    return f" [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci else ""
+
+
+def tree_gap_markdown(gap: TreeGap | None) -> list[str]:
+    """One table: per part, its share, both rows' accuracy, the gap within it and its contribution."""
+    if gap is None:
+        return []
+    lines = [
+        f"`{gap.free}` − `{gap.reference}`: **{gap.gap:+.2f}**{_ci(gap.gap_ci95)} points over {gap.n:,} items"
+        + (f" and {gap.seeds} seeds" if gap.seeds > 1 else "")
+        + f", by whether `{gap.free}`'s own tree has the parser's edges (the tree: D̂ = D), every subject arc"
+        " of the parser's tree, or (agreement) the verb's subject arc"
+        + (f"; {gap.unread:,} items could not be compared and count as wrong" if gap.unread else "")
+        + ":",
+        "",
+        f"| {gap.free}'s tree has | items % | {gap.free} % | {gap.reference} % | gap within [95 %] |"
+        " contribution to the gap [95 %] |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for group, parts in gap.parts.items():
+        for name, p in parts.items():
+            if p.gap is None:  # no item in this part in any seed
+                free, ref, within = "–", "–", "–"
+            else:
+                free, ref = f"{p.free_accuracy:.2f}", f"{p.reference_accuracy:.2f}"
+                within = f"{p.gap:+.2f}{_ci(p.gap_ci95)}"
+            lines.append(
+                f"| {GAP_TITLES.get(group, group)}: {name} | {p.share:.1f} | {free} | {ref} | {within} |"
+                f" {p.contribution:+.2f}{_ci(p.contribution_ci95)} |"
+            )
     return lines

@@ -9,9 +9,7 @@ import pytest
 from fake_pipelines import NoBar, scripted_pipeline
 
 from parserfree.comparison.breakdown import (
-    ALL,
     breakdown,
-    breakdown_markdown,
     breakdowns,
     item_slices,
     pair_accuracy,
@@ -21,6 +19,7 @@ from parserfree.comparison.compare import run_domain, score_outputs
 from parserfree.distill.data.agreement import PAIR_ID
 from parserfree.distill.data.datasets import Example
 from parserfree.reports.figures import plot_breakdown
+from parserfree.reports.slices import ALL, breakdown_markdown
 
 
 def test_wilson_interval_matches_the_textbook_values():

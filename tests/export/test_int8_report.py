@@ -77,11 +77,11 @@ def test_export_output_shows_each_variants_own_numbers(smoke_bundle):
 def test_without_data_the_evaluation_says_why(smoke_checkpoint, tmp_path):
     import torch
 
-    from parserfree.export import export_bundle
+    from parserfree.jobs.exporting import export_checkpoint
 
     ckpt = torch.load(smoke_checkpoint, map_location="cpu", weights_only=True)
     ckpt["parserfree"]["experiment"]["data"]["dataset"] = str(tmp_path / "gone.jsonl")
     torch.save(ckpt, tmp_path / "model.ckpt")
-    manifest = export_bundle(tmp_path / "model.ckpt", tmp_path / "bundle", quantize="int8", threads=1)
+    manifest = export_checkpoint(tmp_path / "model.ckpt", tmp_path / "bundle", quantize="int8", threads=1)
     assert "gone.jsonl is not available locally" in manifest["evaluation"]["skipped"]
     assert "no test-split evaluation" in format_evaluation(from_json(Variants, manifest["evaluation"]))[0]

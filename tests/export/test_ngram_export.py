@@ -9,7 +9,7 @@ from checkpoint_edits import edited_meta, model_of, save_checkpoint
 from graph_checks import assert_task_output_matches
 
 from parserfree.core.checkpoints import load_trained
-from parserfree.export import export_bundle
+from parserfree.jobs.exporting import export_checkpoint
 
 BUCKETS = 1021
 
@@ -31,7 +31,7 @@ def test_the_graph_hashes_pairs_as_pytorch_does_at_other_shapes(ngram_checkpoint
     path, table = ngram_checkpoint
     trained = load_trained(path)
     assert torch.equal(trained.model.head.ngrams.table.weight, table)
-    manifest = export_bundle(path, tmp_path / "bundle", threads=1)
+    manifest = export_checkpoint(path, tmp_path / "bundle", threads=1)
     assert manifest["parity"]["default"]["task_output_max_diff"] <= 1e-3
     shapes = [(5, 17), (1, 40), (3, 2), (2, 1)]
     graph = tmp_path / "bundle" / "model.onnx"

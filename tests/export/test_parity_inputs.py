@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from parserfree.core.checkpoints import load_trained
+from parserfree.distill.held_out import held_out_of
 from parserfree.export import ParserFreeModel
-from parserfree.export.parity import FALLBACK_TEXTS, build_parity_set, parity_texts
+from parserfree.export.parity import FALLBACK_TEXTS, build_parity_set
+from parserfree.export.parity import parity_texts as parity_texts_of
+
+
+def parity_texts(experiment: dict) -> tuple[list[str], str]:
+    """The parity texts an export of a checkpoint trained under ``experiment`` checks its graphs on."""
+    return parity_texts_of(held_out_of(experiment))
 
 
 def test_unreadable_data_falls_back_to_built_in_sentences(tmp_path):

@@ -15,9 +15,10 @@ import spacy
 from spacy import displacy
 
 from parserfree.core.parse import DEFAULT_MODEL
-from parserfree.export import BundleError, ParserFreeModel, export_bundle
+from parserfree.export import BundleError, ParserFreeModel
 from parserfree.export.predicted_tree import heads_from_distances
 from parserfree.export.spacy_component import doc_words, set_tree
+from parserfree.jobs.exporting import export_checkpoint
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +120,7 @@ def test_probe_bundle_tree_is_decoded_from_distances(checkpoint_of_recipe, smoke
     ckpt["parserfree"]["predictor"]["form"] = "probe"
     torch.save(ckpt, tmp_path / "smoke-probe.ckpt")
     checkpoint_of_recipe(tmp_path / "smoke-probe.ckpt", "parser_free", "binary", tmp_path / "probe.ckpt")
-    export_bundle(tmp_path / "probe.ckpt", tmp_path / "probe", threads=1)
+    export_checkpoint(tmp_path / "probe.ckpt", tmp_path / "probe", threads=1)
     model = ParserFreeModel.load(tmp_path / "probe", threads=1)
     assert "heads" not in model.tree_output_names and "distances" in model.tree_output_names
     text = "The film is great, and I told my friends. The ending was dull!"
@@ -246,10 +247,10 @@ def test_missing_bundle_is_a_clear_error(tmp_path):
 
 
 def test_regression_bundle_sets_the_score_and_parser_fed_bundle_is_refused(recipe_checkpoint, tmp_path):
-    export_bundle(recipe_checkpoint("no_syntax", "regression"), tmp_path / "regression", threads=1)
+    export_checkpoint(recipe_checkpoint("no_syntax", "regression"), tmp_path / "regression", threads=1)
     doc = make_nlp(tmp_path / "regression")("A great film.")
     assert isinstance(doc._.parserfree_score, float) and math.isfinite(doc._.parserfree_score)
     assert doc.cats == {} and not doc.has_annotation("DEP")  # no distances in a no-syntax graph: no tree
-    export_bundle(recipe_checkpoint("parser_fed"), tmp_path / "fed", threads=1)
+    export_checkpoint(recipe_checkpoint("parser_fed"), tmp_path / "fed", threads=1)
     with pytest.raises(BundleError, match="needs a parser"):
         make_nlp(tmp_path / "fed")("A great film.")

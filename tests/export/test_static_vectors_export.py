@@ -11,7 +11,7 @@ from graph_checks import assert_task_output_matches
 
 from parserfree.core.checkpoints import load_trained
 from parserfree.encoder.config import STATIC_VECTOR_WIDTHS
-from parserfree.export import export_bundle
+from parserfree.jobs.exporting import export_checkpoint
 
 WIDTH = STATIC_VECTOR_WIDTHS["en_core_web_md"]
 
@@ -46,7 +46,7 @@ def test_the_checkpoint_reloads_with_its_table(vectors_checkpoint):
 
 def test_the_bundle_graph_carries_the_table_and_matches_pytorch(vectors_checkpoint, smoke_bundle, tmp_path):
     path, table = vectors_checkpoint
-    manifest = export_bundle(path, tmp_path / "bundle", threads=1)
+    manifest = export_checkpoint(path, tmp_path / "bundle", threads=1)
     assert manifest["parity"]["default"]["task_output_max_diff"] <= 1e-4
     graph = tmp_path / "bundle" / "model.onnx"
     shapes = {tuple(t.dims) for t in onnx.load(str(graph)).graph.initializer}
@@ -61,7 +61,7 @@ def test_the_bundle_graph_carries_the_table_and_matches_pytorch(vectors_checkpoi
 def test_the_variants_keep_the_half_precision_table(vectors_checkpoint, tmp_path):
     """The int8 quantizer handles float32 weights only: it leaves the float16 table alone (and the graph loads)."""
     path, table = vectors_checkpoint
-    manifest = export_bundle(path, tmp_path / "bundle", optimize=True, quantize="int8", threads=1)
+    manifest = export_checkpoint(path, tmp_path / "bundle", optimize=True, quantize="int8", threads=1)
     assert manifest["parity"]["optimized"]["task_output_max_diff"] <= 1e-4
     assert manifest["parity"]["int8"]["finite"] and manifest["parity"]["int8"]["prediction_agreement"] >= 0.9
     int8 = onnx.load(str(tmp_path / "bundle" / "model.int8.onnx")).graph.initializer

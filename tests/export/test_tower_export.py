@@ -12,8 +12,8 @@ import torch
 
 from parserfree.core.checkpoints import load_trained
 from parserfree.encoder import EncoderConfig
-from parserfree.export import export_bundle
 from parserfree.export.builder import TRACE_WORDS, export_predictor
+from parserfree.jobs.exporting import export_checkpoint
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
@@ -54,7 +54,7 @@ def _random_batches(trained, shapes):
 
 
 def test_tower_bundle_matches_pytorch_at_other_shapes(tower_checkpoint, tmp_path):
-    manifest = export_bundle(tower_checkpoint, tmp_path / "bundle", threads=1)
+    manifest = export_checkpoint(tower_checkpoint, tmp_path / "bundle", threads=1)
     tree_parity = manifest["tree_graph"]["parity"]["default"]
     assert tree_parity["heads_differing"] == 0 and tree_parity["labels_differing"] == 0
     trained = load_trained(tower_checkpoint)

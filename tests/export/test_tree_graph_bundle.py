@@ -10,8 +10,9 @@ import pytest
 import torch
 
 import parserfree.export.builder as builder
-from parserfree.export import BundleError, ExportError, ParserFreeModel, export_bundle
+from parserfree.export import BundleError, ExportError, ParserFreeModel
 from parserfree.export.onnx_graph import graph_module
+from parserfree.jobs.exporting import export_checkpoint
 
 from damage import rewrite_manifest
 
@@ -81,14 +82,14 @@ def test_an_export_whose_tree_graph_gives_other_heads_than_pytorch_is_refused(sm
 
     monkeypatch.setattr(builder, "_export_graph", tree_of_other_weights)
     with pytest.raises(ExportError, match=r"tree\.onnx failed the parity check .*heads differing on"):
-        export_bundle(smoke_checkpoint, tmp_path / "bundle", threads=1)
+        export_checkpoint(smoke_checkpoint, tmp_path / "bundle", threads=1)
     assert not (tmp_path / "bundle").exists()
 
 
 def test_a_task_graph_with_adjacency_powers_gives_the_bundles_task_outputs(smoke_bundle, smoke_checkpoint, tmp_path):
     """The clamped D̂ changes the task graph's nodes, not what it computes: the same task outputs as the default
     export (within 1e-4) and the same exact tree graph."""
-    manifest = export_bundle(smoke_checkpoint, tmp_path / "powers", threads=1, task_distances="adjacency_powers")
+    manifest = export_checkpoint(smoke_checkpoint, tmp_path / "powers", threads=1, task_distances="adjacency_powers")
     assert manifest["task_graph"]["distances"] == "adjacency_powers" and manifest["task_graph"]["distance_cap"] == 10
     powers = ParserFreeModel.load(tmp_path / "powers", threads=1)
     default = ParserFreeModel.load(smoke_bundle[0], threads=1)
@@ -98,4 +99,4 @@ def test_a_task_graph_with_adjacency_powers_gives_the_bundles_task_outputs(smoke
     )
     assert powers.predict(TEXTS, with_tree=True) == default.predict(TEXTS, with_tree=True)
     with pytest.raises(ExportError, match="task_distances='soft' must be one of pointer_jumps, adjacency_powers, auto"):
-        export_bundle(smoke_checkpoint, tmp_path / "bad", task_distances="soft")
+        export_checkpoint(smoke_checkpoint, tmp_path / "bad", task_distances="soft")

@@ -10,7 +10,8 @@ import torch
 
 from parserfree.distill.config import load_config
 from parserfree.distill.train import train
-from parserfree.export import ExportError, ParserFreeModel, export_bundle
+from parserfree.export import ExportError, ParserFreeModel
+from parserfree.jobs.exporting import export_checkpoint
 
 FRAMES = [  # treebank words; the text glues the final "." to the word before, as written text does
     ["I", "{neg}", "like", "this", "film", "."],
@@ -59,7 +60,7 @@ def treebank_checkpoint(tmp_path_factory):
 
 
 def test_bundle_serves_the_treebank_words(treebank_checkpoint, tmp_path):
-    manifest = export_bundle(treebank_checkpoint, tmp_path / "bundle", threads=1)
+    manifest = export_checkpoint(treebank_checkpoint, tmp_path / "bundle", threads=1)
     model = ParserFreeModel.load(tmp_path / "bundle")
     assert model.tokenize(["I don't like this film.", "This movie isn't dull."]) == [
         ["I", "don't", "like", "this", "film", "."],
@@ -90,7 +91,7 @@ def test_words_that_do_not_spell_the_text_refuse_the_export(treebank_checkpoint,
         r"of \d+ of \d+ sentences .*respelt.conllu:\d+: trained on .* \(its words do "
         r"not spell its text",
     ):
-        export_bundle(tmp_path / "model.ckpt", tmp_path / "bundle", threads=1)
+        export_checkpoint(tmp_path / "model.ckpt", tmp_path / "bundle", threads=1)
     assert not (tmp_path / "bundle").exists()
 
 
@@ -101,7 +102,7 @@ def test_a_parser_fed_treebank_model_is_refused(treebank_checkpoint, checkpoint_
         match=r"the spaCy parser \(a parser-fed model is served with its words\) does not "
         r"reproduce the training words of \d+ of \d+ sentences",
     ):
-        export_bundle(tmp_path / "fed.ckpt", tmp_path / "bundle", threads=1)
+        export_checkpoint(tmp_path / "fed.ckpt", tmp_path / "bundle", threads=1)
 
 
 def test_a_treebank_model_whose_treebank_is_gone_is_refused(treebank_checkpoint, tmp_path):
@@ -109,4 +110,14 @@ def test_a_treebank_model_whose_treebank_is_gone_is_refused(treebank_checkpoint,
     with pytest.raises(
         ExportError, match="cannot check the bundled tokenizer against the training words of .*moved.conllu"
     ):
-        export_bundle(tmp_path / "model.ckpt", tmp_path / "bundle", threads=1)
+        export_checkpoint(tmp_path / "model.ckpt", tmp_path / "bundle", threads=1)
+
+
+def test_a_treebank_model_exported_without_its_held_out_data_is_refused(treebank_checkpoint, tmp_path):
+    """export_bundle reads no dataset: given no held-out sentences, a treebank model's words cannot be
+    checked, so it is refused rather than bundled unchecked (its treebank is still on disk here)."""
+    from parserfree.export import export_bundle
+
+    with pytest.raises(ExportError, match="no held-out data was given to the export"):
+        export_bundle(treebank_checkpoint, tmp_path / "bundle", threads=1)
+    assert not (tmp_path / "bundle").exists()
