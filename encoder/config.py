@@ -113,6 +113,8 @@ class EncoderConfig:
     """Hash buckets of the task head's linear term over word pairs, beside one weight per word (a bag of 1- and 2-grams trained with the encoder, zero at the start); 0: no such term."""
     bias: BiasConfig = field(default_factory=BiasConfig)
     """How distances become the attention bias."""
+    pretrained: str | None = None
+    """A pre-trained Hugging Face encoder to start from, its own layers biased: builtin:minilm-l6, or a local BERT, RoBERTa or DistilBERT folder (config.json, model.safetensors, tokenizer.json); its sizes replace d_model, n_heads, n_layers, d_ff and vocab_size, its tokenizer the vocabulary; null: the project's own encoder."""
 
     def validate(self, section: str = "encoder") -> None:
         """Raise ConfigError naming the first impossible field (vocab_size 0 means "not known yet")."""
@@ -130,7 +132,9 @@ class EncoderConfig:
         check_number(f"{section}.dropout", self.dropout, low=0, high=1, high_open=True)
         check_int(f"{section}.max_len", self.max_len, 1)
         check_int(f"{section}.predictor_layer", self.predictor_layer, 0)
-        if self.predictor_layer >= self.n_layers:
+        if self.predictor_layer >= self.n_layers and not (
+            self.pretrained and self.vocab_size == 0
+        ):  # sizes not read yet
             raise ConfigError(
                 f"{section}.predictor_layer={self.predictor_layer} must be below "
                 f"{section}.n_layers={self.n_layers} (at least one layer must receive the bias)"
@@ -142,6 +146,15 @@ class EncoderConfig:
                 f"{section}.static_vectors={self.static_vectors!r} must be null or one of {', '.join(STATIC_VECTOR_WIDTHS)}"
             )
         check_int(f"{section}.ngram_buckets", self.ngram_buckets, 0)
+        if self.pretrained is not None:
+            if not isinstance(self.pretrained, str) or not self.pretrained.strip():
+                raise ConfigError(f"{section}.pretrained={self.pretrained!r} must name a model folder or builtin:NAME")
+            for name, off in (("static_vectors", None), ("ngram_buckets", 0)):
+                if getattr(self, name) != off:
+                    raise ConfigError(
+                        f"{section}.{name}={getattr(self, name)!r} reads the project's word vocabulary, which a "
+                        f"pre-trained encoder ({section}.pretrained={self.pretrained}) does not have"
+                    )
         if not isinstance(self.bias, BiasConfig):
             raise ConfigError(f"{section}.bias must be a BiasConfig, got {type(self.bias).__name__}")
         self.bias.validate(f"{section}.bias")

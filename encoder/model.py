@@ -60,6 +60,20 @@ class SyntaxEncoder(Embedded, nn.Module):
         """Index of the first layer that receives the bias: 0 with ``bias_all_layers``, else k."""
         return 0 if self.config.bias_all_layers else self.config.predictor_layer
 
+    # The positions the layers run over are the words themselves; a pre-trained encoder's are its subwords
+    # (encoder/pretrained.py), and these three say how words map to positions: here, one to one.
+    def position_mask(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
+        """The positions attention may read: the words (B×T)."""
+        return mask
+
+    def position_distances(self, distances: Tensor | None, feature_ids: Tensor) -> Tensor | None:
+        """Word distances are position distances."""
+        return distances
+
+    def word_states(self, h: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
+        """Position states are word states."""
+        return h
+
     def forward(
         self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None
     ) -> tuple[Tensor, Tensor]:

@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from parserfree.encoder.files import checked_version, write_json
+from parserfree.encoder.subwords import FORMAT as SUBWORD_FORMAT
+from parserfree.encoder.subwords import SubwordVocabulary
 
 PAD, UNK = "<pad>", "<unk>"
 PAD_ID, UNK_ID = 0, 1
@@ -195,3 +197,17 @@ class Vocabulary:
                 f"expected {list(FEATURES)} / crc32"
             )
         return cls(data["words"], n_feature_buckets=data["n_feature_buckets"], lowercase=data["lowercase"])
+
+
+def vocabulary_from_dict(data: dict, source: str = "vocabulary") -> Vocabulary | SubwordVocabulary:
+    """A vocabulary as ``to_dict`` wrote it: the project's word vocabulary, or a pre-trained encoder's
+    subword one (``encoder/subwords.py``), told apart by its format."""
+    if isinstance(data, dict) and data.get("format") == SUBWORD_FORMAT:
+        return SubwordVocabulary.from_dict(data, source=source)
+    return Vocabulary.from_dict(data, source=source)
+
+
+def load_vocabulary(path: str | os.PathLike) -> Vocabulary | SubwordVocabulary:
+    """Read a vocabulary file written by either kind's ``save``."""
+    with open(path, encoding="utf-8") as f:
+        return vocabulary_from_dict(json.load(f), source=str(path))

@@ -7,6 +7,11 @@ the predicted heads and labels); layers k+1..N are biased by the parser's D (``s
 (``source="sequential"``, a relative-position bias: the locality control) or not at all
 (``source="none"``). A recipe without a predictor simply has ``predictor = None``.
 
+The encoder is the project's own (``SyntaxEncoder``, over words) or a pre-trained one
+(``encoder.pretrained``: ``PretrainedEncoder``, over its subwords, built from its ``architecture``). Both
+say how their positions map to words (``position_mask``, ``position_distances``, ``word_states``), so the
+predictor, the distances and the task head stay word-level for either.
+
 Initialisation: with ``seed`` given, the encoder, the predictor and the task head are each initialised
 from their own seed, so models of different recipes built from one seed start from the same weights
 wherever they share parts (the like-for-like comparison of recipes).
@@ -17,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -24,6 +30,7 @@ from torch import Tensor, nn
 from parserfree.encoder import EncoderConfig, SyntaxEncoder, TaskHead
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder.masked_words import MASKED_LM, MaskedWordHead
+from parserfree.encoder.pretrained import PretrainedEncoder
 from parserfree.predictor.config import PredictorConfig
 from parserfree.predictor.head import DistancePredictor, PredictorOutput
 from parserfree.predictor.sources import MODEL_SOURCES, DistanceSource
@@ -61,10 +68,16 @@ class SyntaxModel(nn.Module):
         seed: int | None = None,
         dep_labels: Sequence[str] = (),
         distance_grad_to_encoder: bool = True,
+        architecture: dict[str, Any] | None = None,
     ) -> None:
+        """``architecture``: the ``config.json`` of a pre-trained encoder (``encoder_config.pretrained``)."""
         super().__init__()
         with _part_seed(seed, 0):
-            self.encoder = SyntaxEncoder(encoder_config)
+            self.encoder: SyntaxEncoder | PretrainedEncoder = (
+                PretrainedEncoder(encoder_config, architecture)
+                if encoder_config.pretrained
+                else SyntaxEncoder(encoder_config)
+            )
         with _part_seed(seed, 1):
             self.predictor = (
                 DistancePredictor(
@@ -113,21 +126,28 @@ class SyntaxModel(nn.Module):
         """
         outputs = Outputs(outputs)
         task = outputs != Outputs.TREE and self.head is not None
-        h_0 = self.encoder.embed(word_ids, feature_ids)
-        h_k = self.encoder.lower_from(h_0, mask)
+        encoder = self.encoder
+        h_0 = encoder.embed(word_ids, feature_ids)
+        positions = encoder.position_mask(word_ids, feature_ids, mask)
+        h_k = encoder.lower_from(h_0, positions)
+        words_k = encoder.word_states(h_k, feature_ids, mask)  # B×T×d: what the predictor reads
         reads_prediction = task and source == DistanceSource.PREDICTED
         differentiable = reads_prediction and self.task_grad_to_predictor and self.training and torch.is_grad_enabled()
         wanted = outputs != Outputs.TASK or source == DistanceSource.PREDICTED
         predicted = (
-            self.predict(word_ids, feature_ids, mask, h_k, differentiable)
+            self.predict(word_ids, feature_ids, mask, words_k, differentiable)
             if self.predictor is not None and wanted
             else None
         )
         if not task:
-            return ModelOutput(None, predicted, h_k)
-        h = self.encoder.upper(h_0, h_k, mask, self.bias_distances(source, distances, predicted, mask))
-        out = self.head(h, mask, word_ids) if isinstance(self.head, TaskHead) else self.head(h, mask)
-        return ModelOutput(out, predicted, h_k)
+            return ModelOutput(None, predicted, words_k)
+        distances = encoder.position_distances(self.bias_distances(source, distances, predicted, mask), feature_ids)
+        h = encoder.word_states(encoder.upper(h_0, h_k, positions, distances), feature_ids, mask)
+        if isinstance(self.head, TaskHead):
+            out = self.head(h, mask, word_ids if encoder.config.ngram_buckets else None)
+        else:
+            out = self.head(h, mask)
+        return ModelOutput(out, predicted, words_k)
 
     def bias_distances(
         self, source: DistanceSource, distances: Tensor | None, predicted: PredictorOutput | None, mask: Tensor
