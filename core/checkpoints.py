@@ -22,6 +22,8 @@ import torch
 
 from parserfree.encoder import EncoderConfig, Vocabulary
 from parserfree.encoder.errors import ParserfreeError
+from parserfree.encoder.subwords import SubwordVocabulary
+from parserfree.encoder.vocabulary import vocabulary_from_dict
 from parserfree.predictor import PredictorConfig
 from parserfree.predictor.syntax_model import SyntaxModel
 
@@ -38,7 +40,7 @@ class TrainedModel:
     """A trained model and everything needed to feed it and read its output."""
 
     model: SyntaxModel
-    vocab: Vocabulary
+    vocab: Vocabulary | SubwordVocabulary
     experiment: dict
     encoder_config: EncoderConfig
     predictor_config: PredictorConfig | None
@@ -47,6 +49,7 @@ class TrainedModel:
     recipe: str
     path: Path
     dep_labels: tuple[str, ...] = ()  # the dependency label inventory (empty: no label scorer)
+    architecture: dict | None = None  # a pre-trained encoder's config.json (encoder.pretrained), else None
 
 
 def _looks_like(head: bytes) -> str:
@@ -123,11 +126,12 @@ def load_trained(path: str | os.PathLike) -> TrainedModel:
     try:
         enc = EncoderConfig.from_dict(meta["encoder"])
         pred = PredictorConfig.from_dict(meta["predictor"]) if meta["predictor"] else None
-        vocab = Vocabulary.from_dict(meta["vocab"], source=f"{path} (vocabulary)")
+        vocab = vocabulary_from_dict(meta["vocab"], source=f"{path} (vocabulary)")
         n_classes = max(2, len(meta["label_names"]))
         grad = bool(meta["experiment"].get("training", {}).get("task_grad_to_predictor", True))
         dep_labels = tuple(str(label) for label in meta.get("dep_labels") or ())
-        model = SyntaxModel(enc, pred, meta["task"], n_classes, grad, dep_labels=dep_labels)
+        architecture = meta.get("architecture")
+        model = SyntaxModel(enc, pred, meta["task"], n_classes, grad, dep_labels=dep_labels, architecture=architecture)
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise CheckpointError(
             f"{path}: damaged parserfree checkpoint (its settings do not build a model: {_first_line(e)})"
@@ -142,5 +146,15 @@ def load_trained(path: str | os.PathLike) -> TrainedModel:
         ) from None
     model.eval()
     return TrainedModel(
-        model, vocab, meta["experiment"], enc, pred, meta["label_names"], meta["task"], meta["recipe"], path, dep_labels
+        model,
+        vocab,
+        meta["experiment"],
+        enc,
+        pred,
+        meta["label_names"],
+        meta["task"],
+        meta["recipe"],
+        path,
+        dep_labels,
+        architecture,
     )

@@ -42,7 +42,10 @@ class CoTrainingModule(L.LightningModule):
         label_names: list[str],
         dep_labels: tuple[str, ...] = (),
         auxiliary: PredictorConfig | None = None,
+        architecture: dict | None = None,
     ) -> None:
+        """``architecture``: a pre-trained encoder's config.json (``encoder.pretrained``), kept in every
+        checkpoint so the model rebuilds without its folder."""
         super().__init__()
         self.config = config
         self.recipe = config.recipe
@@ -53,6 +56,7 @@ class CoTrainingModule(L.LightningModule):
         self.dep_labels = tuple(dep_labels)
         self.encoder_config = encoder_config
         self.predictor_config = predictor_config
+        self.architecture = architecture
         n_classes = max(2, len(label_names))
         self.model = SyntaxModel(
             encoder_config,
@@ -63,6 +67,7 @@ class CoTrainingModule(L.LightningModule):
             seed=config.seed,
             dep_labels=self.dep_labels,
             distance_grad_to_encoder=config.training.distance_grad_to_encoder,
+            architecture=architecture,
         )
         # the auxiliary parser (training.auxiliary_parser_weight): a predictor on h_k beside a parser tower, in
         # training only — it is not part of ``self.model``, so no checkpoint's model and no graph has it
@@ -287,4 +292,5 @@ class CoTrainingModule(L.LightningModule):
             "dep_labels": list(self.dep_labels),
             "task": self.task,
             "recipe": self.recipe,
+            "architecture": self.architecture,
         }

@@ -19,6 +19,9 @@ import yaml
 from parserfree.core.recipes import RECIPES, Recipe, comparison_roles, exportable_recipes, get_recipe
 from parserfree.distill.data.datasets import DataConfig
 from parserfree.distill.parsing import ParseConfig
+from parserfree.distill.sizes import size_settings
+from parserfree.distill.yaml_files import apply_overrides, read_yaml, set_key
+from parserfree.encoder.architecture import sizes_of
 from parserfree.encoder.config import EncoderConfig
 from parserfree.encoder.files import write_text_atomic
 from parserfree.encoder.schema import (
@@ -281,6 +284,8 @@ class ExperimentConfig:
             )
         if self.run.pretrain_predictor:  # unknown keys and bad values named as the section they override
             self.pretrain_predictor_config()
+        if self.encoder.pretrained:
+            self.check_pretrained()
         if self.recipe_row.needs_predictor_layer:  # h_k of layers 1..k, or a parser tower on h_0 (k = 0)
             self.predictor.check_encoder(self.resolved().encoder, self.recipe)
         t = self.training
@@ -295,6 +300,23 @@ class ExperimentConfig:
                 "training.task_grad_to_predictor=true does nothing with training.teacher_forcing_end=1 "
                 "(the biased layers never read D̂ in training): set one of them differently"
             )
+
+    def check_pretrained(self) -> None:
+        """ConfigError for settings a pre-trained encoder (``encoder.pretrained``) cannot take: they read the
+        project's word vocabulary or start the encoder from another run."""
+        name = f"encoder.pretrained={self.encoder.pretrained}"
+        if self.data.task == "masked_lm":
+            raise ConfigError(f"data.task=masked_lm pre-trains the project's own encoder; {name} is pre-trained")
+        if self.predictor.has_tower:
+            raise ConfigError(
+                f"predictor.tower_layers={self.predictor.tower_layers}: a parser tower embeds the project's word "
+                f"vocabulary, which {name} does not have; its predictor reads layer k's word vectors (tower_layers: 0)"
+            )
+        for key in ("init_from", "init_predictor_from"):
+            if getattr(self.training, key):
+                raise ConfigError(
+                    f"training.{key}={getattr(self.training, key)}: with {name} the encoder starts from it"
+                )
 
     def resolved(self) -> ExperimentConfig:
         """A copy with the settings the recipe fixes (its row's ``fixed``) applied."""
@@ -315,8 +337,15 @@ class ExperimentConfig:
                 out.append(f"{key}: {a!r} → {b!r} (fixed by recipe {self.recipe})")
         return out
 
-    def model_encoder_config(self, vocab_size: int, n_features: int) -> EncoderConfig:
-        """The encoder section with the vocabulary's sizes; a size set in the config must match."""
+    def model_encoder_config(self, vocab_size: int, n_features: int, architecture: dict | None = None) -> EncoderConfig:
+        """The encoder section with the vocabulary's sizes; a size set in the config must match. With a
+        pre-trained encoder (``encoder.pretrained``) its ``architecture`` gives every size instead."""
+        if self.encoder.pretrained:
+            if architecture is None:
+                raise ConfigError(f"encoder.pretrained={self.encoder.pretrained}: its config.json was not read")
+            sized = dataclasses.replace(self.encoder, **sizes_of(architecture), n_features=n_features)
+            sized.validate()
+            return sized
         if self.encoder.vocab_size not in (0, vocab_size):
             raise ConfigError(
                 f"encoder.vocab_size={self.encoder.vocab_size} but the vocabulary built from the data "
@@ -350,66 +379,14 @@ class ExperimentConfig:
         return to_settings(self)
 
 
-def set_key(data: dict, key: str, value) -> None:
-    """Set ``section.key`` (dotted) in a nested dict, creating sections as needed."""
-    node = data
-    parts = key.split(".")
-    for part in parts[:-1]:
-        node = node.setdefault(part, {})
-        if not isinstance(node, dict):
-            raise ConfigError(f"{key}: '{part}' is not a section")
-    node[parts[-1]] = value
-
-
-def apply_overrides(data: dict, overrides: list[str]) -> dict:
-    """Apply ``section.key=value`` overrides (values parsed as YAML) to a nested dict."""
-    for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(f"--set '{item}' must look like section.key=value")
-        try:
-            set_key(data, key, yaml.safe_load(raw))
-        except ConfigError as e:
-            raise ConfigError(f"--set '{item}': {e}") from None
-    return data
-
-
-def _merge(base: dict, top: dict) -> dict:
-    """Nested dict merge: ``top`` wins, sections merge key by key."""
-    out = dict(base)
-    for key, value in top.items():
-        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
-def read_yaml(path: str | Path, seen: tuple[Path, ...] = ()) -> dict:
-    """A YAML experiment file as a dict; ``extends: other.yaml`` (relative to the file) is merged under it."""
-    p = Path(path)
-    if not p.exists():
-        raise ConfigError(f"{p}: no such config file")
-    if p.resolve() in seen:
-        raise ConfigError(f"{p}: 'extends' loops back to itself")
-    if p.is_file() and p.stat().st_size == 0:
-        raise ConfigError(f"{p}: empty file (0 bytes), not a config")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"{p}: not a YAML config (invalid UTF-8 at byte {e.start})") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark else ""
-        raise ConfigError(f"{p}{where}: invalid YAML ({getattr(e, 'problem', e)})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{p}: expected a mapping of sections at the top level")
-    parent = data.pop("extends", None)
-    if parent:
-        data = _merge(read_yaml(p.parent / parent, seen + (p.resolve(),)), data)
-    return data
-
-
-def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> ExperimentConfig:
-    """Read a YAML experiment file (or the defaults), apply overrides, build and validate."""
+def load_config(
+    path: str | Path | None = None, overrides: list[str] | None = None, size: str = "small"
+) -> ExperimentConfig:
+    """Read a YAML experiment file (or the defaults) at a model ``size`` (``SIZES``), apply overrides,
+    build and validate."""
     data = read_yaml(path) if path is not None else {}
+    for key, value in size_settings(size).items():
+        set_key(data, key, value)
     data = apply_overrides(data, overrides or [])
     config = build_dataclass(ExperimentConfig, data)
     config.validate()

@@ -154,7 +154,7 @@ def collate(
     −1 pad, 1000 across sentences), labels B (when labelled), lm_chosen B×T (``masked_lm``, unless
     ``training``, which draws its own: the words an evaluation hides)."""
     word_ids, feature_ids, mask = vocab.encode_batch([e.words for e in examples], max_len)
-    t = word_ids.shape[1]
+    t = mask.shape[1]  # words (a subword vocabulary's word_ids are longer: B×S)
     heads = np.full((len(examples), t), PAD_DISTANCE, dtype=np.int64)
     dep_labels = np.full((len(examples), t), NO_LABEL, dtype=np.int64)
     punct = np.zeros((len(examples), t), dtype=bool)

@@ -57,6 +57,7 @@ ADDED_SETTINGS = {
     "data.split_column": None,
     "encoder.static_vectors": None,
     "encoder.ngram_buckets": 0,
+    "encoder.pretrained": None,
     "training.init_predictor_from": None,
     "training.auxiliary_parser_weight": 0.0,
     "training.distance_grad_to_encoder": True,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import lightning as L
@@ -25,6 +26,7 @@ from lightning.pytorch.strategies import DDPStrategy
 from parserfree.core.checkpoints import TrainedModel, load_trained, read_checkpoint
 from parserfree.distill.co_training import CoTrainingModule
 from parserfree.distill.config import ExperimentConfig, TrainingConfig, save_config
+from parserfree.distill.data.pretrained_encoders import model_folder, model_vocabulary, read_architecture
 from parserfree.distill.data.static_vectors import fill_static_vectors
 from parserfree.distill.data_module import SyntaxDataModule
 from parserfree.distill.evaluate import evaluate_with_outputs
@@ -36,6 +38,7 @@ from parserfree.distill.starts import check_resumable, load_pretrained, load_pre
 from parserfree.encoder.files import atomic_path, write_json
 from parserfree.encoder.masked_words import MASKED_LM
 from parserfree.encoder.schema import ConfigError
+from parserfree.encoder.subwords import SubwordVocabulary
 
 
 class MidEpochCheckpoint(ModelCheckpoint):
@@ -144,6 +147,25 @@ def auxiliary_parser(config: ExperimentConfig, init: TrainedModel | None) -> Tra
     return init
 
 
+@dataclass(frozen=True)
+class PretrainedStart:
+    """A pre-trained encoder's folder, its ``config.json`` and its tokenizer as the run's vocabulary."""
+
+    folder: Path
+    architecture: dict
+    vocab: SubwordVocabulary
+
+
+def pretrained_start(config: ExperimentConfig, cache_dir: str | Path | None = None) -> PretrainedStart | None:
+    """The folder ``encoder.pretrained`` names, fetched and checked (``distill.data.pretrained_encoders``);
+    None for the project's own encoder."""
+    if not config.encoder.pretrained:
+        return None
+    folder = model_folder(config.encoder.pretrained, cache_dir or config.data.cache_dir, config.data.archive)
+    architecture = read_architecture(folder)
+    return PretrainedStart(folder, architecture, model_vocabulary(folder, architecture))
+
+
 def started_module(
     config: ExperimentConfig,
     vocab,
@@ -151,10 +173,12 @@ def started_module(
     dep_labels,
     init: TrainedModel | None = None,
     init_predictor: TrainedModel | None = None,
+    pretrained: PretrainedStart | None = None,
 ) -> CoTrainingModule:
     """The training module of a resolved ``config`` (its encoder sized), its model started from ``init``
-    (``training.init_from``: with ``init_predictor`` the encoder alone) and its predictor from
-    ``init_predictor`` (``training.init_predictor_from``), and the auxiliary parser, if any, from ``init``."""
+    (``training.init_from``: with ``init_predictor`` the encoder alone) or from a pre-trained encoder's
+    folder (``pretrained``), its predictor from ``init_predictor`` (``training.init_predictor_from``), and
+    the auxiliary parser, if any, from ``init``."""
     module_class = MaskedLMModule if config.data.task == MASKED_LM else CoTrainingModule
     auxiliary = auxiliary_parser(config, init)
     module = module_class(
@@ -165,7 +189,10 @@ def started_module(
         label_names,
         dep_labels,
         auxiliary=auxiliary.predictor_config if auxiliary else None,
+        architecture=pretrained.architecture if pretrained else None,
     )
+    if pretrained is not None:
+        module.model.encoder.load_weights(str(pretrained.folder))
     if init is not None:
         load_pretrained(module.model, init.path, init, with_predictor=init_predictor is None)
     if init_predictor is not None:  # a parser tower beside an encoder pre-trained with another predictor
@@ -210,11 +237,15 @@ def train(
     if init_path:
         init = load_trained(init_path)
         vocab, dep_labels = init.vocab, init.dep_labels  # the pre-trained predictor's words and labels
+    pretrained = pretrained_start(config, cache_dir)
+    if pretrained is not None:
+        vocab = pretrained.vocab
     data = SyntaxDataModule(config, cache_dir, vocab, progress, dep_labels)
     data.setup()  # parses through the cache once; Lightning's own prepare_data/setup calls then find it done
-    config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
+    architecture = pretrained.architecture if pretrained else None
+    config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features, architecture)
     save_config(config, run_dir / "config.yaml")
-    module = started_module(config, data.vocab, data.label_names, data.dep_labels, init, init_predictor)
+    module = started_module(config, data.vocab, data.label_names, data.dep_labels, init, init_predictor, pretrained)
     if config.encoder.static_vectors:  # the frozen table, row i = the vector of word i of this vocabulary
         found = fill_static_vectors(
             module.model.encoder, data.vocab, config.encoder.static_vectors, data.cache_dir, config.data.archive
@@ -325,7 +356,9 @@ def serve_trained(
     config = config.resolved()
     ckpt = read_checkpoint(source / "checkpoints" / "best.ckpt")
     meta = ckpt["parserfree"]
-    config.encoder = config.model_encoder_config(meta["encoder"]["vocab_size"], meta["encoder"]["n_features"])
+    config.encoder = config.model_encoder_config(
+        meta["encoder"]["vocab_size"], meta["encoder"]["n_features"], meta.get("architecture")
+    )
     meta["experiment"], meta["recipe"] = config.to_dict(), config.recipe
     best = run_dir / "checkpoints" / "best.ckpt"
     best.parent.mkdir(parents=True, exist_ok=True)

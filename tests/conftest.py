@@ -100,7 +100,16 @@ def smoke_overrides(sentiment_file, tmp_path_factory):
     return [f"data.dataset={sentiment_file}", f"data.cache_dir={cache}"]
 
 
-TRAINING_FIXTURES = ("smoke_run", "smoke_job", "job", "treebank_checkpoint", "straight", "pretraining", "lm_runs")
+TRAINING_FIXTURES = (
+    "smoke_run",
+    "bert_run",
+    "smoke_job",
+    "job",
+    "treebank_checkpoint",
+    "straight",
+    "pretraining",
+    "lm_runs",
+)
 """Fixtures that train a model: every test that uses one (directly or through another fixture, e.g.
 ``smoke_checkpoint`` or ``smoke_bundle``) is marked ``slow``; tests that train by themselves carry the mark."""
 
@@ -121,6 +130,25 @@ def smoke_run(smoke_overrides, tmp_path_factory):
     config = load_config("configs/smoke.yaml", smoke_overrides)
     metrics = train(config, out, progress=False)
     return out, metrics
+
+
+@pytest.fixture(scope="session")
+def bert_run(smoke_overrides, tmp_path_factory):
+    """(run folder, model folder) of the smoke run on a tiny pre-trained BERT (encoder.pretrained, random
+    weights, 3 layers), the model folder moved away once trained: nothing after training may need it."""
+    from parserfree.distill.config import load_config
+    from parserfree.distill.train import train
+
+    from tiny_models import tiny_bert_folder
+
+    root = tmp_path_factory.mktemp("bert")
+    folder = tiny_bert_folder(root / "tiny-bert")
+    config = load_config(
+        "configs/smoke.yaml", [*smoke_overrides, f"encoder.pretrained={folder}", "encoder.bias_all_layers=false"]
+    )
+    train(config, root / "run", progress=False)
+    folder.rename(root / "moved-away")
+    return root / "run", folder
 
 
 # ---- export fixtures: one bundle of the smoke run (with both variants) per session, and checkpoints of the

@@ -186,7 +186,8 @@ def extract_files(
     inner: str | None = None,
 ) -> Path:
     """Folder ``<cache>/<spec.folder>/<out_name>`` holding ``members`` (file name → member path in the
-    archive, or in the nested archive ``inner`` when given), extracted once and atomically."""
+    archive, or in the nested archive ``inner`` when given: a tar inside a tar, a zip inside a zip),
+    extracted once and atomically."""
     root = archive_folder(spec, cache_dir)
     out = root / out_name
     if all((out / name).exists() for name in members):
@@ -195,15 +196,21 @@ def extract_files(
     tmp = Path(tempfile.mkdtemp(dir=root, prefix=".extract-"))
     try:
         if zipfile.is_zipfile(src):
-            if inner is not None:
-                raise DataError(f"{src}: a zip archive has no nested archive '{inner}'")
-            with zipfile.ZipFile(src) as zipped:
-                for name, member in members.items():
+            with zipfile.ZipFile(src) as outer_zip:
+                if inner is None:
+                    zipped = outer_zip
+                else:
                     try:
-                        with zipped.open(member) as data, open(tmp / name, "wb") as f:
-                            shutil.copyfileobj(data, f)
-                    except KeyError:
-                        raise DataError(f"{src}: has no member '{member}'") from None
+                        zipped = zipfile.ZipFile(io.BytesIO(outer_zip.read(inner)))
+                    except (KeyError, zipfile.BadZipFile):
+                        raise DataError(f"{src}: has no zip archive '{inner}'") from None
+                with zipped:
+                    for name, member in members.items():
+                        try:
+                            with zipped.open(member) as data, open(tmp / name, "wb") as f:
+                                shutil.copyfileobj(data, f)
+                        except KeyError:
+                            raise DataError(f"{src}: has no member '{member}'") from None
         else:
             with tarfile.open(src) as outer:
                 if inner is not None:

@@ -35,7 +35,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         overrides.append(f"training.devices={args.devices}")
     if args.strategy is not None:
         overrides.append(f"training.strategy={args.strategy}")
-    config = cached_init(load_config(args.config, overrides), args.cache_dir)
+    config = cached_init(load_config(args.config, overrides, args.size), args.cache_dir)
     out = Path(args.out or Path("runs") / Path(args.config).stem)
     result = train(config, out, resume=args.resume, cache_dir=args.cache_dir, progress=not args.quiet)
     if result:
@@ -136,8 +136,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from parserfree.reports.markdown import summary_lines
 
     paths = args.config or list(DEFAULT_TASKS)
-    tasks = {Path(p).stem: load_config(p, args.set or []) for p in paths}
-    out = Path(args.out or "runs/main")
+    tasks = {Path(p).stem: load_config(p, args.set or [], args.size) for p in paths}
+    out = Path(args.out or ("runs/main" if args.size == "small" else f"runs/{args.size}"))
     with cluster(args):  # the tagging of the built-in text and every parse through the cache
         reports = run_main_job(tasks, out, cache_dir=args.cache_dir, progress=not args.quiet, seeds=args.seeds)
     for name, report in reports.items():
@@ -197,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true", help="continue from <out>/checkpoints/last.ckpt")
     p.add_argument("--devices", type=int, help="number of devices/processes (e.g. 2 with --strategy ddp)")
     p.add_argument("--strategy", help="Lightning strategy, e.g. ddp")
+    add_size_arg(p)
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_train)
@@ -300,7 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help=f"a task's YAML config, repeatable; its file name names the task (default: {' and '.join(DEFAULT_TASKS)})",
     )
-    p.add_argument("--out", help="output folder, one sub-folder per task and index.md (default: runs/main)")
+    p.add_argument(
+        "--out",
+        help="output folder, one sub-folder per task and index.md (default: runs/main, runs/<size> for another size)",
+    )
+    add_size_arg(p)
     p.add_argument(
         "--seeds",
         type=positive_int,
@@ -321,6 +326,18 @@ def build_parser() -> argparse.ArgumentParser:
             "--debug", action="store_true", default=argparse.SUPPRESS, help="on an error, show the traceback"
         )
     return parser
+
+
+def add_size_arg(p: argparse.ArgumentParser) -> None:
+    """``--size``: the model size the task's config runs at (``distill.config.SIZES``; docs/usage.md, "Sizes")."""
+    from parserfree.distill.sizes import SIZES
+
+    p.add_argument(
+        "--size",
+        default="small",
+        choices=list(SIZES),
+        help="model size: small (the config as it is) or base (the pre-trained MiniLM, configs/sizes/base.yaml)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
