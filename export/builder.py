@@ -253,7 +253,7 @@ def _write_bundle(
     _public_permissions(tmp)
     predictor = trained.predictor_config
     tree = tree_module.output_names[2:] if tree_module is not None else ()  # heads (and dep_labels)
-    spec = io_spec(recipe, task, vocab.n_features, tree)
+    spec = io_spec(recipe, task, vocab.n_features, tree, subwords=module.subwords)
     tree_outputs = spec.pop("tree_outputs")
     return write_manifest(
         tmp,

@@ -18,7 +18,11 @@ exactly alike. A graph's contract is decided by the recipe it was trained with (
   its ``tree`` part (``tree_outputs``); the manifest records both graphs' outputs (``io_spec``).
 
 The mask is bool because that is what the model computes with (``torch.where``); int64 would add a cast.
-Batch and length are dynamic; T is the longest sentence of the batch, at most the model's ``max_len``.
+Batch and length are dynamic; T is the longest sentence of the batch, at most the model's ``max_len``. A
+pre-trained encoder's graph (``encoder.pretrained``) takes the same three arrays from its subword
+vocabulary (``encoder/subwords.py``): ``word_ids`` are then B×S subword ids and ``feature_ids`` B×S×1 the
+word of each subword (−1 on special tokens and padding), over their own dynamic axis ``subwords``; the
+mask, D̂ and the tree stay word-level (B×T).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder.vocabulary import Vocabulary
 
 WORD_INPUTS = ("word_ids", "feature_ids", "mask")
+POSITION_INPUTS = ("word_ids", "feature_ids")  # over the encoder's positions: words, or a pre-trained one's subwords
 TASK_OUTPUTS = ("task_output",)  # every task graph's outputs
 TREE_OUTPUTS = ("heads", "dep_labels")  # the predicted tree, after D̂, in this order
 
@@ -80,12 +85,20 @@ def manifest_tree_outputs(manifest: dict) -> tuple[str, ...]:
     return tuple(o["name"] for o in tree["outputs"]) if isinstance(tree, dict) else ()
 
 
-def io_spec(recipe: str, task: str, n_features: int, tree: Sequence[str] = ()) -> dict[str, list[dict] | None]:
+def position_axis(subwords: bool) -> str:
+    """The symbolic length of ``POSITION_INPUTS``: ``length`` (words), or ``subwords`` for a pre-trained encoder."""
+    return "subwords" if subwords else "length"
+
+
+def io_spec(
+    recipe: str, task: str, n_features: int, tree: Sequence[str] = (), subwords: bool = False
+) -> dict[str, list[dict] | None]:
     """Names, dtypes and symbolic shapes of the inputs, of the task graph's ``outputs`` and of the tree
     graph's (``tree_outputs``; None for a recipe without one), as recorded in the manifest."""
+    positions = position_axis(subwords)
     shapes = {
-        "word_ids": ("int64", ["batch", "length"]),
-        "feature_ids": ("int64", ["batch", "length", n_features]),
+        "word_ids": ("int64", ["batch", positions]),
+        "feature_ids": ("int64", ["batch", positions, n_features]),
         "mask": ("bool", ["batch", "length"]),
         "task_output": ("float32", ["batch"] if task == "regression" else ["batch", "classes"]),
         "distances": ("float32", ["batch", "length", "length"]),
@@ -135,5 +148,5 @@ def graph_inputs(
     word_ids, feature_ids, mask = vocab.encode_batch(words, max_len)
     feeds = {"word_ids": word_ids, "feature_ids": feature_ids, "mask": mask}
     if distances is not None:
-        feeds["distances"] = pad_distances(distances, *word_ids.shape)
+        feeds["distances"] = pad_distances(distances, *mask.shape)
     return feeds

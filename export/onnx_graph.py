@@ -31,13 +31,16 @@ import torch
 from torch import Tensor, nn
 
 from parserfree.core.recipes import Recipe
+from parserfree.encoder.pretrained import PretrainedEncoder
 from parserfree.export.graph_inputs import (
+    POSITION_INPUTS,
     TASK_OUTPUTS,
     WORD_INPUTS,
     graph_recipe,
     has_tree_graph,
     input_names,
     output_names,
+    position_axis,
     tree_outputs,
 )
 from parserfree.predictor.head import DistancePredictor
@@ -65,6 +68,12 @@ AXES = {
     "heads": {0: "batch", 1: "length"},
     "dep_labels": {0: "batch", 1: "length"},
 }
+
+
+def axes_of(name: str, subwords: bool) -> dict[int, str]:
+    """The dynamic axes of one graph input or output (a pre-trained encoder's ids run over its subwords)."""
+    axes = AXES[name]
+    return {**axes, 1: position_axis(subwords)} if name in POSITION_INPUTS else axes
 
 
 def model_tree_outputs(model: SyntaxModel) -> tuple[str, ...]:
@@ -114,6 +123,11 @@ class RecipeGraph(nn.Module):
         self.distances = distances
         self.distance_cap = model.encoder.bias.saturation() if distances == "adjacency_powers" else None
 
+    @property
+    def subwords(self) -> bool:
+        """Whether the graph's ids run over a pre-trained encoder's subwords (``graph_inputs.position_axis``)."""
+        return isinstance(self.model.encoder, PretrainedEncoder)
+
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None):
         with _distance_cap(self.model.predictor, self.distance_cap):
             out = self.model(
@@ -147,6 +161,8 @@ class PredictorGraph(nn.Module):
         self.model = model
         self.input_names = WORD_INPUTS
         self.output_names = tree if parse else ("distances", *tree)
+
+    subwords = RecipeGraph.subwords
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor):
         return _tree_tensors(self.model.predict(word_ids, feature_ids, mask), self.output_names)
@@ -211,7 +227,7 @@ def export_onnx(module: RecipeGraph | PredictorGraph, trace_feeds: dict[str, np.
             str(path),
             input_names=list(module.input_names),
             output_names=list(module.output_names),
-            dynamic_axes={name: AXES[name] for name in names},
+            dynamic_axes={name: axes_of(name, module.subwords) for name in names},
             opset_version=OPSET,
             dynamo=False,
             do_constant_folding=True,

@@ -38,7 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from parserfree.encoder.errors import UsageError
-from parserfree.encoder.vocabulary import Vocabulary
+from parserfree.encoder.subwords import SubwordVocabulary
+from parserfree.encoder.vocabulary import Vocabulary, load_vocabulary
 from parserfree.export.bundle import bundle_digest, verify_bundle
 from parserfree.export.errors import BundleError
 from parserfree.export.graph_inputs import (
@@ -104,7 +105,14 @@ class ParserFreeModel:
     asked for), vocabulary and tokenizer. Build with ``load``."""
 
     def __init__(
-        self, folder: Path, manifest: dict, session, vocab: Vocabulary, tokenizer, labels: dict, variant: str
+        self,
+        folder: Path,
+        manifest: dict,
+        session,
+        vocab: Vocabulary | SubwordVocabulary,
+        tokenizer,
+        labels: dict,
+        variant: str,
     ) -> None:
         self.folder = folder
         self.manifest = manifest
@@ -154,7 +162,7 @@ class ParserFreeModel:
             session = make_session(folder / models[variant], threads, spinning=spinning)
         _check_io(folder / models[variant], session, manifest["kind"], manifest_outputs(manifest))
         with _naming(folder / manifest["vocab"]):
-            vocab = Vocabulary.load(folder / manifest["vocab"])
+            vocab = load_vocabulary(folder / manifest["vocab"])
         with _naming(folder / manifest["labels"]):
             labels = json.loads((folder / manifest["labels"]).read_text(encoding="utf-8"))
             if not isinstance(labels.get("task"), str) or not isinstance(labels.get("label_names"), list):
