@@ -343,7 +343,8 @@ class ExperimentConfig:
         if self.encoder.pretrained:
             if architecture is None:
                 raise ConfigError(f"encoder.pretrained={self.encoder.pretrained}: its config.json was not read")
-            sized = dataclasses.replace(self.encoder, **sizes_of(architecture), n_features=n_features)
+            changes: dict[str, Any] = {**sizes_of(architecture), "n_features": n_features}
+            sized = dataclasses.replace(self.encoder, **changes)
             sized.validate()
             return sized
         if self.encoder.vocab_size not in (0, vocab_size):

@@ -27,6 +27,7 @@ from parserfree.distill.parsing import ParsedExample, parse_dataset
 from parserfree.encoder import Vocabulary
 from parserfree.encoder.conventions import PAD_DISTANCE
 from parserfree.encoder.masked_words import MASKED_LM, fixed_choice, known_words
+from parserfree.encoder.vocabulary import AnyVocabulary
 from parserfree.predictor.label_scorer import NO_LABEL, label_ids, label_inventory
 
 
@@ -147,7 +148,7 @@ class ResumableLoader(DataLoader):
 
 
 def collate(
-    examples: list[EncodedExample], vocab: Vocabulary, max_len: int, task: str, training: bool = False
+    examples: list[EncodedExample], vocab: AnyVocabulary, max_len: int, task: str, training: bool = False
 ) -> dict[str, torch.Tensor]:
     """Pad a batch: word_ids B×T, feature_ids B×T×F, mask B×T, heads B×T (−1 pad), punct B×T,
     dep_labels B×T (label ids, −1 on pad and where there is no known label), distances B×T×T (parser D,
@@ -191,7 +192,7 @@ class SyntaxDataModule(L.LightningDataModule):
         self,
         config: ExperimentConfig,
         cache_dir: str | Path | None = None,
-        vocab: Vocabulary | None = None,
+        vocab: AnyVocabulary | None = None,
         progress: bool = True,
         dep_labels: tuple[str, ...] | None = None,
     ) -> None:

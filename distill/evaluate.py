@@ -12,7 +12,7 @@ import torch
 from torch.utils.data import DataLoader
 
 from parserfree.core.task_metrics import predictions, task_metrics
-from parserfree.encoder import Vocabulary
+from parserfree.encoder.vocabulary import AnyVocabulary
 from parserfree.predictor import DistanceMetrics
 from parserfree.predictor.syntax_model import SyntaxModel
 
@@ -98,7 +98,7 @@ def evaluate(model: SyntaxModel, loader: DataLoader, task: str, n_classes: int, 
 
 @torch.no_grad()
 def argmax_heads(
-    model: SyntaxModel, vocab: Vocabulary, words: list[list[str]], max_len: int, batch_size: int = 64
+    model: SyntaxModel, vocab: AnyVocabulary, words: list[list[str]], max_len: int, batch_size: int = 64
 ) -> list[np.ndarray] | None:
     """The predictor's raw argmax heads (before cycle breaking) of every word list (n ≤ max_len each),
     for the argmax cycle rate of a report; None when the model has no `heads` predictor."""

@@ -35,10 +35,13 @@ from parserfree.distill.predictions import records_from_outputs, write_predictio
 from parserfree.distill.quiet import quiet_lightning
 from parserfree.distill.shipped import resolve_weights
 from parserfree.distill.starts import check_resumable, load_pretrained, load_pretrained_predictor, predictor_weights
+from parserfree.encoder import SyntaxEncoder
 from parserfree.encoder.files import atomic_path, write_json
 from parserfree.encoder.masked_words import MASKED_LM
+from parserfree.encoder.pretrained import PretrainedEncoder
 from parserfree.encoder.schema import ConfigError
 from parserfree.encoder.subwords import SubwordVocabulary
+from parserfree.encoder.vocabulary import word_vocabulary
 
 
 class MidEpochCheckpoint(ModelCheckpoint):
@@ -192,7 +195,9 @@ def started_module(
         architecture=pretrained.architecture if pretrained else None,
     )
     if pretrained is not None:
-        module.model.encoder.load_weights(str(pretrained.folder))
+        encoder = module.model.encoder
+        assert isinstance(encoder, PretrainedEncoder)  # built from pretrained.architecture just above
+        encoder.load_weights(str(pretrained.folder))
     if init is not None:
         load_pretrained(module.model, init.path, init, with_predictor=init_predictor is None)
     if init_predictor is not None:  # a parser tower beside an encoder pre-trained with another predictor
@@ -247,9 +252,10 @@ def train(
     save_config(config, run_dir / "config.yaml")
     module = started_module(config, data.vocab, data.label_names, data.dep_labels, init, init_predictor, pretrained)
     if config.encoder.static_vectors:  # the frozen table, row i = the vector of word i of this vocabulary
-        found = fill_static_vectors(
-            module.model.encoder, data.vocab, config.encoder.static_vectors, data.cache_dir, config.data.archive
-        )
+        encoder = module.model.encoder
+        assert isinstance(encoder, SyntaxEncoder)  # static vectors with encoder.pretrained are refused by its config
+        vocab = word_vocabulary(data.vocab, "encoder.static_vectors")
+        found = fill_static_vectors(encoder, vocab, config.encoder.static_vectors, data.cache_dir, config.data.archive)
         print(
             f"[parserfree train] static vectors {config.encoder.static_vectors}: {found:,} of "
             f"{len(data.vocab) - 2:,} vocabulary words have one",

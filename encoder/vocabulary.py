@@ -199,7 +199,20 @@ class Vocabulary:
         return cls(data["words"], n_feature_buckets=data["n_feature_buckets"], lowercase=data["lowercase"])
 
 
-def vocabulary_from_dict(data: dict, source: str = "vocabulary") -> Vocabulary | SubwordVocabulary:
+AnyVocabulary = Vocabulary | SubwordVocabulary  # what an encoder reads: both give encode_batch(words, max_len)
+
+
+def word_vocabulary(vocab: AnyVocabulary, what: str) -> Vocabulary:
+    """``vocab`` as the project's word vocabulary, for ``what`` (a step that reads word ids); a pre-trained
+    encoder's subword vocabulary is refused in one line."""
+    if not isinstance(vocab, Vocabulary):
+        raise ValueError(
+            f"{what} reads the project's word vocabulary; a pre-trained encoder's subwords cannot serve it"
+        )
+    return vocab
+
+
+def vocabulary_from_dict(data: dict, source: str = "vocabulary") -> AnyVocabulary:
     """A vocabulary as ``to_dict`` wrote it: the project's word vocabulary, or a pre-trained encoder's
     subword one (``encoder/subwords.py``), told apart by its format."""
     if isinstance(data, dict) and data.get("format") == SUBWORD_FORMAT:
@@ -207,7 +220,7 @@ def vocabulary_from_dict(data: dict, source: str = "vocabulary") -> Vocabulary |
     return Vocabulary.from_dict(data, source=source)
 
 
-def load_vocabulary(path: str | os.PathLike) -> Vocabulary | SubwordVocabulary:
+def load_vocabulary(path: str | os.PathLike) -> AnyVocabulary:
     """Read a vocabulary file written by either kind's ``save``."""
     with open(path, encoding="utf-8") as f:
         return vocabulary_from_dict(json.load(f), source=str(path))

@@ -21,7 +21,7 @@ import numpy as np
 from parserfree.core.held_out import HeldOut
 from parserfree.core.task_metrics import agreement, predictions, task_metrics
 from parserfree.core.trees import batch_tree_distances
-from parserfree.encoder.vocabulary import Vocabulary
+from parserfree.encoder.vocabulary import AnyVocabulary
 from parserfree.export.graph_inputs import graph_inputs
 from parserfree.export.parity import TOLERANCE, Analyse
 from parserfree.export.session import make_session
@@ -43,7 +43,7 @@ class BundleGraphs:
     task: str
     n_classes: int
     analyse: Analyse
-    vocab: Vocabulary
+    vocab: AnyVocabulary
     max_len: int
     threads: int | None
 

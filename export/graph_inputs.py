@@ -33,7 +33,7 @@ import numpy as np
 
 from parserfree.core.recipes import RECIPES, Recipe, exportable_recipes
 from parserfree.encoder.conventions import PAD_DISTANCE
-from parserfree.encoder.vocabulary import Vocabulary
+from parserfree.encoder.vocabulary import AnyVocabulary
 
 WORD_INPUTS = ("word_ids", "feature_ids", "mask")
 POSITION_INPUTS = ("word_ids", "feature_ids")  # over the encoder's positions: words, or a pre-trained one's subwords
@@ -136,7 +136,7 @@ def pad_distances(distances: np.ndarray | Sequence[np.ndarray], batch: int, leng
 
 
 def graph_inputs(
-    vocab: Vocabulary,
+    vocab: AnyVocabulary,
     words: Sequence[Sequence[str]],
     max_len: int,
     distances: np.ndarray | Sequence[np.ndarray] | None = None,

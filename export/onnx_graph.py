@@ -105,6 +105,11 @@ def _distance_cap(predictor: DistancePredictor | None, cap: int | None) -> Itera
         predictor.distance_cap = before
 
 
+def reads_subwords(model: SyntaxModel) -> bool:
+    """Whether a model's ids run over a pre-trained encoder's subwords (``graph_inputs.position_axis``)."""
+    return isinstance(model.encoder, PretrainedEncoder)
+
+
 class RecipeGraph(nn.Module):
     """What one exported graph of a recipe computes, the biased layers fed from the recipe's inference
     source (its row's ``eval_source``: the predictor's D̂, the parser's distances given as an input, or no
@@ -126,7 +131,7 @@ class RecipeGraph(nn.Module):
     @property
     def subwords(self) -> bool:
         """Whether the graph's ids run over a pre-trained encoder's subwords (``graph_inputs.position_axis``)."""
-        return isinstance(self.model.encoder, PretrainedEncoder)
+        return reads_subwords(self.model)
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor, distances: Tensor | None = None):
         with _distance_cap(self.model.predictor, self.distance_cap):
@@ -162,7 +167,10 @@ class PredictorGraph(nn.Module):
         self.input_names = WORD_INPUTS
         self.output_names = tree if parse else ("distances", *tree)
 
-    subwords = RecipeGraph.subwords
+    @property
+    def subwords(self) -> bool:
+        """As ``RecipeGraph.subwords``."""
+        return reads_subwords(self.model)
 
     def forward(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor):
         return _tree_tensors(self.model.predict(word_ids, feature_ids, mask), self.output_names)

@@ -23,7 +23,7 @@ import numpy as np
 
 from parserfree.core.held_out import HeldOut
 from parserfree.core.trees import batch_tree_distances
-from parserfree.encoder.vocabulary import Vocabulary
+from parserfree.encoder.vocabulary import AnyVocabulary
 from parserfree.export.errors import ExportError
 from parserfree.export.graph_inputs import graph_inputs
 
@@ -79,7 +79,7 @@ def _example_distances(heads: np.ndarray | None, n: int) -> np.ndarray | None:
 
 
 def build_parity_set(
-    texts: Sequence[str], source: str, analyse: Analyse, vocab: Vocabulary, max_len: int, trace_shape: Sequence[int]
+    texts: Sequence[str], source: str, analyse: Analyse, vocab: AnyVocabulary, max_len: int, trace_shape: Sequence[int]
 ) -> ParitySet:
     """Batches of other sizes and lengths than ``trace_shape`` (batch, length) from ``texts``.
 

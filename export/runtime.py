@@ -38,8 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from parserfree.encoder.errors import UsageError
-from parserfree.encoder.subwords import SubwordVocabulary
-from parserfree.encoder.vocabulary import Vocabulary, load_vocabulary
+from parserfree.encoder.vocabulary import AnyVocabulary, load_vocabulary
 from parserfree.export.bundle import bundle_digest, verify_bundle
 from parserfree.export.errors import BundleError
 from parserfree.export.graph_inputs import (
@@ -109,7 +108,7 @@ class ParserFreeModel:
         folder: Path,
         manifest: dict,
         session,
-        vocab: Vocabulary | SubwordVocabulary,
+        vocab: AnyVocabulary,
         tokenizer,
         labels: dict,
         variant: str,

@@ -169,8 +169,8 @@ class SyntaxModel(nn.Module):
 
     def word_logits(self, states: Tensor) -> Tensor:
         """``masked_lm``: the states N×d of hidden positions → scores N×V over the vocabulary (tied table)."""
-        if not isinstance(self.head, MaskedWordHead):
-            raise ValueError("word_logits needs a model built for task 'masked_lm'")
+        if not isinstance(self.head, MaskedWordHead) or not isinstance(self.encoder, SyntaxEncoder):
+            raise ValueError("word_logits needs a model of the project's encoder built for task 'masked_lm'")
         return self.head.word_logits(states, self.encoder.word_embedding.weight)
 
     def predict(

@@ -17,6 +17,7 @@ from parserfree.distill.config import ExperimentConfig, load_config
 from parserfree.distill.data_module import SyntaxDataModule
 from parserfree.distill.shipped import SCHEME, is_shipped, shipped_checkpoint, shipped_names
 from parserfree.encoder.schema import build_dataclass
+from parserfree.encoder.vocabulary import word_vocabulary
 from parserfree.predictor.sources import DistanceSource
 
 TRAINED_ROWS = ("no_syntax", "locality", "parser_fed_twin")  # one masked-LM run each
@@ -99,10 +100,11 @@ def row_data(
     """Each row's data (its pre-training text, set up), read once for every row of the same text and
     vocabulary."""
     out: dict[str, SyntaxDataModule] = {}
-    data = None
+    data, words = None, None
     for name, (trained, config) in rows.items():
-        if data is None or data.vocab.words != trained.vocab.words or data.config.data != config.data:
-            data = SyntaxDataModule(config, None, trained.vocab, progress, trained.dep_labels)
+        vocab = word_vocabulary(trained.vocab, f"the language-model row {name}")
+        if data is None or words != vocab.words or data.config.data != config.data:
+            data, words = SyntaxDataModule(config, None, vocab, progress, trained.dep_labels), vocab.words
             data.setup()
         out[name] = data
     return out

@@ -33,6 +33,7 @@ from parserfree.distill.config import ExperimentConfig
 from parserfree.distill.data_module import SyntaxDataModule, collate
 from parserfree.distill.masked_lm import read_hidden
 from parserfree.encoder import UNK_ID
+from parserfree.encoder.vocabulary import word_vocabulary
 from parserfree.predictor.sources import DistanceSource
 from parserfree.reports.language_model import LanguageModelReport, PairContrast
 
@@ -56,7 +57,8 @@ def minimal_pairs(config: ExperimentConfig, trained: TrainedModel) -> tuple[list
     agreement = copy.deepcopy(config)
     agreement.data.dataset, agreement.data.task = "agreement", "binary"
     agreement.data.train_fraction, agreement.data.max_examples = 1.0, None
-    data = SyntaxDataModule(agreement, None, trained.vocab, False, trained.dep_labels)
+    vocab = word_vocabulary(trained.vocab, "zero-shot minimal pairs")
+    data = SyntaxDataModule(agreement, None, vocab, False, trained.dep_labels)
     data.setup()
     examples = data.examples("test")
     versions: dict[str, dict[str, tuple]] = {}
@@ -70,7 +72,7 @@ def minimal_pairs(config: ExperimentConfig, trained: TrainedModel) -> tuple[list
         (sg, enc), (pl, _) = both["sg"], both["pl"]
         i = int(sg.columns["verb_index"])
         forms = (sg.columns["verb"], pl.columns["verb"])
-        known = all(trained.vocab.word_id(f) > UNK_ID for f in forms)
+        known = all(vocab.word_id(f) > UNK_ID for f in forms)
         if i >= len(enc.words) or enc.words[i].lower() != forms[0].lower() or not known:
             left_out += 1
             continue
@@ -90,7 +92,7 @@ def judge_pairs(
 ) -> np.ndarray:
     """Per pair, whether the row prefers the grammatical version (bool array; ``tree_of_text``: the biased
     layers read the predictor's D̂ of the unmasked singular version, ``distill.masked_lm.read_hidden``)."""
-    model, vocab = trained.model, trained.vocab
+    model, vocab = trained.model, word_vocabulary(trained.vocab, "zero-shot minimal pairs")
     model.eval()
     max_len = trained.encoder_config.max_len
     out = []

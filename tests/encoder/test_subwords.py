@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 from parserfree.encoder.subwords import NO_WORD, SubwordVocabulary, TokenizerError
-from parserfree.encoder.vocabulary import load_vocabulary
+from parserfree.encoder.vocabulary import Vocabulary, load_vocabulary, word_vocabulary
 
 from tiny_models import tiny_bert_folder
 
@@ -82,3 +82,12 @@ def test_a_file_that_is_not_a_tokenizer_is_refused(tmp_path):
     (tmp_path / "t.json").write_text('{"not": "a tokenizer"}')
     with pytest.raises(TokenizerError, match="not a tokenizers file"):
         SubwordVocabulary.from_file(tmp_path / "t.json", 16)
+
+
+def test_a_step_that_reads_word_ids_refuses_a_subword_vocabulary_in_one_line(vocab):
+    """Zero-shot minimal pairs and the language-model rows look words up by id: a pre-trained encoder's
+    subword ids would score the wrong rows instead of failing."""
+    with pytest.raises(ValueError, match="zero-shot minimal pairs reads the project's word vocabulary"):
+        word_vocabulary(vocab, "zero-shot minimal pairs")
+    words = Vocabulary(["dog", "dogs"])
+    assert word_vocabulary(words, "zero-shot minimal pairs") is words
