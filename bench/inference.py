@@ -49,7 +49,7 @@ from parserfree.core.parse import DEFAULT_MODEL
 from parserfree.distill.teacher import SpacyTeacher
 from parserfree.encoder.text import normalise_text
 from parserfree.export.runtime import SINGLE_TEXT_THREADS, SPINNING, ParserFreeModel
-from parserfree.export.timing import batches, describe_machine, machine, time_calls
+from parserfree.export.timing import describe_machine, machine
 
 from bench.lib.attainable import attainable_rates
 from bench.lib.common import DEFAULT_RUN, benchmark_texts, parse, script_arguments, write_record
@@ -64,6 +64,7 @@ from bench.lib.inference_goals import (
     tables,
     variant_accuracy,
 )
+from bench.lib.rows import measure
 from bench.lib.spacy_tuning import tuned_stream
 
 
@@ -169,38 +170,6 @@ def pipelines(args: argparse.Namespace) -> tuple[dict[str, tuple[str, Callable]]
     }
     models = {"free": loaded["default"], "fed": fed, "spacy": teacher.model}
     return rows, sources, models
-
-
-def measure(
-    rows: dict[str, tuple[str, Callable]], sets: dict[int, list[str]], words: dict[str, int], repeats: int
-) -> list[dict]:
-    """Time every row on ``sets`` (batch size → texts); each row keeps the fastest of ``repeats`` passes
-    (passes interleave the rows, so a burst of load elsewhere does not hit one row only)."""
-    best: dict[tuple[str, int], dict] = {}
-    for _ in range(repeats):
-        for size, texts in sets.items():
-            for name, (_, run) in rows.items():
-                got = time_calls(run, batches(texts, size))
-                if (name, size) not in best or got["seconds"] < best[name, size]["seconds"]:
-                    best[name, size] = got
-    out = []
-    for size, texts in sets.items():
-        n_words = sum(words[t] for t in texts)
-        for name, (runtime, _) in rows.items():
-            got = best[name, size]
-            out.append(
-                {
-                    "model": name,
-                    "runtime": runtime,
-                    "batch": size,
-                    "texts": len(texts),
-                    "sentences_per_s": len(texts) / got["seconds"],
-                    "words_per_s": n_words / got["seconds"],
-                    "latency_ms_p50": got["p50_ms"],
-                    "latency_ms_p95": got["p95_ms"],
-                }
-            )
-    return out
 
 
 def arguments():

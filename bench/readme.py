@@ -66,6 +66,7 @@ TABLES = {
     "profile_graph": Table("profile_graph", "python -m bench.profile_graph --record"),
     "predictor_cost": Table("predictor_cost", "python -m bench.predictor_cost --widths 64 128 256 512 --record"),
     "pareto": Table("pareto", "python -m bench.pareto --record"),
+    "sizes": Table("sizes", "python -m bench.sizes --record"),
     "train": Table("train", "python -m bench.train --record"),
     "trees": Table("trees", "python -m bench.trees --record"),
     "tree_ops": Table("tree_ops", "python -m bench.tree_ops --record"),

@@ -65,7 +65,11 @@ def add_results_commands(subparsers) -> None:
         help="a report.json, curve.json or other result JSON, or a main job's folder (e.g. runs/main)",
     )
     a.add_argument("--command", required=True, help='the command that produced it, e.g. "parserfree run"')
-    a.add_argument("--name", help="record name (default: <kind>_<dataset>, or main_<task> for a main job's folder)")
+    a.add_argument(
+        "--name",
+        help="record name (default: <kind>_<dataset>); for a main job's folder the prefix of <prefix>_<task> and "
+        "<prefix>_job (default: main)",
+    )
     a.add_argument("--note", help="one line on the conditions, e.g. the machine and its load")
     a.add_argument("--date", help="YYYY-MM-DD (default: the day the result file was written)")
     a.add_argument("--commit", help="the code it ran on (default: the checkout's commit)")

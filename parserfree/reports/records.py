@@ -150,23 +150,23 @@ def default_name(payload: dict, path: Path) -> str:
 
 def results_to_add(source: str | Path, name: str | None = None) -> list[tuple[str, Path]]:
     """(record name, result file) pairs that ``source`` holds. A main-job folder (``index.json`` and one
-    ``<task>/report/report.json`` per task) gives ``main_<task>`` for each task's report and ``main_job``
-    for its index; a file gives one record, named ``name`` or ``default_name``."""
+    ``<task>/report/report.json`` per task) gives ``<prefix>_<task>`` for each task's report and
+    ``<prefix>_job`` for its index, the prefix ``name`` or ``main`` (``base`` for ``run --size base``); a
+    file gives one record, named ``name`` or ``default_name``."""
     source = Path(source)
     if source.is_dir():
         index = source / "index.json"
         if not index.is_file():
             raise RecordError(f"--from {source}: a folder must be a main job's output (index.json not found)")
-        if name:
-            raise RecordError(f"--from {source}: --name is for one file; a main job's records are named main_<task>")
+        prefix = name or "main"
         tasks = _read_payload(index).get("tasks")
         if not isinstance(tasks, dict) or not tasks:
             raise RecordError(f"--from {index}: no 'tasks' in the main job's index")
-        pairs = [(f"main_{task}", source / task / "report" / "report.json") for task in tasks]
+        pairs = [(f"{prefix}_{task}", source / task / "report" / "report.json") for task in tasks]
         missing = [str(p) for _, p in pairs if not p.is_file()]
         if missing:
             raise RecordError(f"--from {source}: report(s) missing: {', '.join(missing)}")
-        return [*pairs, ("main_job", index)]
+        return [*pairs, (f"{prefix}_job", index)]
     return [(name or default_name(_read_payload(source), source), source)]
 
 

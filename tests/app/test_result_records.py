@@ -64,6 +64,8 @@ def test_add_from_a_main_job_folder_records_each_task_and_the_index(root, tmp_pa
     stored = load_records(root)
     assert stored["main_sentiment"].payload["domains"]["sentiment"]["scores"]["parser_fed_twin"]["metric"] == 76.71
     assert stored["main_job"].kind == "json" and stored["main_job"].payload["seconds"] == 764.0
+    base = add_records(root, job, "parserfree run --size base", name="base", commit="abc1234")
+    assert [r.name for r in base] == ["base_agreement", "base_sentiment", "base_job"]  # a second size beside it
 
 
 def test_add_from_a_main_job_folder_missing_a_report_records_nothing(root, tmp_path):

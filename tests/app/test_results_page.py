@@ -183,3 +183,23 @@ def test_links_between_pages_lead_to_files_and_headings_that_exist(page):
                 r"(?m)^#+ (.+)$", re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S)
             )
             assert anchor in {_slug(h) for h in headings}, f"{page}: link to {target}: no such heading"
+
+
+def test_the_size_table_reads_each_sizes_job_and_task_reports_and_names_a_missing_size(tmp_path):
+    """A row per size and task from <prefix>_job (the job's time, and the task's own stages only) and
+    <prefix>_<task> (scores over seeds)."""
+    stages = {"agreement/parser_fed_twin": 600.0, "agreement/report": 60.0, "sentiment/parser_fed_twin": 900.0}
+    job = {"seconds": 2700.0, "stage_seconds": stages, "tasks": {"agreement": {}}}
+    root = _root_with(
+        tmp_path,
+        "",
+        base_job=(job, "json"),
+        base_agreement=(report_payload("agreement-number", twin=97.25, free=96.5), "report"),
+    )
+    ctx = Context(load_records(root), "results/")
+    out = render_regions("<!-- results: sizes small=main base=base -->\n<!-- /results -->\n", ctx, "usage.md")
+    assert "| base | agreement (agreement-number) | 45.0 | 11.0 | 1 | 96.50 | 97.25 |" in out
+    assert "small: *Not recorded yet: no `docs/results/main_job.json`.*" in out
+    assert "base: Source: [`base_job.json`](results/base_job.json)" in out and "base_agreement.json" in out
+    with pytest.raises(RecordError, match="sizes takes SIZE=PREFIX pairs"):
+        render_regions("<!-- results: sizes base -->\n<!-- /results -->\n", ctx, "usage.md")

@@ -42,7 +42,7 @@ def test_each_vader_name_reads_its_own_ground_truth_file(name, monkeypatch, tmp_
 
 @pytest.mark.parametrize("name", list(BUILTIN))
 def test_every_built_in_dataset_has_a_test_and_its_source_in_the_data_docs(name):
-    """The contributing steps (README.md, "Adding a built-in dataset"): a test that names it, prose in docs/data.md."""
+    """The contributing steps (docs/contributing.md, "Adding a built-in dataset"): a test that names it, prose in docs/data.md."""
     tests = "\n".join(p.read_text() for p in (DATA_DOCS.parents[1] / "tests" / "data").glob("test_*.py"))
     assert f'"{name}"' in tests, f"no test in tests/data/ names the built-in dataset {name!r}"
     assert f"`{name}`" in outside(DATA_DOCS.read_text(), "generated"), f"docs/data.md says nothing of `{name}`"

@@ -141,7 +141,7 @@ def test_train_help_lists_every_recipe(capsys):
 
 
 def test_every_recipe_has_a_config_and_a_test():
-    """The contributing steps (README.md, "Adding a recipe"): a config in configs/ and a test in tests/distill/."""
+    """The contributing steps (docs/contributing.md, "Adding a recipe"): a config in configs/ and a test in tests/distill/."""
     from pathlib import Path
 
     root = Path(__file__).parents[2]
