@@ -13,17 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from parserfree.reports.report import BASELINE, Report
+from parserfree.reports.report import Report
+from parserfree.reports.tables import score_cell
 
 ROWS = ("parser_free", "parser_fed_twin", "no_syntax")
 
 
 def _cell(report: Report, row: str) -> str:
     score = report.headline.scores.get(row)
-    if score is None:
-        return "–"
-    sd = f" ± {score.metric_sd:.2f}" if score.metric_sd is not None else ""
-    return f"{score.metric:.2f}{sd}"
+    return "–" if score is None else score_cell(score)
 
 
 def size_rows(size: str, job: dict, reports: dict[str, Report]) -> list[str]:
@@ -34,8 +32,8 @@ def size_rows(size: str, job: dict, reports: dict[str, Report]) -> list[str]:
     for task, report in reports.items():
         own = sum(t for stage, t in stages.items() if stage.split("/")[0] == task) / 60
         scores = report.headline.scores
-        baselines = [n for n, m in report.models.items() if m.kind == BASELINE and n in scores]
-        best = max(baselines, key=lambda n: scores[n].metric, default=None)
+        margins = (s.over_best_baseline for s in scores.values() if s.over_best_baseline)
+        best = next((m.baseline for m in margins), None)  # the best baseline, as the report's scoring chose it
         speedup = report.speedup_end_to_end
         lines.append(
             f"| {size} | {task} ({report.dataset}) | {minutes:.1f} | {own:.1f} | {report.seeds} | "
