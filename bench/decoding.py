@@ -1,7 +1,7 @@
 """How much a parser's trees would gain from exact decoding: the graph's cycle breaking against Eisner.
 
 The exported graph turns a checkpoint's arc scores into a tree by taking each word's best head and
-re-attaching one word of every cycle (``predictor/cycle_breaking.py``): a fixed number of tensor steps,
+re-attaching one word of every cycle (``predictor.tree_ops.break_cycles``): a fixed number of tensor steps,
 no search, and a forest may keep several roots. This bench asks what that costs. On the held-out sentences
 of ``silver-trees`` (default ``dev``: decoders are chosen on dev), the PyTorch predictor's scores are
 decoded twice, by the graph's own steps and by the best projective tree with one root (Eisner's algorithm on

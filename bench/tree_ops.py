@@ -3,7 +3,7 @@
 For one sentence of T words (batch 1, as a single request), on one and two threads: the default-size
 encoder (d 128, 4 layers, 4 heads, ff 512; all layers, the syntax bias included) and the tree
 operations of the `heads` predictor — cycle breaking of the argmax heads plus the all-pairs distances by
-pointer jumping (``predictor.cycle_breaking``, ``predictor.tree_ops.distances_from_heads``) — next to
+pointer jumping (``predictor.tree_ops.break_cycles`` and ``distances_from_heads``) — next to
 the path-doubling matrix products they replace (``distances_from_parents`` on one-hot parents, still
 used for the soft variant and the straight-through gradient). The graph always runs the steps of its
 ``max_len`` (512 here: 9 doubling steps), whatever T is. PyTorch eager, and onnxruntime on the same
@@ -27,8 +27,8 @@ from torch import nn
 
 from parserfree.encoder import EncoderConfig, SyntaxEncoder
 from parserfree.export.timing import machine, seconds_per_call
-from parserfree.predictor.cycle_breaking import break_cycles
 from parserfree.predictor.tree_ops import (
+    break_cycles,
     distances_from_heads,
     distances_from_parents,
     parents_from_heads,

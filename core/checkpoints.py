@@ -20,12 +20,12 @@ from pathlib import Path
 
 import torch
 
-from parserfree.encoder import EncoderConfig, Vocabulary
-from parserfree.encoder.errors import ParserfreeError
-from parserfree.encoder.subwords import SubwordVocabulary
-from parserfree.encoder.vocabulary import vocabulary_from_dict
-from parserfree.predictor import PredictorConfig
-from parserfree.predictor.syntax_model import SyntaxModel
+from ..encoder import EncoderConfig, Vocabulary
+from ..encoder.errors import ParserfreeError
+from ..encoder.subwords import SubwordVocabulary
+from ..encoder.vocabulary import vocabulary_from_dict
+from ..predictor import PredictorConfig
+from ..predictor.syntax_model import SyntaxModel
 
 CHECKPOINT_FORMAT = 1
 META_KEYS = ("experiment", "encoder", "predictor", "vocab", "label_names", "task", "recipe")
@@ -49,7 +49,6 @@ class TrainedModel:
     recipe: str
     path: Path
     dep_labels: tuple[str, ...] = ()  # the dependency label inventory (empty: no label scorer)
-    architecture: dict | None = None  # a pre-trained encoder's config.json (encoder.pretrained), else None
 
 
 def _looks_like(head: bytes) -> str:
@@ -118,20 +117,28 @@ def read_checkpoint(path: str | Path) -> dict:
     return ckpt
 
 
+def encoder_record(meta: dict) -> dict:
+    """The encoder section of a checkpoint's metadata; a checkpoint written before the section held
+    ``architecture`` (a pre-trained encoder's config.json) kept it beside the section, and is read so."""
+    encoder = dict(meta["encoder"])
+    if meta.get("architecture") is not None and encoder.get("architecture") is None:
+        encoder["architecture"] = meta["architecture"]
+    return encoder
+
+
 def load_trained(path: str | os.PathLike) -> TrainedModel:
     """Rebuild the model of a run's checkpoint (``best.ckpt``/``last.ckpt``) in eval mode on the CPU."""
     path = Path(path)
     ckpt = read_checkpoint(path)
     meta = ckpt["parserfree"]
     try:
-        enc = EncoderConfig.from_dict(meta["encoder"])
+        enc = EncoderConfig.from_dict(encoder_record(meta))
         pred = PredictorConfig.from_dict(meta["predictor"]) if meta["predictor"] else None
         vocab = vocabulary_from_dict(meta["vocab"], source=f"{path} (vocabulary)")
         n_classes = max(2, len(meta["label_names"]))
         grad = bool(meta["experiment"].get("training", {}).get("task_grad_to_predictor", True))
         dep_labels = tuple(str(label) for label in meta.get("dep_labels") or ())
-        architecture = meta.get("architecture")
-        model = SyntaxModel(enc, pred, meta["task"], n_classes, grad, dep_labels=dep_labels, architecture=architecture)
+        model = SyntaxModel(enc, pred, meta["task"], n_classes, grad, dep_labels=dep_labels)
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise CheckpointError(
             f"{path}: damaged parserfree checkpoint (its settings do not build a model: {_first_line(e)})"
@@ -156,5 +163,4 @@ def load_trained(path: str | os.PathLike) -> TrainedModel:
         meta["recipe"],
         path,
         dep_labels,
-        architecture,
     )

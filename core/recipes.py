@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from parserfree.encoder.schema import ConfigError
-from parserfree.predictor.sources import DistanceSource
+from ..encoder.schema import ConfigError
+from ..predictor.sources import DistanceSource
 
 SOURCES = tuple(DistanceSource)  # every source a recipe row may name (predictor/sources.py)
 

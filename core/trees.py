@@ -21,8 +21,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
-from parserfree.encoder.errors import ParserfreeError
+from ..encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
+from ..encoder.errors import ParserfreeError
 
 Heads = Sequence[int] | np.ndarray  # one example's heads: a list or an int array of n words
 
@@ -87,7 +87,7 @@ def padded_distances(heads: np.ndarray) -> np.ndarray:
     CROSS_TREE_DISTANCE edges or more, possible only past 1000 words, reads as CROSS_TREE_DISTANCE)."""
     import torch  # here, not above: serving reads heads (``validate_heads``) without PyTorch installed
 
-    from parserfree.predictor.tree_ops import distances_from_heads, steps_for_length
+    from ..predictor.tree_ops import distances_from_heads, steps_for_length
 
     batch, t = heads.shape
     if batch == 0 or t == 0:

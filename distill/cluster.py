@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from parserfree.encoder.errors import ParserfreeError
-from parserfree.encoder.schema import ConfigError
+from ..encoder.errors import ParserfreeError
+from ..encoder.schema import ConfigError
 
 T = TypeVar("T")
 

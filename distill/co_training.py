@@ -17,17 +17,17 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from parserfree.core.checkpoints import CHECKPOINT_FORMAT
-from parserfree.core.recipes import get_recipe
-from parserfree.core.task_metrics import predictions, task_metrics
-from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.evaluate import update_distance_metrics
-from parserfree.distill.schedules import inverse_sqrt_factor, teacher_forcing_probability
-from parserfree.encoder import EncoderConfig, Vocabulary
-from parserfree.predictor import DistanceMetrics, PredictorConfig
-from parserfree.predictor.head import DistancePredictor
-from parserfree.predictor.sources import DistanceSource
-from parserfree.predictor.syntax_model import Outputs, SyntaxModel
+from ..core.checkpoints import CHECKPOINT_FORMAT
+from ..core.recipes import get_recipe
+from ..core.task_metrics import predictions, task_metrics
+from ..encoder import EncoderConfig, Vocabulary
+from ..predictor import DistanceMetrics, PredictorConfig
+from ..predictor.distance_predictor import DistancePredictor
+from ..predictor.sources import DistanceSource
+from ..predictor.syntax_model import Outputs, SyntaxModel
+from .config import ExperimentConfig
+from .evaluate import update_distance_metrics
+from .schedules import inverse_sqrt_factor, teacher_forcing_probability
 
 
 class CoTrainingModule(L.LightningModule):
@@ -42,10 +42,7 @@ class CoTrainingModule(L.LightningModule):
         label_names: list[str],
         dep_labels: tuple[str, ...] = (),
         auxiliary: PredictorConfig | None = None,
-        architecture: dict | None = None,
     ) -> None:
-        """``architecture``: a pre-trained encoder's config.json (``encoder.pretrained``), kept in every
-        checkpoint so the model rebuilds without its folder."""
         super().__init__()
         self.config = config
         self.recipe = config.recipe
@@ -56,7 +53,6 @@ class CoTrainingModule(L.LightningModule):
         self.dep_labels = tuple(dep_labels)
         self.encoder_config = encoder_config
         self.predictor_config = predictor_config
-        self.architecture = architecture
         n_classes = max(2, len(label_names))
         self.model = SyntaxModel(
             encoder_config,
@@ -67,7 +63,6 @@ class CoTrainingModule(L.LightningModule):
             seed=config.seed,
             dep_labels=self.dep_labels,
             distance_grad_to_encoder=config.training.distance_grad_to_encoder,
-            architecture=architecture,
         )
         # the auxiliary parser (training.auxiliary_parser_weight): a predictor on h_k beside a parser tower, in
         # training only — it is not part of ``self.model``, so no checkpoint's model and no graph has it
@@ -292,5 +287,4 @@ class CoTrainingModule(L.LightningModule):
             "dep_labels": list(self.dep_labels),
             "task": self.task,
             "recipe": self.recipe,
-            "architecture": self.architecture,
         }

@@ -16,24 +16,17 @@ from typing import Any
 
 import yaml
 
-from parserfree.core.recipes import RECIPES, Recipe, comparison_roles, exportable_recipes, get_recipe
-from parserfree.distill.data.datasets import DataConfig
-from parserfree.distill.parsing import ParseConfig
-from parserfree.distill.sizes import size_settings
-from parserfree.distill.yaml_files import apply_overrides, read_yaml, set_key
-from parserfree.encoder.architecture import sizes_of
-from parserfree.encoder.config import EncoderConfig
-from parserfree.encoder.files import write_text_atomic
-from parserfree.encoder.schema import (
-    ConfigError,
-    build_dataclass,
-    check_choice,
-    check_int,
-    check_number,
-    to_settings,
-)
-from parserfree.predictor.config import PredictorConfig
-from parserfree.predictor.sources import DistanceSource
+from ..core.recipes import RECIPES, Recipe, comparison_roles, exportable_recipes, get_recipe
+from ..encoder.architecture import sizes_of
+from ..encoder.config import EncoderConfig
+from ..encoder.files import write_text_atomic
+from ..encoder.schema import ConfigError, build_dataclass, check_choice, check_int, check_number, to_settings
+from ..predictor.config import PredictorConfig
+from ..predictor.sources import DistanceSource
+from .data.datasets import DataConfig
+from .parsing import ParseConfig
+from .sizes import size_settings
+from .yaml_files import apply_overrides, read_yaml, set_key
 
 __all__ = [
     "ConfigError",
@@ -41,6 +34,7 @@ __all__ = [
     "RunConfig",
     "TrainingConfig",
     "VocabConfig",
+    "config_from_record",
     "load_config",
     "save_config",
 ]
@@ -172,14 +166,14 @@ class RunConfig:
     """Predictor settings of that pre-training where they differ from the task's (empty: the task's predictor).
     A graft (training.init_predictor_from: a shipped tower) pre-trains the predictor on h_k that its encoder and
     auxiliary parser start from: {tower_layers: 0} (docs/usage.md, "A parser tower beside a pre-trained encoder")."""
-    pretrained: str = "auto"
-    """Which pre-trained predictor the rows start from: auto (the best cached one of these settings — see
+    predictor_start: str = "auto"
+    """Where the rows' predictor starts: auto (the best cached one of these settings — see
     `parserfree pretrain` — else train one), train (the one of exactly these settings), a checkpoint path, or
     a shipped model (builtin:parser-en; nothing is pre-trained)."""
-    pretrained_encoders: dict[str, str] = field(default_factory=dict)
-    """Per recipe, a masked-LM encoder it fine-tunes from instead (training.init_from: the whole encoder and
+    encoder_starts: dict[str, str] = field(default_factory=dict)
+    """Per recipe, a masked-LM encoder of ours it starts from instead (training.init_from: the whole encoder and
     its predictor; a checkpoint path or builtin:<name>, e.g. parser_free: builtin:encoder-en-parser_fed_twin;
-    docs/language_model.md); recipes not named start from run.pretrained, names of recipes the run does not
+    docs/language_model.md); recipes not named start from run.predictor_start, names of recipes the run does not
     train are unused."""
     compare_datasets: list[str] = field(
         default_factory=lambda: ["vader-movies", "vader-nyt", "vader-amazon", "vader-tweets"]
@@ -208,24 +202,22 @@ class RunConfig:
             raise ConfigError(
                 f"{section}.pretrain_predictor must map predictor settings to values, e.g. {{tower_layers: 0}}"
             )
-        if not isinstance(self.pretrained, str) or not self.pretrained:
+        if not isinstance(self.predictor_start, str) or not self.predictor_start:
             raise ConfigError(
-                f"{section}.pretrained={self.pretrained!r} must be 'auto', 'train', a checkpoint path or builtin:<name>"
+                f"{section}.predictor_start={self.predictor_start!r} must be 'auto', 'train', a checkpoint path or builtin:<name>"
             )
-        if not isinstance(self.pretrained_encoders, dict):
-            raise ConfigError(
-                f"{section}.pretrained_encoders must map recipes to checkpoints, e.g. {{no_syntax: PATH}}"
-            )
-        for name, ref in self.pretrained_encoders.items():
-            check_choice(f"{section}.pretrained_encoders key", name, RECIPES)
+        if not isinstance(self.encoder_starts, dict):
+            raise ConfigError(f"{section}.encoder_starts must map recipes to checkpoints, e.g. {{no_syntax: PATH}}")
+        for name, ref in self.encoder_starts.items():
+            check_choice(f"{section}.encoder_starts key", name, RECIPES)
             if not RECIPES[name].predictor:
                 raise ConfigError(
-                    f"{section}.pretrained_encoders.{name}: the recipe has no predictor, a masked-LM encoder's "
+                    f"{section}.encoder_starts.{name}: the recipe has no predictor, a masked-LM encoder's "
                     "shape is not its own"
                 )
             if not isinstance(ref, str) or not ref:
                 raise ConfigError(
-                    f"{section}.pretrained_encoders.{name}={ref!r} must be a checkpoint path or builtin:<name>"
+                    f"{section}.encoder_starts.{name}={ref!r} must be a checkpoint path or builtin:<name>"
                 )
         check_int(f"{section}.latency_examples", self.latency_examples, 1)
         if not self.compare_datasets:
@@ -337,10 +329,11 @@ class ExperimentConfig:
                 out.append(f"{key}: {a!r} → {b!r} (fixed by recipe {self.recipe})")
         return out
 
-    def model_encoder_config(self, vocab_size: int, n_features: int, architecture: dict | None = None) -> EncoderConfig:
+    def model_encoder_config(self, vocab_size: int, n_features: int) -> EncoderConfig:
         """The encoder section with the vocabulary's sizes; a size set in the config must match. With a
-        pre-trained encoder (``encoder.pretrained``) its ``architecture`` gives every size instead."""
+        pre-trained encoder (``encoder.pretrained``) its ``encoder.architecture`` gives every size instead."""
         if self.encoder.pretrained:
+            architecture = self.encoder.architecture
             if architecture is None:
                 raise ConfigError(f"encoder.pretrained={self.encoder.pretrained}: its config.json was not read")
             changes: dict[str, Any] = {**sizes_of(architecture), "n_features": n_features}
@@ -380,15 +373,43 @@ class ExperimentConfig:
         return to_settings(self)
 
 
+# Keys that were renamed, old → new: a config a person writes is refused with the new name; a record that
+# parserfree wrote (a run's config.yaml, a checkpoint's experiment) is read with the new name.
+RENAMED_KEYS = {"run.pretrained": "run.predictor_start", "run.pretrained_encoders": "run.encoder_starts"}
+
+
+def renamed_keys(data: dict, source: str, record: bool = False) -> dict:
+    """``data`` with every old key of ``RENAMED_KEYS`` under its new name (``record``), else ConfigError
+    naming the first old key and its new name."""
+    for old, new in RENAMED_KEYS.items():
+        section, _, key = old.partition(".")
+        node = data.get(section)
+        if not isinstance(node, dict) or key not in node:
+            continue
+        if not record:
+            raise ConfigError(f"{source}: {old} is now {new}")
+        node = dict(node)
+        node[new.partition(".")[2]] = node.pop(key)
+        data = {**data, section: node}
+    return data
+
+
+def config_from_record(data: dict) -> ExperimentConfig:
+    """The config a record of parserfree holds (a run's config.yaml, a checkpoint's ``experiment``), read
+    whatever version of the keys it was written with."""
+    return build_dataclass(ExperimentConfig, renamed_keys(data, "record", record=True))
+
+
 def load_config(
-    path: str | Path | None = None, overrides: list[str] | None = None, size: str = "small"
+    path: str | Path | None = None, overrides: list[str] | None = None, size: str = "small", record: bool = False
 ) -> ExperimentConfig:
     """Read a YAML experiment file (or the defaults) at a model ``size`` (``SIZES``), apply overrides,
-    build and validate."""
+    build and validate. ``record``: the file is a run's own config.yaml (renamed keys are read, not refused)."""
     data = read_yaml(path) if path is not None else {}
     for key, value in size_settings(size).items():
         set_key(data, key, value)
     data = apply_overrides(data, overrides or [])
+    data = renamed_keys(data, str(path) if path is not None else "--set", record)
     config = build_dataclass(ExperimentConfig, data)
     config.validate()
     return config

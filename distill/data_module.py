@@ -19,16 +19,16 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Sampler
 
-from parserfree.core.trees import batch_tree_distances, truncate_heads
-from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.data.datasets import SPLITS, Dataset, Example, load_dataset
-from parserfree.distill.data.vader import default_cache_dir
-from parserfree.distill.parsing import ParsedExample, parse_dataset
-from parserfree.encoder import Vocabulary
-from parserfree.encoder.conventions import PAD_DISTANCE
-from parserfree.encoder.masked_words import MASKED_LM, fixed_choice, known_words
-from parserfree.encoder.vocabulary import AnyVocabulary
-from parserfree.predictor.label_scorer import NO_LABEL, label_ids, label_inventory
+from ..core.trees import batch_tree_distances, truncate_heads
+from ..encoder import Vocabulary
+from ..encoder.conventions import NO_LABEL, PAD_DISTANCE
+from ..encoder.masked_words import MASKED_LM, fixed_choice, known_words
+from ..encoder.vocabulary import AnyVocabulary
+from ..predictor.distance_predictor import label_ids, label_inventory
+from .config import ExperimentConfig
+from .data.archives import default_cache_dir
+from .data.datasets import SPLITS, Dataset, Example, load_dataset
+from .parsing import ParsedExample, parse_dataset
 
 
 @dataclass(frozen=True)

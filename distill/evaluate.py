@@ -11,10 +11,10 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from parserfree.core.task_metrics import predictions, task_metrics
-from parserfree.encoder.vocabulary import AnyVocabulary
-from parserfree.predictor import DistanceMetrics
-from parserfree.predictor.syntax_model import SyntaxModel
+from ..core.task_metrics import predictions, task_metrics
+from ..encoder.vocabulary import AnyVocabulary
+from ..predictor import DistanceMetrics
+from ..predictor.syntax_model import SyntaxModel
 
 
 def update_distance_metrics(metrics: DistanceMetrics, predicted, batch: dict) -> None:

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from parserfree.encoder.files import sha256_file
+from ..encoder.files import sha256_file
 
 
 def flatten(tree: dict, prefix: str = "") -> dict[str, Any]:
@@ -113,8 +113,8 @@ def data_digest(data: Any) -> dict | str:
     file per split split by split (so a changed dev file changes it too)."""
     import dataclasses
 
-    from parserfree.distill.data.builtin import BUILTIN
-    from parserfree.distill.data.datasets import split_files
+    from .data.builtin import BUILTIN
+    from .data.datasets import split_files
 
     if isinstance(data.dataset, list):
         return {name: data_digest(dataclasses.replace(data, dataset=name)) for name in data.dataset}

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parserfree.core.held_out import HeldOut, Sentence
-from parserfree.distill.data.archives import cached_only
-from parserfree.distill.data.builtin import BUILTIN
-from parserfree.distill.data.datasets import DataConfig, Dataset, dataset_name, dataset_sources, load_dataset
-from parserfree.encoder.text import normalise_text
+from ..core.held_out import HeldOut, Sentence
+from ..encoder.text import normalise_text
+from .data.archives import cached_only
+from .data.builtin import BUILTIN
+from .data.datasets import DataConfig, Dataset, dataset_name, dataset_sources, load_dataset
 
 PARITY_TEXTS = 64  # held-out texts of the parity check (evenly spaced through the split)
 TEST_EXAMPLES = 1000  # labelled test texts every bundle variant is scored on (evenly spaced)

@@ -20,11 +20,11 @@ import torch
 import torch.nn.functional as F
 from torch.utils.data import DataLoader
 
-from parserfree.distill.co_training import CoTrainingModule
-from parserfree.distill.evaluate import in_dataset_order
-from parserfree.encoder.masked_words import NO_TARGET, hide, targets, training_choice
-from parserfree.predictor.sources import DistanceSource
-from parserfree.predictor.syntax_model import Outputs, SyntaxModel
+from ..encoder.masked_words import NO_TARGET, hide, targets, training_choice
+from ..predictor.sources import DistanceSource
+from ..predictor.syntax_model import Outputs, SyntaxModel
+from .co_training import CoTrainingModule
+from .evaluate import in_dataset_order
 
 WORD_SCORES = "word_scores.json"  # a run's test sentences' masked-word scores, in the dataset's order
 

@@ -26,11 +26,11 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from parserfree.core.parse import Parse
-from parserfree.distill.cluster import active_client, run_chunks
-from parserfree.distill.teacher import SpacyTeacher
-from parserfree.encoder.errors import ParserfreeError
-from parserfree.encoder.files import atomic_path, write_json
+from ..core.parse import Parse
+from ..encoder.errors import ParserfreeError
+from ..encoder.files import atomic_path, write_json
+from .cluster import active_client, run_chunks
+from .teacher import SpacyTeacher
 
 FORMAT_VERSION = 2
 CHUNK_SIZE = 1024

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.core.parse import DEFAULT_MODEL, Parse
-from parserfree.distill.data.datasets import SPLITS, Dataset
-from parserfree.distill.parse_cache import parse_cached
-from parserfree.distill.teacher import SpacyTeacher
-from parserfree.encoder.schema import ConfigError
-from parserfree.encoder.text import normalise_text
+from ..core.parse import DEFAULT_MODEL, Parse
+from ..encoder.schema import ConfigError
+from ..encoder.text import normalise_text
+from .data.datasets import SPLITS, Dataset
+from .parse_cache import parse_cached
+from .teacher import SpacyTeacher
 
 
 @dataclass

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 from scipy.special import softmax
 
-from parserfree.distill.data.readers import DataError
-from parserfree.encoder.files import write_text_atomic
+from ..encoder.files import write_text_atomic
+from .data.readers import DataError
 
 
 def item_records(

@@ -7,7 +7,7 @@ float16 (``load_trained`` reads it as any other: the weights are cast to float32
 checkpoint's sha256. ``shipped_checkpoint`` checks that sha256 before handing the file out, so a damaged or
 swapped file stops with one line instead of starting a model from the wrong weights. ``ship`` writes both
 from a finished training run and refuses to replace an artefact whose record is better (``better``).
-``training.init_from`` and ``run.pretrained`` take a ``builtin:`` name wherever they take a checkpoint path
+``training.init_from`` and ``run.predictor_start`` take a ``builtin:`` name wherever they take a checkpoint path
 (``resolve_weights``); docs/parser.md says how the shipped parser was made and how to rebuild it.
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import torch
 
-from parserfree.core.checkpoints import CheckpointError, read_checkpoint
-from parserfree.encoder.files import atomic_path, sha256_file, write_json, write_text_atomic
+from ..core.checkpoints import CheckpointError, read_checkpoint
+from ..encoder.files import atomic_path, sha256_file, write_json, write_text_atomic
 
 SCHEME = "builtin:"
 RECORD = "record.json"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parserfree.distill.yaml_files import read_yaml
-from parserfree.encoder.schema import ConfigError
+from ..encoder.schema import ConfigError
+from .yaml_files import read_yaml
 
 SIZES = {"small": None, "base": "configs/sizes/base.yaml"}  # the model sizes a task runs at (--size)
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parserfree.core.checkpoints import CheckpointError, TrainedModel, load_trained, read_checkpoint
-from parserfree.distill.fingerprints import changes, summary, without, without_added_at_their_old_value
-from parserfree.encoder import EncoderConfig, Vocabulary
-from parserfree.encoder.masked_words import MASKED_LM
-from parserfree.predictor import PredictorConfig
-from parserfree.predictor.config import LOSS_FIELDS, TOWER_SIZE_FIELDS
-from parserfree.predictor.syntax_model import SyntaxModel
+from ..core.checkpoints import CheckpointError, TrainedModel, load_trained, read_checkpoint
+from ..encoder import EncoderConfig, Vocabulary
+from ..encoder.masked_words import MASKED_LM
+from ..predictor import PredictorConfig
+from ..predictor.config import LOSS_FIELDS, TOWER_SIZE_FIELDS
+from ..predictor.syntax_model import SyntaxModel
+from .fingerprints import changes, summary, without, without_added_at_their_old_value
 
 # settings a resumed run may change: how long it trains and where things live, nothing it has learned from;
 # and the sizes taken from the vocabulary (known only after the data is read; the data settings are compared)

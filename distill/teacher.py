@@ -12,7 +12,7 @@ import functools
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from parserfree.core.parse import DEFAULT_MODEL, Parse, TeacherError, doc_to_parse, load_pipeline
+from ..core.parse import DEFAULT_MODEL, Parse, TeacherError, doc_to_parse, load_pipeline
 
 
 class SpacyTeacher:
@@ -63,7 +63,7 @@ def _worker_teacher(model: str, batch_size: int) -> SpacyTeacher:
 def parse_span(model: str, batch_size: int, fingerprint: dict, texts: Sequence[str]) -> list[Parse]:
     """The parses of one chunk of texts on a Dask worker; TeacherError when the worker's parser is not the
     one whose fingerprint keys the client's cache (another model version or tokenizer installed there)."""
-    from parserfree.distill.cluster import worker_name
+    from .cluster import worker_name
 
     teacher = _worker_teacher(model, batch_size)
     if teacher.fingerprint != fingerprint:

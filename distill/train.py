@@ -23,25 +23,23 @@ from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.loggers import CSVLogger
 from lightning.pytorch.strategies import DDPStrategy
 
-from parserfree.core.checkpoints import TrainedModel, load_trained, read_checkpoint
-from parserfree.distill.co_training import CoTrainingModule
-from parserfree.distill.config import ExperimentConfig, TrainingConfig, save_config
-from parserfree.distill.data.pretrained_encoders import model_folder, model_vocabulary, read_architecture
-from parserfree.distill.data.static_vectors import fill_static_vectors
-from parserfree.distill.data_module import SyntaxDataModule
-from parserfree.distill.evaluate import evaluate_with_outputs
-from parserfree.distill.masked_lm import WORD_SCORES, MaskedLMModule, masked_word_scores
-from parserfree.distill.predictions import records_from_outputs, write_predictions
-from parserfree.distill.quiet import quiet_lightning
-from parserfree.distill.shipped import resolve_weights
-from parserfree.distill.starts import check_resumable, load_pretrained, load_pretrained_predictor, predictor_weights
-from parserfree.encoder import SyntaxEncoder
-from parserfree.encoder.files import atomic_path, write_json
-from parserfree.encoder.masked_words import MASKED_LM
-from parserfree.encoder.pretrained import PretrainedEncoder
-from parserfree.encoder.schema import ConfigError
-from parserfree.encoder.subwords import SubwordVocabulary
-from parserfree.encoder.vocabulary import word_vocabulary
+from ..core.checkpoints import TrainedModel, encoder_record, load_trained, read_checkpoint
+from ..encoder.files import atomic_path, write_json
+from ..encoder.masked_words import MASKED_LM
+from ..encoder.schema import ConfigError
+from ..encoder.subwords import SubwordVocabulary
+from ..encoder.vocabulary import word_vocabulary
+from .co_training import CoTrainingModule
+from .config import ExperimentConfig, TrainingConfig, save_config
+from .data.pretrained_encoders import model_folder, model_vocabulary, read_architecture
+from .data.static_vectors import fill_static_vectors
+from .data_module import SyntaxDataModule
+from .evaluate import evaluate_with_outputs
+from .masked_lm import WORD_SCORES, MaskedLMModule, masked_word_scores
+from .predictions import records_from_outputs, write_predictions
+from .quiet import quiet_lightning
+from .shipped import resolve_weights
+from .starts import check_resumable, load_pretrained, load_pretrained_predictor, predictor_weights
 
 
 class MidEpochCheckpoint(ModelCheckpoint):
@@ -155,7 +153,7 @@ class PretrainedStart:
     """A pre-trained encoder's folder, its ``config.json`` and its tokenizer as the run's vocabulary."""
 
     folder: Path
-    architecture: dict
+    architecture: dict  # becomes encoder.architecture of the run's config
     vocab: SubwordVocabulary
 
 
@@ -192,12 +190,9 @@ def started_module(
         label_names,
         dep_labels,
         auxiliary=auxiliary.predictor_config if auxiliary else None,
-        architecture=pretrained.architecture if pretrained else None,
     )
     if pretrained is not None:
-        encoder = module.model.encoder
-        assert isinstance(encoder, PretrainedEncoder)  # built from pretrained.architecture just above
-        encoder.load_weights(str(pretrained.folder))
+        module.model.encoder.load_pretrained(str(pretrained.folder))
     if init is not None:
         load_pretrained(module.model, init.path, init, with_predictor=init_predictor is None)
     if init_predictor is not None:  # a parser tower beside an encoder pre-trained with another predictor
@@ -247,15 +242,16 @@ def train(
         vocab = pretrained.vocab
     data = SyntaxDataModule(config, cache_dir, vocab, progress, dep_labels)
     data.setup()  # parses through the cache once; Lightning's own prepare_data/setup calls then find it done
-    architecture = pretrained.architecture if pretrained else None
-    config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features, architecture)
+    if pretrained is not None:
+        config.encoder = config.encoder.with_architecture(pretrained.architecture)
+    config.encoder = config.model_encoder_config(len(data.vocab), data.vocab.n_features)
     save_config(config, run_dir / "config.yaml")
     module = started_module(config, data.vocab, data.label_names, data.dep_labels, init, init_predictor, pretrained)
     if config.encoder.static_vectors:  # the frozen table, row i = the vector of word i of this vocabulary
-        encoder = module.model.encoder
-        assert isinstance(encoder, SyntaxEncoder)  # static vectors with encoder.pretrained are refused by its config
         vocab = word_vocabulary(data.vocab, "encoder.static_vectors")
-        found = fill_static_vectors(encoder, vocab, config.encoder.static_vectors, data.cache_dir, config.data.archive)
+        found = fill_static_vectors(
+            module.model.encoder, vocab, config.encoder.static_vectors, data.cache_dir, config.data.archive
+        )
         print(
             f"[parserfree train] static vectors {config.encoder.static_vectors}: {found:,} of "
             f"{len(data.vocab) - 2:,} vocabulary words have one",
@@ -362,9 +358,9 @@ def serve_trained(
     config = config.resolved()
     ckpt = read_checkpoint(source / "checkpoints" / "best.ckpt")
     meta = ckpt["parserfree"]
-    config.encoder = config.model_encoder_config(
-        meta["encoder"]["vocab_size"], meta["encoder"]["n_features"], meta.get("architecture")
-    )
+    source_encoder = encoder_record(meta)
+    config.encoder = config.encoder.with_architecture(source_encoder.get("architecture"))
+    config.encoder = config.model_encoder_config(source_encoder["vocab_size"], source_encoder["n_features"])
     meta["experiment"], meta["recipe"] = config.to_dict(), config.recipe
     best = run_dir / "checkpoints" / "best.ckpt"
     best.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.encoder.schema import ConfigError
+from ..encoder.schema import ConfigError
 
 
 def set_key(data: dict, key: str, value) -> None:

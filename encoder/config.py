@@ -9,6 +9,7 @@ rejects impossible values naming the key (``encoder.n_heads=3 must divide encode
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +77,7 @@ class BiasConfig:
 
 @dataclass
 class EncoderConfig:
-    """Shapes and options of `SyntaxEncoder`.
+    """Shapes and options of the encoder (``encoder.model.build_encoder``: the project's or a pre-trained one).
 
     Layers 1..predictor_layer run without bias (their output h_k feeds the distance predictor);
     layers predictor_layer+1..n_layers receive the syntax bias. predictor_layer = 0 biases every layer.
@@ -115,6 +116,8 @@ class EncoderConfig:
     """How distances become the attention bias."""
     pretrained: str | None = None
     """A pre-trained Hugging Face encoder to start from, its own layers biased: builtin:minilm-l6, or a local BERT, RoBERTa or DistilBERT folder (config.json, model.safetensors, tokenizer.json); its sizes replace d_model, n_heads, n_layers, d_ff and vocab_size, its tokenizer the vocabulary; null: the project's own encoder."""
+    architecture: dict[str, Any] | None = None
+    """The pre-trained encoder's config.json, read from its folder when a run starts (set by the run, not by hand; null: the project's own encoder, or not read yet)."""
 
     def validate(self, section: str = "encoder") -> None:
         """Raise ConfigError naming the first impossible field (vocab_size 0 means "not known yet")."""
@@ -155,6 +158,10 @@ class EncoderConfig:
                         f"{section}.{name}={getattr(self, name)!r} reads the project's word vocabulary, which a "
                         f"pre-trained encoder ({section}.pretrained={self.pretrained}) does not have"
                     )
+        if self.architecture is not None and not self.pretrained:
+            raise ConfigError(
+                f"{section}.architecture is the config.json of {section}.pretrained, which is null: set neither"
+            )
         if not isinstance(self.bias, BiasConfig):
             raise ConfigError(f"{section}.bias must be a BiasConfig, got {type(self.bias).__name__}")
         self.bias.validate(f"{section}.bias")
@@ -163,6 +170,10 @@ class EncoderConfig:
     def from_dict(cls, data: dict[str, Any], section: str = "encoder") -> EncoderConfig:
         """Build from a plain (possibly nested) dict (unknown keys and wrong types named) and validate."""
         return from_settings(cls, data, section)
+
+    def with_architecture(self, architecture: dict[str, Any] | None) -> EncoderConfig:
+        """A copy holding a pre-trained model's config.json as ``architecture`` (None: this config)."""
+        return self if architecture is None else dataclasses.replace(self, architecture=dict(architecture))
 
     @property
     def static_width(self) -> int:

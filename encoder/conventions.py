@@ -1,4 +1,4 @@
-"""Distance conventions: the two special values a distance matrix may hold, defined once for every layer.
+"""Conventions: the special values a distance matrix or a label row may hold, defined once for every layer.
 
 Distance matrices (the parser's D from ``core.trees``, the predictor's D̂ from ``predictor.tree_ops``,
 the graph inputs of ``export``) are B×T×T with 0-based word positions. A pair that touches a padding
@@ -10,3 +10,4 @@ only as far as the bias can tell (≥ its max_distance) and the L1 metric skips 
 
 PAD_DISTANCE = -1
 CROSS_TREE_DISTANCE = 1000
+NO_LABEL = -1  # dependency-label id of padding, of a word without a label and of a label outside the inventory

@@ -1,18 +1,15 @@
 """A pre-trained Hugging Face encoder (BERT, RoBERTa, DistilBERT) with the syntax bias in its own attention.
 
-The same interface as ``SyntaxEncoder`` (``embed``, ``lower_from``, ``upper``, ``lower``), over the encoder's
-positions — its subwords and special tokens (``encoder/subwords.py``) — instead of words. Nothing of the
-model is written again: its embeddings run as they are, then its layers one by one, each with a 4-D additive
-attention mask (B×C×S×S) that its own attention adds to the scores. Layers 1..k get the padding mask only;
-the predictor reads their output pooled to words (``word_states``: the mean of a word's subwords). The
-biased layers (k+1..N, or all with ``bias_all_layers``) add the syntax bias: the word-level distances
-(B×W×W, the parser's D or the predictor's D̂) become subword-level (``position_distances``: every subword
-of a word takes its word's distances, special tokens and padding take −1, which the bias turns into no
-bias) and go through the project's one ``SyntaxBias`` (its table, scale and padding mask).
-``word_states`` of the last layer feed the task head. The layers are post-norm: no final LayerNorm.
-
-The architecture comes from the model's ``config.json`` (``architecture``, kept in every checkpoint), the
-weights from the folder at the start of training (``load_weights``) or from the checkpoint after.
+The ``Encoder`` interface of ``encoder/model.py`` over the model's positions — its subwords and special
+tokens (``encoder/subwords.py``) — instead of words. Nothing of the model is written again: its embeddings
+run as they are, then its layers one by one, each with a 4-D additive attention mask (B×C×S×S) that its
+own attention adds to the scores. Layers 1..k get the padding mask only; the predictor reads their output
+pooled to words (``word_states``: the mean of a word's subwords). The biased layers add the syntax bias:
+word distances (B×W×W) become subword distances (``position_distances``: every subword takes its word's
+distances, special tokens and padding −1, which the bias reads as no bias). The layers are post-norm: no
+final LayerNorm. The architecture is the model's ``config.json`` (``encoder.architecture``); the weights
+come from the model's folder at the start of training (``load_pretrained``), from the checkpoint after.
+``build_encoder`` is the one place that picks between this encoder and the project's.
 """
 
 from __future__ import annotations
@@ -24,19 +21,23 @@ from torch import Tensor, nn
 
 from .architecture import PretrainedModelError, model_type, positions_of
 from .config import EncoderConfig
-from .distance_bias import SyntaxBias, key_padding_bias
+from .distance_bias import SyntaxBias
+from .model import Encoder, SyntaxEncoder
 from .subwords import NO_WORD
 
 
-class PretrainedEncoder(nn.Module):
+class PretrainedEncoder(Encoder):
     """h_0 = E(subwords); h_k = layers 1..k(h_0, padding); h_N = layers k+1..N(h_k, padding + bias(D↑))
     where D↑ is the word distances spread over the subwords; ``bias`` is the one ``SyntaxBias``."""
 
-    def __init__(self, config: EncoderConfig, architecture: dict[str, Any] | None) -> None:
+    reads_subwords = True
+
+    def __init__(self, config: EncoderConfig) -> None:
         super().__init__()
+        architecture: dict[str, Any] | None = config.architecture
         if architecture is None:
             raise PretrainedModelError(
-                f"encoder.pretrained={config.pretrained}: the model needs its architecture (config.json)"
+                f"encoder.pretrained={config.pretrained}: the model needs its architecture (encoder.architecture)"
             )
         from transformers import AutoConfig, AutoModel
 
@@ -50,11 +51,11 @@ class PretrainedEncoder(nn.Module):
         self.bias = SyntaxBias(config.bias, config.n_heads)
 
     @property
-    def layers(self) -> nn.ModuleList:
+    def layers(self) -> nn.ModuleList:  # type: ignore[override]  # they live in the model (its own state-dict keys)
         """The encoder's own layers, in order."""
         return self.model.transformer.layer if self.kind == "distilbert" else self.model.encoder.layer
 
-    def load_weights(self, folder: str) -> None:
+    def load_pretrained(self, folder: str) -> None:
         """The pre-trained weights of ``folder`` (read by transformers itself); PretrainedModelError when they do
         not load or do not fit this architecture."""
         from transformers import AutoModel
@@ -107,29 +108,15 @@ class PretrainedEncoder(nn.Module):
         total = share.sum(1).clamp(min=1.0)  # B×W
         return torch.einsum("bsw,bsd->bwd", share, h) / total[..., None]
 
-    def run_layers(self, layers, h: Tensor, bias: Tensor) -> Tensor:
+    def run_layers(self, layers: nn.ModuleList, h: Tensor, bias: Tensor) -> Tensor:
         """The model's own layers in order, each adding ``bias`` (B×C×S×S, padding mask included) to its scores."""
         for layer in layers:
             out = layer(h, attention_mask=bias)
             h = out[0] if isinstance(out, tuple) else out
         return h
 
-    def lower_from(self, h_0: Tensor, mask: Tensor) -> Tensor:
-        """Layers 1..k with the padding mask only (mask B×S) → h_k B×S×d."""
-        return self.run_layers(self.layers[: self.config.predictor_layer], h_0, key_padding_bias(mask, h_0.dtype))
 
-    @property
-    def first_biased_layer(self) -> int:
-        """Index of the first layer that receives the bias: 0 with ``bias_all_layers``, else k."""
-        return 0 if self.config.bias_all_layers else self.config.predictor_layer
-
-    def upper(self, h_0: Tensor, h_k: Tensor, mask: Tensor, distances: Tensor | None) -> Tensor:
-        """The biased layers on subword distances B×S×S (None: padding mask only) → h_N B×S×d."""
-        h = h_0 if self.config.bias_all_layers else h_k
-        bias = key_padding_bias(mask, h.dtype) if distances is None else self.bias(distances, mask)
-        return self.run_layers(self.layers[self.first_biased_layer :], h, bias)
-
-    def lower(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
-        """Word states of layer k (what the predictor reads), B×W×d."""
-        positions = self.position_mask(word_ids, feature_ids, mask)
-        return self.word_states(self.lower_from(self.embed(word_ids, feature_ids), positions), feature_ids, mask)
+def build_encoder(config: EncoderConfig) -> Encoder:
+    """The encoder a config describes: a pre-trained one (``config.pretrained``, built from
+    ``config.architecture``) or the project's own."""
+    return PretrainedEncoder(config) if config.pretrained else SyntaxEncoder(config)

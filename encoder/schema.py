@@ -20,7 +20,7 @@ import types
 import typing
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from parserfree.encoder.errors import ParserfreeError
+from .errors import ParserfreeError
 
 
 class Dataclass(Protocol):

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.encoder.errors import ParserfreeError
-from parserfree.encoder.files import checked_version, write_json
+from .errors import ParserfreeError
+from .files import checked_version, write_json
 
 FORMAT = "parserfree-subword-vocabulary"
 VERSION = 1

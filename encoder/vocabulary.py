@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.encoder.files import checked_version, write_json
-from parserfree.encoder.subwords import FORMAT as SUBWORD_FORMAT
-from parserfree.encoder.subwords import SubwordVocabulary
+from .files import checked_version, write_json
+from .subwords import FORMAT as SUBWORD_FORMAT
+from .subwords import SubwordVocabulary
 
 PAD, UNK = "<pad>", "<unk>"
 PAD_ID, UNK_ID = 0, 1

@@ -13,7 +13,7 @@ tokenizer, never PyTorch or Lightning; ``export_bundle`` loads the exporter. ``p
 
 from typing import TYPE_CHECKING
 
-from parserfree.encoder.lazy import lazy_exports, type_checking_exports
+from ..encoder.lazy import lazy_exports, type_checking_exports
 
 if TYPE_CHECKING:  # the public names, written once: editors read them here, run time imports each on first use
     from .builder import export_bundle

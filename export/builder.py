@@ -23,18 +23,18 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.core.checkpoints import TrainedModel, load_trained
-from parserfree.core.held_out import HeldOut
-from parserfree.core.parse import doc_to_parse, load_pipeline
-from parserfree.core.recipes import exportable_recipes
-from parserfree.core.trees import batch_tree_distances
-from parserfree.encoder.files import sha256_file, write_json
-from parserfree.encoder.text import normalise_text
-from parserfree.export.bundle import MANIFEST, MODEL_FILES, TREE_FILES, write_manifest
-from parserfree.export.errors import ExportError
-from parserfree.export.evaluation import BundleGraphs, evaluation_report
-from parserfree.export.graph_inputs import graph_inputs, graph_recipe, has_tree_graph, io_spec
-from parserfree.export.onnx_graph import (
+from ..core.checkpoints import TrainedModel, load_trained
+from ..core.held_out import HeldOut
+from ..core.parse import doc_to_parse, load_pipeline
+from ..core.recipes import exportable_recipes
+from ..core.trees import batch_tree_distances
+from ..encoder.files import sha256_file, write_json
+from ..encoder.text import normalise_text
+from .bundle import MANIFEST, MODEL_FILES, TREE_FILES, write_manifest
+from .errors import ExportError
+from .evaluation import BundleGraphs, evaluation_report
+from .graph_inputs import graph_inputs, graph_recipe, has_tree_graph, io_spec
+from .onnx_graph import (
     AUTO,
     OPSET,
     TASK_DISTANCES,
@@ -45,17 +45,11 @@ from parserfree.export.onnx_graph import (
     run_graph_module,
     task_distances_for,
 )
-from parserfree.export.parity import (
-    ParitySet,
-    build_parity_set,
-    compare_outputs,
-    parity_texts,
-    require_parity,
-)
-from parserfree.export.serving_words import bundle_tokenizer, treebank_sentences
-from parserfree.export.session import make_session
-from parserfree.export.tokenizer import words_of
-from parserfree.export.variants import QUANTIZE_CHOICES, optimize_model, quantize_model
+from .parity import ParitySet, build_parity_set, compare_outputs, parity_texts, require_parity
+from .serving_words import bundle_tokenizer, treebank_sentences
+from .session import make_session
+from .tokenizer import words_of
+from .variants import QUANTIZE_CHOICES, optimize_model, quantize_model
 
 log = logging.getLogger(__name__)
 

@@ -28,9 +28,9 @@ import json
 from importlib import metadata
 from pathlib import Path
 
-from parserfree.core.recipes import exportable_recipes
-from parserfree.encoder.files import checked_version, sha256_file, write_json, write_text_atomic
-from parserfree.export.errors import BundleError
+from ..core.recipes import exportable_recipes
+from ..encoder.files import checked_version, sha256_file, write_json, write_text_atomic
+from .errors import BundleError
 
 FORMAT = "parserfree-bundle"
 # 2: manifest.sha256 seals the manifest; 3: a `heads` predictor's graph returns heads and labels; 4: the

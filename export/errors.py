@@ -9,7 +9,7 @@ bad input.
 
 from __future__ import annotations
 
-from parserfree.encoder.errors import ParserfreeError
+from ..encoder.errors import ParserfreeError
 
 
 class ExportError(ParserfreeError, ValueError):

@@ -18,14 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.core.held_out import HeldOut
-from parserfree.core.task_metrics import agreement, predictions, task_metrics
-from parserfree.core.trees import batch_tree_distances
-from parserfree.encoder.vocabulary import AnyVocabulary
-from parserfree.export.graph_inputs import graph_inputs
-from parserfree.export.parity import TOLERANCE, Analyse
-from parserfree.export.session import make_session
-from parserfree.export.timing import batches, time_calls
+from ..core.held_out import HeldOut
+from ..core.task_metrics import agreement, predictions, task_metrics
+from ..core.trees import batch_tree_distances
+from ..encoder.vocabulary import AnyVocabulary
+from .graph_inputs import graph_inputs
+from .parity import TOLERANCE, Analyse
+from .session import make_session
+from .timing import batches, time_calls
 
 BATCH_SIZE = 32
 

@@ -31,9 +31,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parserfree.core.recipes import RECIPES, Recipe, exportable_recipes
-from parserfree.encoder.conventions import PAD_DISTANCE
-from parserfree.encoder.vocabulary import AnyVocabulary
+from ..core.recipes import RECIPES, Recipe, exportable_recipes
+from ..encoder.conventions import PAD_DISTANCE
+from ..encoder.vocabulary import AnyVocabulary
 
 WORD_INPUTS = ("word_ids", "feature_ids", "mask")
 POSITION_INPUTS = ("word_ids", "feature_ids")  # over the encoder's positions: words, or a pre-trained one's subwords

@@ -10,9 +10,8 @@ returning ``task_output``, D̂ and, for a ``heads`` predictor, the predicted hea
 spaCy component, ``predict --with-tree`` and the parser bench run. The task graph's D̂ may come from
 pointer jumping (``"pointer_jumps"``, exact) or from powers of the head adjacency clamped where the bias
 saturates (``"adjacency_powers"``: the same bias, other nodes; ``TASK_DISTANCES``); ``"auto"``, the
-default, takes adjacency powers wherever they apply (a parser-free model with a hard `heads` predictor:
-1.04× at batch 32 and 1.27× at batch 1 by paired passes, ``docs/bench/task_distances-*.json``) and pointer
-jumping elsewhere; the tree graph's D̂ is always exact. ``PredictorGraph`` is the predictor alone (embeddings, the layers or
+default, takes adjacency powers wherever they apply (a parser-free model with a hard `heads` predictor;
+the gain is measured in ``docs/bench/task_distances-*.json``) and pointer jumping elsewhere; the tree graph's D̂ is always exact. ``PredictorGraph`` is the predictor alone (embeddings, the layers or
 tower it reads, the scorers: words → D̂, heads, labels); with ``parse=True`` it returns the heads and
 labels alone, the graph the parser benchmark times against spaCy's parser. The same wrappers give the PyTorch reference of the parity check, so a graph and its
 reference can never disagree on what is computed. The dynamo exporter fails on this model
@@ -30,9 +29,11 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 
-from parserfree.core.recipes import Recipe
-from parserfree.encoder.pretrained import PretrainedEncoder
-from parserfree.export.graph_inputs import (
+from ..core.recipes import Recipe
+from ..predictor.distance_predictor import DistancePredictor
+from ..predictor.sources import DistanceSource
+from ..predictor.syntax_model import Outputs, SyntaxModel
+from .graph_inputs import (
     POSITION_INPUTS,
     TASK_OUTPUTS,
     WORD_INPUTS,
@@ -43,9 +44,6 @@ from parserfree.export.graph_inputs import (
     position_axis,
     tree_outputs,
 )
-from parserfree.predictor.head import DistancePredictor
-from parserfree.predictor.sources import DistanceSource
-from parserfree.predictor.syntax_model import Outputs, SyntaxModel
 
 OPSET = 17
 # What the exported graph computes from a checkpoint, as a version: bumped whenever the export builds other
@@ -107,7 +105,7 @@ def _distance_cap(predictor: DistancePredictor | None, cap: int | None) -> Itera
 
 def reads_subwords(model: SyntaxModel) -> bool:
     """Whether a model's ids run over a pre-trained encoder's subwords (``graph_inputs.position_axis``)."""
-    return isinstance(model.encoder, PretrainedEncoder)
+    return model.encoder.reads_subwords
 
 
 class RecipeGraph(nn.Module):

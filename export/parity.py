@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from parserfree.core.held_out import HeldOut
-from parserfree.core.trees import batch_tree_distances
-from parserfree.encoder.vocabulary import AnyVocabulary
-from parserfree.export.errors import ExportError
-from parserfree.export.graph_inputs import graph_inputs
+from ..core.held_out import HeldOut
+from ..core.trees import batch_tree_distances
+from ..encoder.vocabulary import AnyVocabulary
+from .errors import ExportError
+from .graph_inputs import graph_inputs
 
 TOLERANCE = 1e-4
 log = logging.getLogger(__name__)

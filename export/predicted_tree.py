@@ -24,8 +24,8 @@ from collections import deque
 
 import numpy as np
 
-from parserfree.encoder.conventions import CROSS_TREE_DISTANCE
-from parserfree.predictor.decoding import mst_edges
+from ..encoder.conventions import CROSS_TREE_DISTANCE
+from ..predictor.decoding import mst_edges
 
 SENTENCE_GAP = CROSS_TREE_DISTANCE / 2  # D̂ at or above this: the two words are in different sentences
 

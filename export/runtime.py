@@ -37,19 +37,13 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.encoder.errors import UsageError
-from parserfree.encoder.vocabulary import AnyVocabulary, load_vocabulary
-from parserfree.export.bundle import bundle_digest, verify_bundle
-from parserfree.export.errors import BundleError
-from parserfree.export.graph_inputs import (
-    graph_inputs,
-    graph_recipe,
-    input_names,
-    manifest_outputs,
-    manifest_tree_outputs,
-)
-from parserfree.export.session import make_session
-from parserfree.export.tokenizer import ChunkWords, load_tokenizer
+from ..encoder.errors import UsageError
+from ..encoder.vocabulary import AnyVocabulary, load_vocabulary
+from .bundle import bundle_digest, verify_bundle
+from .errors import BundleError
+from .graph_inputs import graph_inputs, graph_recipe, input_names, manifest_outputs, manifest_tree_outputs
+from .session import make_session
+from .tokenizer import ChunkWords, load_tokenizer
 
 EMPTY = {"error": "empty text"}
 # Idle onnxruntime threads sleep instead of busy-waiting: on a CPU shared with other work, spinning threads
@@ -71,7 +65,7 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 def tree_edges(distances: np.ndarray) -> list[list[int]]:
     """n×n D̂ → the sorted undirected edges [i, j] (i < j) of its minimum spanning tree."""
-    from parserfree.predictor.decoding import mst_edges
+    from ..predictor.decoding import mst_edges
 
     return sorted(sorted(edge) for edge in mst_edges(distances))
 
@@ -356,7 +350,7 @@ class ParserFreeModel:
         """One sentence's directed tree: {"heads": [...]} and, from a labelled graph, {"labels": [...]}: the
         graph's heads (and labels), or for a graph without heads the tree decoded from D̂ (n×n)."""
         if "heads" not in tree:
-            from parserfree.export.predicted_tree import heads_from_distances
+            from .predicted_tree import heads_from_distances
 
             return {"heads": heads_from_distances(distances).tolist()}
         out: dict[str, list[int] | list[str]] = {"heads": [int(h) for h in tree["heads"]]}

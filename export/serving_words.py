@@ -18,16 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from parserfree.core.held_out import HeldOut, Sentence
-from parserfree.core.parse import WHITESPACE
-from parserfree.export.errors import ExportError
-from parserfree.export.tokenizer import (
-    fit_to_treebank,
-    load_tokenizer,
-    save_tokenizer,
-    training_word_check,
-    words_of,
-)
+from ..core.held_out import HeldOut, Sentence
+from ..core.parse import WHITESPACE
+from .errors import ExportError
+from .tokenizer import fit_to_treebank, load_tokenizer, save_tokenizer, training_word_check, words_of
 
 
 def treebank_sentences(experiment: dict, held_out: HeldOut) -> tuple[tuple[Sentence, ...], tuple[Sentence, ...]] | None:

@@ -45,12 +45,12 @@ from spacy.tokens import Doc
 from spacy.util import minibatch
 from spacy.vocab import Vocab
 
-from parserfree.encoder.text import normalise_text
-from parserfree.export import FACTORY
-from parserfree.export.errors import BundleError
-from parserfree.export.graph_inputs import input_names
-from parserfree.export.predicted_tree import heads_from_distances, sentence_starts
-from parserfree.export.runtime import ParserFreeModel
+from ..encoder.text import normalise_text
+from . import FACTORY
+from .errors import BundleError
+from .graph_inputs import input_names
+from .predicted_tree import heads_from_distances, sentence_starts
+from .runtime import ParserFreeModel
 
 BUNDLE_DIR = "bundle"  # the bundle's folder inside the component's folder of a saved pipeline
 ROOT_LABEL, ARC_LABEL = "ROOT", "dep"

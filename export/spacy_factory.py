@@ -7,7 +7,7 @@ scipy) is imported when a pipeline adds or loads it.
 
 from spacy.language import Language
 
-from parserfree.export import FACTORY
+from . import FACTORY
 
 
 @Language.factory(
@@ -19,6 +19,6 @@ def make_parserfree(
     """spaCy factory: ``bundle`` folder (written by ``parserfree export``), model ``variant`` ("default",
     "optimized", "int8"), onnxruntime intra-op ``threads`` (None: its default), ``buffer`` docs sorted by
     length per ``nlp.pipe`` chunk, ``tree`` (False: the prediction only, no heads or sentences)."""
-    from parserfree.export.spacy_component import ParserFreeComponent
+    from .spacy_component import ParserFreeComponent
 
     return ParserFreeComponent(nlp, name, bundle, variant=variant, threads=threads, buffer=buffer, tree=tree)

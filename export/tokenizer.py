@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from itertools import chain
 from pathlib import Path
 
-from parserfree.core.held_out import Sentence
-from parserfree.encoder.text import normalise_text
+from ..core.held_out import Sentence
+from ..encoder.text import normalise_text
 
 CHUNK_CACHE_SIZE = 100_000  # distinct chunks whose words ChunkWords remembers; the cache starts over when full
 

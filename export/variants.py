@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from parserfree.export.session import make_session
+from .session import make_session
 
 QUANTIZE_CHOICES = ("int8",)
 # onnxruntime's quantizer logs this (on the root logger) for every non-float tensor it rightly leaves alone,

@@ -2,20 +2,20 @@
 
 Sits between the unbiased lower layers (1..k) and the biased upper layers (k+1..N) of the encoder and
 learns the parser's tree distances D during training (docs/design.md §4). Plain PyTorch in the model path
-(config, sources, arc_scorer, tree_ops, probe, head, loss) and numpy/scipy for evaluation (decoding, metrics).
+(config, sources, distance_predictor, tree_ops, loss; syntax_model: the whole model) and numpy/scipy for
+evaluation (decoding, metrics).
 Names are imported on first use, so the numpy/scipy evaluation code loads without PyTorch.
 """
 
 from typing import TYPE_CHECKING
 
-from parserfree.encoder.lazy import lazy_exports, type_checking_exports
+from ..encoder.lazy import lazy_exports, type_checking_exports
 
 if TYPE_CHECKING:  # the public names, written once: editors read them here, run time imports each on first use
     from ..encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
-    from .arc_scorer import ArcScorer
     from .config import PredictorConfig
     from .decoding import mst_edges
-    from .head import DistancePredictor, PredictorOutput
+    from .distance_predictor import ArcScorer, DistancePredictor, PredictorOutput, StructuralProbe
     from .loss import arc_loss, probe_loss
     from .metrics import (
         DistanceMetrics,
@@ -28,8 +28,8 @@ if TYPE_CHECKING:  # the public names, written once: editors read them here, run
         sentence_dspr,
         uuas,
     )
-    from .probe import StructuralProbe
     from .sources import DistanceSource
+    from .syntax_model import SyntaxModel, TaskHead, masked_mean
     from .tree_ops import (
         ancestor_matrix,
         distances_from_heads,

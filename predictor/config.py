@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from parserfree.encoder.config import EncoderConfig
-from parserfree.encoder.schema import ConfigError, check_choice, check_int, check_number, from_settings, to_settings
+from ..encoder.config import EncoderConfig
+from ..encoder.schema import ConfigError, check_choice, check_int, check_number, from_settings, to_settings
 
 FORMS = ("heads", "probe")
 # settings that weigh the predictor's losses: they change how it trains, not the weights it has, so a
@@ -52,7 +52,7 @@ class PredictorConfig:
     rank: int = 64
     """probe: rank r of the probe matrix B (r×d)."""
     label_dim: int = 32
-    """heads: size of the dependent and head projections of the biaffine label scorer (label_scorer.py); 0: no
+    """heads: size of the dependent and head projections of the biaffine label scorer (distance_predictor.py); 0: no
     label scorer. It exists only when the training data carries dependency labels (its inventory comes from them)."""
     label_loss_weight: float = 1.0
     """heads: predictor loss = arc cross-entropy + this × label cross-entropy (each word's label at its gold head)."""

@@ -17,8 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
-from parserfree.predictor.label_scorer import NO_LABEL
+from ..encoder.conventions import CROSS_TREE_DISTANCE, NO_LABEL, PAD_DISTANCE
 
 
 def arc_loss(arc_scores: Tensor, heads: Tensor) -> Tensor:

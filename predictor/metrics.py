@@ -42,9 +42,9 @@ import numpy as np
 import torch
 from scipy.stats import rankdata
 
-from parserfree.encoder.conventions import CROSS_TREE_DISTANCE
-from parserfree.predictor.decoding import mst_edges
-from parserfree.predictor.tree_ops import distances_from_heads, jump_tables, on_cycle, steps_for_length
+from ..encoder.conventions import CROSS_TREE_DISTANCE
+from .decoding import mst_edges
+from .tree_ops import distances_from_heads, jump_tables, on_cycle, steps_for_length
 
 # relation group → the parser labels it covers (spaCy's English labels; the UD names too)
 RELATIONS = {

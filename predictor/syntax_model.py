@@ -1,16 +1,15 @@
-"""The whole model: syntax encoder + distance predictor + task head, with its distance sources.
+"""The whole model, read top to bottom: encoder + distance predictor + task head, with its distance sources.
 
 The piece that training (distill/) and export (export/) share. Layers 1..k give h_k; the predictor reads
 h_k (or, with a parser tower and k = 0, the embeddings h_0 through layers of its own) and gives D̂ (and
-the predicted heads and labels); layers k+1..N are biased by the parser's D (``source="parser"``), by D̂
-(``source="predicted"``, what the parser-free graph does), by the sequential distance |i − j|
-(``source="sequential"``, a relative-position bias: the locality control) or not at all
-(``source="none"``). A recipe without a predictor simply has ``predictor = None``.
+the predicted heads and labels); the biased layers read the parser's D (``source="parser"``), D̂
+(``source="predicted"``, what the parser-free graph does), the sequential distance |i − j|
+(``source="sequential"``, a relative-position bias: the locality control) or nothing (``source="none"``).
+A recipe without a predictor has ``predictor = None``. The task head pools the word states of h_N into one
+prediction per text.
 
-The encoder is the project's own (``SyntaxEncoder``, over words) or a pre-trained one
-(``encoder.pretrained``: ``PretrainedEncoder``, over its subwords, built from its ``architecture``). Both
-say how their positions map to words (``position_mask``, ``position_distances``, ``word_states``), so the
-predictor, the distances and the task head stay word-level for either.
+The encoder is either of the two behind the ``Encoder`` interface (``encoder/model.py``); it says how its
+positions map to words, so the predictor, the distances and the task head stay word-level for either.
 
 Initialisation: with ``seed`` given, the encoder, the predictor and the task head are each initialised
 from their own seed, so models of different recipes built from one seed start from the same weights
@@ -22,18 +21,96 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 import torch
 from torch import Tensor, nn
 
-from parserfree.encoder import EncoderConfig, SyntaxEncoder, TaskHead
-from parserfree.encoder.conventions import PAD_DISTANCE
-from parserfree.encoder.masked_words import MASKED_LM, MaskedWordHead
-from parserfree.encoder.pretrained import PretrainedEncoder
-from parserfree.predictor.config import PredictorConfig
-from parserfree.predictor.head import DistancePredictor, PredictorOutput
-from parserfree.predictor.sources import MODEL_SOURCES, DistanceSource
+from ..encoder.config import EncoderConfig
+from ..encoder.conventions import PAD_DISTANCE
+from ..encoder.masked_words import MASKED_LM, MaskedWordHead
+from ..encoder.model import Encoder
+from ..encoder.pretrained import build_encoder
+from .config import PredictorConfig
+from .distance_predictor import DistancePredictor, PredictorOutput
+from .sources import MODEL_SOURCES, DistanceSource
+
+# --- the task head ------------------------------------------------------------------------------
+
+TASKS = ("classification", "regression")
+PAIR_MULTIPLIER = 1_000_003  # a prime above any vocabulary size: (a, b) and (b, a) hash apart
+
+
+def masked_mean(h: Tensor, mask: Tensor) -> Tensor:
+    """h B×T×d, mask B×T bool → mean over real positions B×d (zeros for a row without real positions)."""
+    weights = mask.to(h.dtype).unsqueeze(-1)  # B×T×1
+    count = weights.sum(dim=1).clamp(min=1.0)  # B×1
+    return (h * weights).sum(dim=1) / count
+
+
+def pair_ids(word_ids: Tensor, vocab_size: int, buckets: int) -> Tensor:
+    """Row of each pair of neighbouring words (w_t, w_t+1) in `NgramTerm`'s table, B×(T−1): its hash bucket
+    (w_t · PAIR_MULTIPLIER + w_t+1) mod ``buckets``, after the ``vocab_size`` rows of the single words."""
+    pairs = word_ids[:, :-1] * PAIR_MULTIPLIER + word_ids[:, 1:]
+    return torch.remainder(pairs, buckets) + vocab_size
+
+
+class NgramTerm(nn.Module):
+    """Σ_t W[w_t] + Σ_t W[vocab_size + hash(w_t, w_t+1)] over the real words (B×C): a linear bag of words and
+    hashed word pairs, zero-initialised; padding and pairs that reach into it add nothing."""
+
+    def __init__(self, vocab_size: int, buckets: int, n_out: int) -> None:
+        super().__init__()
+        self.vocab_size, self.buckets = vocab_size, buckets
+        self.table = nn.Embedding(vocab_size + buckets, n_out)
+        nn.init.zeros_(self.table.weight)  # draws no random numbers: the seed's other weights are unchanged
+
+    def forward(self, word_ids: Tensor, mask: Tensor) -> Tensor:
+        """word_ids B×T, mask B×T bool → B×C."""
+        words = self.table(word_ids) * mask.unsqueeze(-1).to(self.table.weight.dtype)
+        pairs = self.table(pair_ids(word_ids, self.vocab_size, self.buckets))
+        both = (mask[:, :-1] & mask[:, 1:]).unsqueeze(-1).to(pairs.dtype)
+        return words.sum(dim=1) + (pairs * both).sum(dim=1)
+
+
+class TaskHead(nn.Module):
+    """logits = W · Dropout(masked_mean(h)) + b (+ the n-gram term): B×C for classification, B for regression.
+
+    A masked mean over the real words uses every word (this encoder trains no first-token summary) and does
+    not depend on the padded length. With ``encoder.ngram_buckets`` the ``NgramTerm`` is trained beside the
+    encoder ("wide and deep"); it starts at zero, so the model starts as the same seed's model without."""
+
+    def __init__(
+        self,
+        d_model: int,
+        task: str,
+        n_classes: int = 2,
+        dropout: float = 0.0,
+        vocab_size: int = 0,
+        ngram_buckets: int = 0,
+    ) -> None:
+        super().__init__()
+        if task not in TASKS:
+            raise ValueError(f"task={task!r} must be one of {', '.join(TASKS)}")
+        if task == "classification" and n_classes < 2:
+            raise ValueError(f"n_classes={n_classes} must be ≥ 2 for classification")
+        self.task = task
+        self.dropout = nn.Dropout(dropout)
+        n_out = n_classes if task == "classification" else 1
+        self.proj = nn.Linear(d_model, n_out)
+        self.ngrams = NgramTerm(vocab_size, ngram_buckets, n_out) if ngram_buckets else None
+
+    def forward(self, h: Tensor, mask: Tensor, word_ids: Tensor | None = None) -> Tensor:
+        """h B×T×d, mask B×T (word_ids B×T for the n-gram term) → logits B×C (classification) or scores B
+        (regression)."""
+        out = self.proj(self.dropout(masked_mean(h, mask)))
+        if self.ngrams is not None:
+            if word_ids is None:
+                raise ValueError("a task head with an n-gram term needs the word ids")
+            out = out + self.ngrams(word_ids, mask)
+        return out if self.task == "classification" else out.squeeze(-1)
+
+
+# --- the whole model -----------------------------------------------------------------------------
 
 
 @dataclass
@@ -68,16 +145,10 @@ class SyntaxModel(nn.Module):
         seed: int | None = None,
         dep_labels: Sequence[str] = (),
         distance_grad_to_encoder: bool = True,
-        architecture: dict[str, Any] | None = None,
     ) -> None:
-        """``architecture``: the ``config.json`` of a pre-trained encoder (``encoder_config.pretrained``)."""
         super().__init__()
         with _part_seed(seed, 0):
-            self.encoder: SyntaxEncoder | PretrainedEncoder = (
-                PretrainedEncoder(encoder_config, architecture)
-                if encoder_config.pretrained
-                else SyntaxEncoder(encoder_config)
-            )
+            self.encoder: Encoder = build_encoder(encoder_config)
         with _part_seed(seed, 1):
             self.predictor = (
                 DistancePredictor(
@@ -169,9 +240,10 @@ class SyntaxModel(nn.Module):
 
     def word_logits(self, states: Tensor) -> Tensor:
         """``masked_lm``: the states N×d of hidden positions → scores N×V over the vocabulary (tied table)."""
-        if not isinstance(self.head, MaskedWordHead) or not isinstance(self.encoder, SyntaxEncoder):
+        table = self.encoder.word_table
+        if not isinstance(self.head, MaskedWordHead) or table is None:
             raise ValueError("word_logits needs a model of the project's encoder built for task 'masked_lm'")
-        return self.head.word_logits(states, self.encoder.word_embedding.weight)
+        return self.head.word_logits(states, table)
 
     def predict(
         self,

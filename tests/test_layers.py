@@ -283,3 +283,67 @@ def test_no_library_or_bench_file_is_over_450_lines():
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > LIBRARY_LINES
     }
     assert long == {}
+
+
+def absolute_project_imports(path: Path) -> list[int]:
+    """Lines of the ``from parserfree… import`` / ``import parserfree…`` statements of a file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "parserfree":
+            found.append(node.lineno)
+        elif isinstance(node, ast.Import) and any(a.name.split(".")[0] == "parserfree" for a in node.names):
+            found.append(node.lineno)
+    return found
+
+
+def test_the_import_style_reader_sees_an_absolute_import(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text(
+        "from .config import X\nfrom parserfree.encoder import Y\n\ndef f():\n    import parserfree.cli\n"
+    )
+    assert absolute_project_imports(source) == [2, 5]
+
+
+def test_the_packages_import_each_other_relatively_so_folders_show_the_arrows_python_follows():
+    """One import style inside the namespace: ``from ..encoder import …``, never ``from parserfree.encoder``."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}" for _, path in library_files() for line in absolute_project_imports(path)
+    ]
+    assert found == []
+
+
+ENCODER_KINDS = {"SyntaxEncoder", "PretrainedEncoder"}
+
+
+def encoder_kind_questions(path: Path) -> list[str]:
+    """``isinstance(…, SyntaxEncoder | PretrainedEncoder)`` checks and ``architecture=`` arguments of a file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        if getattr(node.func, "id", None) == "isinstance" and len(node.args) == 2:
+            kinds = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+            if kinds & ENCODER_KINDS:
+                found.append(f"{node.lineno}: isinstance on {', '.join(sorted(kinds & ENCODER_KINDS))}")
+        found += [f"{node.lineno}: architecture=" for k in node.keywords if k.arg == "architecture"]
+    return found
+
+
+def test_the_encoder_kind_reader_sees_a_type_check_and_an_architecture_argument(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text(
+        "isinstance(m.encoder, PretrainedEncoder)\nSyntaxModel(e, p, architecture=a)\nisinstance(x, int)\n"
+    )
+    assert encoder_kind_questions(source) == ["1: isinstance on PretrainedEncoder", "2: architecture="]
+
+
+def test_nothing_outside_the_encoder_package_asks_which_encoder_it_holds():
+    """The two encoders share one interface (encoder/model.py ``Encoder``); their architecture is the
+    encoder config's, so no other layer tests the encoder's type or passes an architecture along."""
+    found = [
+        f"{path.relative_to(ROOT)}:{where}"
+        for _, path in library_files()
+        if not path.is_relative_to(ROOT / "encoder")
+        for where in encoder_kind_questions(path)
+    ]
+    assert found == []

@@ -56,12 +56,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from parserfree.core.parse import DEFAULT_MODEL
-from parserfree.distill.data import builtin_text
-from parserfree.distill.data.archives import default_cache_dir
-from parserfree.distill.data.inflection import flip_verb, modal_form, verb_number
-from parserfree.distill.data.tagging import TaggedSentence
-from parserfree.encoder.files import write_text_atomic
+from ...core.parse import DEFAULT_MODEL
+from ...encoder.files import write_text_atomic
+from . import builtin_text
+from .archives import default_cache_dir
+from .inflection import flip_verb, modal_form, verb_number
+from .tagging import TaggedSentence
 
 EXTRACT_VERSION = 4  # which sentences are candidates (find_candidate): with BALANCE_VERSION, the held-out sentences
 COLUMNS_VERSION = 1  # what a candidate records beyond that (the neutral text, the nouns before the verb)

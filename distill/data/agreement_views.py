@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from parserfree.distill.data import agreement, builtin_text
-from parserfree.distill.data.agreement import (
+from . import agreement, builtin_text
+from .agreement import (
     COLUMNS_VERSION,
     LABEL_NAMES,
     NUMBER_COLUMNS,
@@ -25,7 +25,7 @@ from parserfree.distill.data.agreement import (
     hash01,
     other_number,
 )
-from parserfree.distill.data.readers import RawExample
+from .readers import RawExample
 
 
 def _item(c: Candidate, flipped: bool, split: str) -> RawExample:

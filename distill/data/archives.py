@@ -29,8 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from parserfree.distill.data.readers import DataError
-from parserfree.encoder.files import copy_atomic, sha256_file
+from ...encoder.files import copy_atomic, sha256_file
+from .readers import DataError
 
 FETCHERS = ("pip", "npm")
 

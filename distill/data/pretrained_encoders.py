@@ -18,11 +18,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from parserfree.distill.data.archives import SourceArchive, extract_files
-from parserfree.distill.data.readers import DataError
-from parserfree.encoder.architecture import PretrainedModelError, model_type, positions_of, sizes_of
-from parserfree.encoder.files import sha256_file
-from parserfree.encoder.subwords import SubwordVocabulary
+from ...encoder.architecture import PretrainedModelError, model_type, positions_of, sizes_of
+from ...encoder.files import sha256_file
+from ...encoder.subwords import SubwordVocabulary
+from .archives import SourceArchive, extract_files
+from .readers import DataError
 
 SCHEME = "builtin:"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parserfree.core.trees import TreeError, heads_from_one_based, validate_heads
-from parserfree.encoder.errors import ParserfreeError
+from ...core.trees import TreeError, heads_from_one_based, validate_heads
+from ...encoder.errors import ParserfreeError
 
 FORMATS = ("csv", "tsv", "jsonl", "txt", "conllu")
 MAX_TEXT_CHARS = 1_000_000  # spaCy's default nlp.max_length: the parser refuses longer texts

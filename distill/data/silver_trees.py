@@ -22,12 +22,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from parserfree.core.parse import DEFAULT_MODEL
-from parserfree.distill.data import agreement, builtin_text
-from parserfree.distill.data.archives import default_cache_dir
-from parserfree.distill.data.builtin_text import ENGLISH, BuiltinText
-from parserfree.distill.data.readers import RawExample
-from parserfree.distill.data.tagging import TaggedSentence
+from ...core.parse import DEFAULT_MODEL
+from . import agreement, builtin_text
+from .archives import default_cache_dir
+from .builtin_text import ENGLISH, BuiltinText
+from .readers import RawExample
+from .tagging import TaggedSentence
 
 FILTER_VERSION = 2  # 2: held-out text is matched sentence by sentence, across corpora
 SPLIT = (0.95, 0.025, 0.025)  # its own train/dev/test shares (≈ 5,000 held-out sentences each; the rest trains)

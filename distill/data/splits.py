@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 
-from parserfree.distill.data.readers import RawExample
-from parserfree.encoder.text import normalise_text
+from ...encoder.text import normalise_text
+from .readers import RawExample
 
 
 def split_of(text: str, fractions: list[float]) -> str:

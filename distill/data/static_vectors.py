@@ -10,7 +10,7 @@ once, and spaCy's own ``Vectors`` reads them; the wheel is never installed.
 The table is built for the model's vocabulary (``encoder/vocabulary.py``): row i is the vector of word i
 (the vocabulary's lower-cased form), scaled to unit length, and a zero row for ``<pad>``, ``<unk>`` and the
 words the vectors lack. The encoder indexes it by word id exactly like its word embedding
-(``encoder/embeddings.py``), so the checkpoint and the exported graph carry it and serving needs no spaCy
+(``encoder/model.py`` ``Embedded``), so the checkpoint and the exported graph carry it and serving needs no spaCy
 model. Filled where the vocabulary is known, in ``distill/train.py``.
 """
 
@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from parserfree.distill.data.archives import SourceArchive, default_cache_dir, extract_files
-from parserfree.distill.data.readers import DataError
-from parserfree.encoder.config import STATIC_VECTOR_WIDTHS
-from parserfree.encoder.vocabulary import UNK_ID, Vocabulary
+from ...encoder.config import STATIC_VECTOR_WIDTHS
+from ...encoder.vocabulary import UNK_ID, Vocabulary
+from .archives import SourceArchive, default_cache_dir, extract_files
+from .readers import DataError
 
 if TYPE_CHECKING:  # torch is read only when a table is filled: the data registry names MD_WHEEL
-    from parserfree.encoder.embeddings import Embedded
+    from ...encoder.model import Encoder
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def vector_table(vocab: Vocabulary, vectors: Any, width: int) -> tuple[np.ndarra
 
 
 def fill_static_vectors(
-    encoder: Embedded,
+    encoder: Encoder,
     vocab: Vocabulary,
     name: str,
     cache_dir: str | Path | None = None,

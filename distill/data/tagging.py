@@ -18,10 +18,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from parserfree.core.parse import DEFAULT_MODEL, TeacherError, load_pipeline
-from parserfree.distill.cluster import active_client, run_chunks, worker_name
-from parserfree.distill.parse_cache import data_hash
-from parserfree.encoder.files import write_text_atomic
+from ...core.parse import DEFAULT_MODEL, TeacherError, load_pipeline
+from ...encoder.files import write_text_atomic
+from ..cluster import active_client, run_chunks, worker_name
+from ..parse_cache import data_hash
 
 FORMAT_VERSION = 1
 CHUNK_SIZE = 1024

@@ -11,13 +11,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from parserfree.distill.data.archives import (
-    SourceArchive,
-    default_cache_dir,  # noqa: F401 (callers know it from here)
-    extract_files,
-    fetch,
-)
-from parserfree.distill.data.readers import DataError, RawExample, _lines
+from .archives import SourceArchive, extract_files, fetch
+from .readers import DataError, RawExample, _lines
 
 ARCHIVE = SourceArchive(
     requirement="vaderSentiment==3.3.2",

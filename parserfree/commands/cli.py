@@ -18,17 +18,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from parserfree.commands.arguments import positive_int
-from parserfree.commands.data import add_cluster_args, add_data_commands, cluster
-from parserfree.core.recipes import RECIPES
-from parserfree.encoder.errors import ParserfreeError, UsageError
+from ..core.recipes import RECIPES
+from ..encoder.errors import ParserfreeError, UsageError
+from .arguments import positive_int
+from .data import add_cluster_args, add_data_commands, cluster
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train one recipe from a YAML config into a run directory."""
-    from parserfree.distill.config import load_config
-    from parserfree.distill.train import train
-    from parserfree.jobs.stages import cached_init
+    from ..distill.config import load_config
+    from ..distill.train import train
+    from ..jobs.stages import cached_init
 
     overrides = list(args.set or [])
     if args.devices is not None:
@@ -64,8 +64,8 @@ def seed_paths(option: str, value: str | None, seeds: int) -> list[str]:
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare a parser-free bundle with a parser-fed model (and more rows, each over its seeds) and write
     the report."""
-    from parserfree.comparison.compare import ComparedModels, CompareOptions, compare
-    from parserfree.reports.markdown import summary_lines
+    from ..comparison.compare import ComparedModels, CompareOptions, compare
+    from ..reports.markdown import summary_lines
 
     models = ComparedModels(
         seed_paths("--parser-free", args.parser_free, args.seeds),
@@ -89,8 +89,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_pretrain(args: argparse.Namespace) -> int:
     """Pre-train a task config's lower layers and predictor into the cache (reused by run, train, curve)."""
-    from parserfree.distill.config import ConfigError, load_config
-    from parserfree.jobs.stages import pretrain_stage
+    from ..distill.config import ConfigError, load_config
+    from ..jobs.stages import pretrain_stage
 
     config = load_config(args.config, args.set or [])
     if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
@@ -110,14 +110,14 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
 
 def cmd_config(args: argparse.Namespace) -> int:
     """Print a resolved config with each key's meaning, docs/config.md (--markdown) or the recipe table."""
-    from parserfree.commands.config_docs import config_markdown, describe_config
-    from parserfree.distill.config import load_config
+    from ..distill.config import load_config
+    from .config_docs import config_markdown, describe_config
 
     if args.markdown:
         print(config_markdown(), end="")
         return 0
     if args.recipes:
-        from parserfree.core.recipes import recipes_markdown
+        from ..core.recipes import recipes_markdown
 
         print(recipes_markdown(), end="")
         return 0
@@ -131,9 +131,9 @@ DEFAULT_TASKS = ("configs/main/agreement.yaml", "configs/main/sentiment.yaml")  
 
 def cmd_run(args: argparse.Namespace) -> int:
     """The main job."""
-    from parserfree.distill.config import load_config
-    from parserfree.jobs.main_job import run_main_job
-    from parserfree.reports.markdown import summary_lines
+    from ..distill.config import load_config
+    from ..jobs.main_job import run_main_job
+    from ..reports.markdown import summary_lines
 
     paths = args.config or list(DEFAULT_TASKS)
     tasks = {Path(p).stem: load_config(p, args.set or [], args.size) for p in paths}
@@ -164,8 +164,8 @@ def _fractions(value: str) -> list[float]:
 
 def cmd_curve(args: argparse.Namespace) -> int:
     """The low-resource curve."""
-    from parserfree.distill.config import load_config
-    from parserfree.jobs.curve import curve_markdown, run_curve
+    from ..distill.config import load_config
+    from ..jobs.curve import curve_markdown, run_curve
 
     overrides = [*(QUICK_CURVE if args.quick else []), *(args.set or [])]
     config = load_config(args.config, overrides)
@@ -208,19 +208,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--recipes", action="store_true", help="print the recipe table (docs/usage.md, docs/design.md)")
     p.set_defaults(func=cmd_config)
 
-    from parserfree.commands.export import add_export_commands
+    from .export import add_export_commands
 
     add_export_commands(sub)
-    from parserfree.commands.results import add_results_commands
+    from .results import add_results_commands
 
     add_results_commands(sub)
-    from parserfree.jobs.shipping import add_ship_command
+    from ..jobs.shipping import add_ship_command
 
     add_ship_command(sub)
-    from parserfree.commands.language_model import add_language_model_command
+    from .language_model import add_language_model_command
 
     add_language_model_command(sub)
-    from parserfree.comparison.dev_compare import add_dev_compare_command
+    from ..comparison.dev_compare import add_dev_compare_command
 
     add_dev_compare_command(sub)
 
@@ -330,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_size_arg(p: argparse.ArgumentParser) -> None:
     """``--size``: the model size the task's config runs at (``distill.config.SIZES``; docs/usage.md, "Sizes")."""
-    from parserfree.distill.sizes import SIZES
+    from ..distill.sizes import SIZES
 
     p.add_argument(
         "--size",

@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from parserfree.distill.config import ExperimentConfig
-from parserfree.encoder.schema import field_docs
+from ..distill.config import ExperimentConfig
+from ..encoder.schema import field_docs
 
 DOCS_COMMAND = "parserfree config --markdown > docs/config.md"
 

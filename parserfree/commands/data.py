@@ -15,11 +15,11 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.core.parse import DEFAULT_MODEL
-from parserfree.distill.data.builtin import ARCHIVES, BUILTIN, builtin_table
-from parserfree.distill.data.datasets import SPLITS, TASKS, DataConfig, describe, load_dataset
-from parserfree.distill.data.vader import default_cache_dir
-from parserfree.encoder.errors import UsageError
+from ..core.parse import DEFAULT_MODEL
+from ..distill.data.archives import default_cache_dir
+from ..distill.data.builtin import ARCHIVES, BUILTIN, builtin_table
+from ..distill.data.datasets import SPLITS, TASKS, DataConfig, describe, load_dataset
+from ..encoder.errors import UsageError
 
 
 def _add_data_args(p: argparse.ArgumentParser) -> None:
@@ -131,7 +131,7 @@ def add_cluster_args(p: argparse.ArgumentParser) -> None:
 
 def cluster(args: argparse.Namespace):
     """The Dask cluster the command's parsing and tagging run on (none: this process, with --n-process)."""
-    from parserfree.distill.cluster import ClusterConfig, use_cluster
+    from ..distill.cluster import ClusterConfig, use_cluster
 
     return use_cluster(ClusterConfig(args.scheduler, args.workers))
 
@@ -139,7 +139,7 @@ def cluster(args: argparse.Namespace):
 def cmd_parse(args: argparse.Namespace) -> int:
     """Parse a dataset with the spaCy teacher through the cache (resumable; on Dask with --scheduler/--workers).
     A built-in dataset made from tagged text (agreement, silver-trees) is tagged on the same cluster."""
-    from parserfree.distill.parsing import ParseConfig, parse_dataset
+    from ..distill.parsing import ParseConfig, parse_dataset
 
     cache = _cache_dir(args)
     model = args.spacy_model or (BUILTIN[args.dataset].spacy_model if args.dataset in BUILTIN else DEFAULT_MODEL)

@@ -19,11 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from parserfree.commands.arguments import options, positive_int
-from parserfree.distill.data.readers import DataError
-from parserfree.encoder.errors import UsageError
-from parserfree.encoder.files import atomic_open
-from parserfree.reports.parts import Variants, from_json
+from ..distill.data.readers import DataError
+from ..encoder.errors import UsageError
+from ..encoder.files import atomic_open
+from ..reports.parts import Variants, from_json
+from .arguments import options, positive_int
 
 CHUNK_LINES = 1024  # lines predicted per call (sorted by length within a chunk)
 
@@ -123,8 +123,8 @@ def format_evaluation(evaluation: Variants) -> list[str]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a checkpoint and print the parity of every model variant."""
-    from parserfree.export.bundle import bundle_digest
-    from parserfree.jobs.exporting import export_checkpoint
+    from ..export.bundle import bundle_digest
+    from ..jobs.exporting import export_checkpoint
 
     manifest = export_checkpoint(
         args.checkpoint, args.out, **options(args, "optimize", "quantize", "threads", "overwrite", "task_distances")
@@ -177,7 +177,7 @@ def _chunks(lines: list[str]) -> Iterator[list[str]]:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     """Text lines in → JSON lines out, same count and order."""
-    from parserfree.export.runtime import ParserFreeModel
+    from ..export.runtime import ParserFreeModel
 
     if args.svg and not args.with_tree:
         raise UsageError("--svg draws the predicted tree: add --with-tree")
@@ -222,8 +222,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
 def _write_svgs(results: list[dict], folder: Path, first_line: int, digits: int) -> None:
     """One displaCy SVG of the predicted tree (heads and labels) per result with words, named by its
     1-based line number."""
-    from parserfree.encoder.files import write_text_atomic
-    from parserfree.export.spacy_component import tree_svg
+    from ..encoder.files import write_text_atomic
+    from ..export.spacy_component import tree_svg
 
     folder.mkdir(parents=True, exist_ok=True)
     for line, item in enumerate(results, start=first_line):

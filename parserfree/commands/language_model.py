@@ -13,10 +13,10 @@ from pathlib import Path
 
 def cmd_lm_compare(args: argparse.Namespace) -> int:
     """Compare the masked-LM runs under --runs; write the report's JSON and markdown to --out."""
-    from parserfree.comparison.language_model import language_model_report
-    from parserfree.encoder.errors import UsageError
-    from parserfree.encoder.files import write_json, write_text_atomic
-    from parserfree.reports.language_model import render_markdown
+    from ..comparison.language_model import language_model_report
+    from ..encoder.errors import UsageError
+    from ..encoder.files import write_json, write_text_atomic
+    from ..reports.language_model import render_markdown
 
     for placeholder in args.masked_parse or []:
         if not placeholder or any(c.isspace() for c in placeholder):

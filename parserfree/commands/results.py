@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from parserfree.commands.arguments import options
+from .arguments import options
 
 
 def cmd_results_render(args: argparse.Namespace) -> int:
     """Render the results pages, or with --check only say which differ (exit status 1)."""
-    from parserfree.reports.results_page import stale_pages, write_pages
+    from ..reports.results_page import stale_pages, write_pages
 
     if args.check:
         stale = stale_pages(args.root)
@@ -29,8 +29,8 @@ def cmd_results_render(args: argparse.Namespace) -> int:
 
 def cmd_results_add(args: argparse.Namespace) -> int:
     """Record a result (a file, or a main job's folder) and render the pages again."""
-    from parserfree.reports.records import RECORDS_DIR, add_records
-    from parserfree.reports.results_page import write_pages
+    from ..reports.records import RECORDS_DIR, add_records
+    from ..reports.results_page import write_pages
 
     records = add_records(
         args.root, args.source, args.command, **options(args, "name", "date", "commit", "note", "replace")

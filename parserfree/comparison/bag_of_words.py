@@ -19,7 +19,7 @@ import numpy as np
 from scipy import optimize, sparse
 from scipy.special import logsumexp, softmax
 
-from parserfree.encoder.text import normalise_text
+from ..encoder.text import normalise_text
 
 TOKEN = re.compile(r"\w+|[^\w\s]")
 L2_GRID = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # λ all tried on dev, strongest first (a tie keeps the stronger)

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from parserfree.comparison.bag_of_words import fit_bag_of_words
-from parserfree.distill.data.agreement import (
+from ..distill.data.agreement import (
     FIRST_NOUN_NUMBER,
     LABEL_NAMES,
     NEAREST_NOUN,
@@ -34,7 +33,8 @@ from parserfree.distill.data.agreement import (
     VERB_NUMBER,
     ends_in_s,
 )
-from parserfree.distill.data.datasets import Example
+from ..distill.data.datasets import Example
+from .bag_of_words import fit_bag_of_words
 
 # examples → (class ids N, class probabilities N×C or None for a rule without probabilities)
 Predict = Callable[[Sequence[Example]], tuple[np.ndarray, np.ndarray | None]]

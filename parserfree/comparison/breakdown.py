@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from parserfree.comparison.paired import Resampler, clusters_of, pairs_of
-from parserfree.distill.data.agreement import judges_both_versions
-from parserfree.reports.parts import BucketScore, RowBreakdown
-from parserfree.reports.slices import ALL, GROUPS, REQUIRED, slice_name
+from ..distill.data.agreement import judges_both_versions
+from ..reports.parts import BucketScore, RowBreakdown
+from ..reports.slices import ALL, GROUPS, REQUIRED, slice_name
+from .paired import Resampler, clusters_of, pairs_of
 
 
 def wilson(correct: int, n: int, z: float = 1.959964) -> tuple[float, float]:

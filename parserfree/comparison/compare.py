@@ -27,36 +27,29 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from parserfree.comparison.baselines import Baseline, fit_baselines
-from parserfree.comparison.like_for_like import Pairing, like_for_like
-from parserfree.comparison.paired import RESAMPLES
-from parserfree.comparison.parse_leak import pair_tree_differences
-from parserfree.comparison.pipelines import (
-    ModelSource,
-    Pipeline,
-    latency_ms,
-    model_pipeline,
-    resolve_model,
-    run_timed,
-)
-from parserfree.comparison.scoring import DomainScores, score_domain, statistics_note
-from parserfree.comparison.tree_gap import compared_tree_gap
-from parserfree.comparison.tree_quality import PredictedTree
-from parserfree.comparison.tree_scores import parser_free_quality, tree_pass, with_parser_distances
-from parserfree.core.parse import DEFAULT_MODEL
-from parserfree.core.recipes import ComparisonRoles
-from parserfree.core.task_metrics import agreement, predictions
-from parserfree.distill.data.datasets import SPLITS, DataConfig, Example, load_dataset
-from parserfree.distill.predictions import item_records, records_from_outputs, write_predictions
-from parserfree.distill.teacher import SpacyTeacher
-from parserfree.encoder.errors import UsageError
-from parserfree.encoder.files import write_json
-from parserfree.export.bundle import package_versions
-from parserfree.export.timing import describe_machine, machine
-from parserfree.reports.figures import comparison_figures
-from parserfree.reports.markdown import write_markdown
-from parserfree.reports.parts import Variants, from_json
-from parserfree.reports.report import BASELINE, MODEL, Contrast, DomainResult, ModelRow, Report, Speed
+from ..core.parse import DEFAULT_MODEL
+from ..core.recipes import ComparisonRoles
+from ..core.task_metrics import agreement, predictions
+from ..distill.data.datasets import SPLITS, DataConfig, Example, load_dataset
+from ..distill.predictions import item_records, records_from_outputs, write_predictions
+from ..distill.teacher import SpacyTeacher
+from ..encoder.errors import UsageError
+from ..encoder.files import write_json
+from ..export.bundle import package_versions
+from ..export.timing import describe_machine, machine
+from ..reports.figures import comparison_figures
+from ..reports.markdown import write_markdown
+from ..reports.parts import Variants, from_json
+from ..reports.report import BASELINE, MODEL, Contrast, DomainResult, ModelRow, Report, Speed
+from .baselines import Baseline, fit_baselines
+from .like_for_like import Pairing, like_for_like
+from .paired import RESAMPLES
+from .parse_leak import pair_tree_differences
+from .pipelines import ModelSource, Pipeline, latency_ms, model_pipeline, resolve_model, run_timed
+from .scoring import DomainScores, score_domain, statistics_note
+from .tree_gap import compared_tree_gap
+from .tree_quality import PredictedTree
+from .tree_scores import parser_free_quality, tree_pass, with_parser_distances
 
 ROLE_NAMES = tuple(f.name for f in dataclasses.fields(ComparisonRoles))  # parser_free, reference, unbiased, extra
 ROLE_NEEDS = {  # role → (what its model must be, the message when it is not)

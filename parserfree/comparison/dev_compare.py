@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.encoder.errors import UsageError
+from ..encoder.errors import UsageError
 
 RUN_FILES = ("config.yaml", "metrics.json", "checkpoints/best.ckpt")
 
@@ -31,18 +31,18 @@ def dev_correctness(run: Path) -> tuple[np.ndarray, list]:
     order."""
     import torch
 
-    from parserfree.core.checkpoints import load_trained
-    from parserfree.core.task_metrics import predictions
-    from parserfree.distill.config import load_config
-    from parserfree.distill.data_module import SyntaxDataModule
-    from parserfree.distill.evaluate import evaluate_with_outputs
+    from ..core.checkpoints import load_trained
+    from ..core.task_metrics import predictions
+    from ..distill.config import load_config
+    from ..distill.data_module import SyntaxDataModule
+    from ..distill.evaluate import evaluate_with_outputs
 
     missing = [f for f in RUN_FILES if not (run / f).exists()]
     if missing:
         raise UsageError(f"{run}: not a finished training run (no {', '.join(missing)})")
     torch.set_num_threads(1)
     trained = load_trained(run / "checkpoints" / "best.ckpt")
-    config = load_config(run / "config.yaml")
+    config = load_config(run / "config.yaml", record=True)
     if trained.task == "regression":
         raise UsageError(f"{run}: a regression run has no per-item correctness to pair")
     data = SyntaxDataModule(config, None, trained.vocab, False, trained.dep_labels)
@@ -63,7 +63,7 @@ def compare_dev(
     templates: tuple[str, str], tasks: Sequence[str], recipes: Sequence[str], seeds: int, progress: bool = True
 ) -> dict:
     """{"task/recipe": {"a": [dev % by seed], "b": [...], "paired": PairedResult as a dict}} of a − b."""
-    from parserfree.comparison.paired import Resampler, clusters_of, paired_test
+    from .paired import Resampler, clusters_of, paired_test
 
     out: dict = {}
     for task in tasks:
@@ -113,7 +113,7 @@ def dev_markdown(result: dict, names: tuple[str, str]) -> str:
 
 def cmd_dev_compare(args: argparse.Namespace) -> int:
     """Compare two sets of runs on dev; print the table, write JSON and markdown to --out when given."""
-    from parserfree.encoder.files import write_json, write_text_atomic
+    from ..encoder.files import write_json, write_text_atomic
 
     templates = (args.a, args.b)
     result = compare_dev(templates, args.tasks.split(","), args.recipes.split(","), args.seeds, not args.quiet)

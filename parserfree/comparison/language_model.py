@@ -28,7 +28,18 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader
 
-from parserfree.comparison.lm_rows import (
+from ..core.checkpoints import TrainedModel
+from ..distill.config import ExperimentConfig
+from ..distill.data_module import SyntaxDataModule, collate
+from ..distill.evaluate import update_distance_metrics
+from ..distill.masked_lm import WordScores, masked_word_scores, read_hidden, sentence_scores, with_hidden
+from ..encoder.masked_words import MASKED_LM
+from ..predictor import DistanceMetrics
+from ..predictor.distance_predictor import PredictorOutput
+from ..predictor.sources import DistanceSource
+from ..predictor.syntax_model import SyntaxModel
+from ..reports.language_model import LanguageModelReport, PerplexityContrast
+from .lm_rows import (
     BASELINE,
     CONTRASTS,
     MASKED_PARSE,
@@ -40,19 +51,8 @@ from parserfree.comparison.lm_rows import (
     row_models,
     source_of,
 )
-from parserfree.comparison.paired import RESAMPLES, holm, sign_flip, verdict
-from parserfree.comparison.zero_shot import zero_shot
-from parserfree.core.checkpoints import TrainedModel
-from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.data_module import SyntaxDataModule, collate
-from parserfree.distill.evaluate import update_distance_metrics
-from parserfree.distill.masked_lm import WordScores, masked_word_scores, read_hidden, sentence_scores, with_hidden
-from parserfree.encoder.masked_words import MASKED_LM
-from parserfree.predictor import DistanceMetrics
-from parserfree.predictor.head import PredictorOutput
-from parserfree.predictor.sources import DistanceSource
-from parserfree.predictor.syntax_model import SyntaxModel
-from parserfree.reports.language_model import LanguageModelReport, PerplexityContrast
+from .paired import RESAMPLES, holm, sign_flip, verdict
+from .zero_shot import zero_shot
 
 
 def perplexity_scores(
@@ -79,7 +79,7 @@ def masked_parse_scores(
     UUAS and UAS (%) against spaCy's trees of the whole sentences."""
     from spacy.tokens import Doc
 
-    from parserfree.core.parse import doc_to_parse, load_pipeline
+    from ..core.parse import doc_to_parse, load_pipeline
 
     nlp = load_pipeline(spacy_model)
     model = trained.model.eval()

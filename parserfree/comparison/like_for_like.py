@@ -3,7 +3,7 @@
 Only such a pair's difference can be put down to that one thing (the distance source of the biased
 layers, having a predictor, or one setting of the resolved training config); the paired verdicts of a
 report (``parserfree.comparison.paired``) are computed for these pairs and for every model row against every
-shortcut baseline. Rows that fine-tune from masked-LM encoders of their own rows (``run.pretrained_encoders``:
+shortcut baseline. Rows that fine-tune from masked-LM encoders of their own rows (``run.encoder_starts``:
 encoders pre-trained alike but for the distance source) differ in the distance source only, before and
 during fine-tuning; two starts that differ in anything else are a difference of their own.
 """
@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parserfree.core.checkpoints import CheckpointError, read_checkpoint
-from parserfree.core.recipes import RECIPES, Recipe, Role
-from parserfree.distill.shipped import resolve_weights
-from parserfree.encoder.masked_words import MASKED_LM
+from ..core.checkpoints import CheckpointError, read_checkpoint
+from ..core.recipes import RECIPES, Recipe, Role
+from ..distill.shipped import resolve_weights
+from ..encoder.masked_words import MASKED_LM
 
 # settings that say where files are or how fast it ran, not what the model is (a different ``init_from``,
 # another start, does count)

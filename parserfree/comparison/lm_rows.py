@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parserfree.core.checkpoints import TrainedModel, load_trained
-from parserfree.core.recipes import get_recipe
-from parserfree.distill.config import ExperimentConfig, load_config
-from parserfree.distill.data_module import SyntaxDataModule
-from parserfree.distill.shipped import SCHEME, is_shipped, shipped_checkpoint, shipped_names
-from parserfree.encoder.schema import build_dataclass
-from parserfree.encoder.vocabulary import word_vocabulary
-from parserfree.predictor.sources import DistanceSource
+from ..core.checkpoints import TrainedModel, load_trained
+from ..core.recipes import get_recipe
+from ..distill.config import ExperimentConfig, config_from_record, load_config
+from ..distill.data_module import SyntaxDataModule
+from ..distill.shipped import SCHEME, is_shipped, shipped_checkpoint, shipped_names
+from ..encoder.vocabulary import word_vocabulary
+from ..predictor.sources import DistanceSource
 
 TRAINED_ROWS = ("no_syntax", "locality", "parser_fed_twin")  # one masked-LM run each
 READ_FROM_TWIN = "parser_free"  # the twin's weights with its own D̂
@@ -77,11 +76,11 @@ def masked_lm_row(ref: str | Path) -> tuple[TrainedModel, ExperimentConfig] | No
         if name not in shipped_names():
             return None
         trained = load_trained(shipped_checkpoint(name))
-        config = build_dataclass(ExperimentConfig, trained.experiment)
+        config = config_from_record(trained.experiment)
         config.validate()
         return trained, config
     best = Path(ref) / "checkpoints" / "best.ckpt"
-    return (load_trained(best), load_config(Path(ref) / "config.yaml")) if best.exists() else None
+    return (load_trained(best), load_config(Path(ref) / "config.yaml", record=True)) if best.exists() else None
 
 
 def source_of(name: str, trained: TrainedModel) -> DistanceSource:

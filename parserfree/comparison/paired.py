@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from scipy import optimize, stats
 
-from parserfree.reports.parts import PairedResult
+from ..reports.parts import PairedResult
 
 ALPHA = 0.05
 POWER = 0.8

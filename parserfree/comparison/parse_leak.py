@@ -17,11 +17,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parserfree.comparison.paired import pairs_of
-from parserfree.core.parse import Parse
-from parserfree.distill.data.agreement import judges_both_versions
-from parserfree.distill.data.datasets import Example
-from parserfree.reports.parts import ParseLeak
+from ..core.parse import Parse
+from ..distill.data.agreement import judges_both_versions
+from ..distill.data.datasets import Example
+from ..reports.parts import ParseLeak
+from .paired import pairs_of
 
 SUBJECT_LABELS = ("nsubj", "nsubjpass")
 

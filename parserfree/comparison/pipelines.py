@@ -19,16 +19,16 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from parserfree.core.checkpoints import TrainedModel, load_trained
-from parserfree.core.parse import Parse
-from parserfree.core.recipes import Recipe, get_recipe
-from parserfree.core.trees import batch_tree_distances, truncate_heads
-from parserfree.distill.parsing import tree_of
-from parserfree.distill.teacher import SpacyTeacher
-from parserfree.encoder.text import normalise_text
-from parserfree.export.runtime import SPINNING, ParserFreeModel
-from parserfree.export.timing import batches, time_calls
-from parserfree.export.tokenizer import words_of
+from ..core.checkpoints import TrainedModel, load_trained
+from ..core.parse import Parse
+from ..core.recipes import Recipe, get_recipe
+from ..core.trees import batch_tree_distances, truncate_heads
+from ..distill.parsing import tree_of
+from ..distill.teacher import SpacyTeacher
+from ..encoder.text import normalise_text
+from ..export.runtime import SPINNING, ParserFreeModel
+from ..export.timing import batches, time_calls
+from ..export.tokenizer import words_of
 
 # a pipeline maps raw texts to (task outputs, words, D̂ per text or None, parses or None)
 Pipeline = Callable[[Sequence[str]], tuple[np.ndarray, list[list[str]], list[np.ndarray] | None, list[Parse] | None]]

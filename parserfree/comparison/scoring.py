@@ -15,14 +15,14 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from parserfree.comparison.breakdown import Slices, breakdowns, item_slices
-from parserfree.comparison.like_for_like import Pairing
-from parserfree.comparison.paired import ALPHA, POWER, RESAMPLES, holm, paired_test, verdict
-from parserfree.core.task_metrics import task_metrics
-from parserfree.distill.data.agreement import PAIR_ID
-from parserfree.reports.parts import RowBreakdown
-from parserfree.reports.report import BASELINE, LIKE_FOR_LIKE, MODEL, Contrast, Margin, Score, StatisticsNote
-from parserfree.reports.slices import ALL
+from ..core.task_metrics import task_metrics
+from ..distill.data.agreement import PAIR_ID
+from ..reports.parts import RowBreakdown
+from ..reports.report import BASELINE, LIKE_FOR_LIKE, MODEL, Contrast, Margin, Score, StatisticsNote
+from ..reports.slices import ALL
+from .breakdown import Slices, breakdowns, item_slices
+from .like_for_like import Pairing
+from .paired import ALPHA, POWER, RESAMPLES, holm, paired_test, verdict
 
 AGAINST_BASELINE = "a model row against a shortcut baseline"
 

@@ -24,22 +24,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from parserfree.comparison.paired import RESAMPLES, Resampler, clusters_of
-from parserfree.comparison.parse_leak import subject_arcs
-from parserfree.distill.data.agreement import PAIR_ID, VERB_INDEX
-from parserfree.reports.parts import (
-    GAP_RIGHT,
-    GAP_SUBJECT,
-    GAP_TREE,
-    GAP_VERB_SUBJECT,
-    GAP_WRONG,
-    GapPart,
-    TreeGap,
-)
+from ..distill.data.agreement import PAIR_ID, VERB_INDEX
+from ..reports.parts import GAP_RIGHT, GAP_SUBJECT, GAP_TREE, GAP_VERB_SUBJECT, GAP_WRONG, GapPart, TreeGap
+from .paired import RESAMPLES, Resampler, clusters_of
+from .parse_leak import subject_arcs
 
 if TYPE_CHECKING:
-    from parserfree.comparison.tree_quality import PredictedTree
-    from parserfree.core.parse import Parse
+    from ..core.parse import Parse
+    from .tree_quality import PredictedTree
 
 
 def _edges(heads: np.ndarray) -> set[frozenset[int]]:

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from parserfree.comparison.pipelines import ModelSource
-from parserfree.core.parse import Parse
-from parserfree.predictor.metrics import RelationMetrics
+from ..core.parse import Parse
+from ..predictor.metrics import RelationMetrics
+from .pipelines import ModelSource
 
 
 @dataclass(frozen=True)

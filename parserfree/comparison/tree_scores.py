@@ -19,18 +19,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from parserfree.comparison.pipelines import ModelSource, parser_distances, torch_outputs
-from parserfree.comparison.scoring import row_score
-from parserfree.comparison.tree_quality import PredictedTree, graph_trees, tree_quality
-from parserfree.core.parse import Parse
-from parserfree.core.task_metrics import predictions
-from parserfree.distill.data.datasets import Example
-from parserfree.distill.evaluate import argmax_heads
-from parserfree.encoder.errors import UsageError
-from parserfree.predictor import DistanceMetrics, chain_baseline
-from parserfree.predictor.metrics import RelationMetrics
-from parserfree.reports.parts import DistanceQuality, TreeQuality, from_json
-from parserfree.reports.report import Score
+from ..core.parse import Parse
+from ..core.task_metrics import predictions
+from ..distill.data.datasets import Example
+from ..distill.evaluate import argmax_heads
+from ..encoder.errors import UsageError
+from ..predictor import DistanceMetrics, chain_baseline
+from ..predictor.metrics import RelationMetrics
+from ..reports.parts import DistanceQuality, TreeQuality, from_json
+from ..reports.report import Score
+from .pipelines import ModelSource, parser_distances, torch_outputs
+from .scoring import row_score
+from .tree_quality import PredictedTree, graph_trees, tree_quality
 
 
 def distance_quality(

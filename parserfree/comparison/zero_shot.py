@@ -18,24 +18,16 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from parserfree.comparison.lm_rows import (
-    BASELINE,
-    CONTRASTS,
-    READ_FROM_TEXT,
-    READ_FROM_TWIN,
-    REFERENCE,
-    TRAINED_ROWS,
-    source_of,
-)
-from parserfree.comparison.paired import Resampler, holm, paired_test, verdict
-from parserfree.core.checkpoints import TrainedModel
-from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.data_module import SyntaxDataModule, collate
-from parserfree.distill.masked_lm import read_hidden
-from parserfree.encoder import UNK_ID
-from parserfree.encoder.vocabulary import word_vocabulary
-from parserfree.predictor.sources import DistanceSource
-from parserfree.reports.language_model import LanguageModelReport, PairContrast
+from ..core.checkpoints import TrainedModel
+from ..distill.config import ExperimentConfig
+from ..distill.data_module import SyntaxDataModule, collate
+from ..distill.masked_lm import read_hidden
+from ..encoder import UNK_ID
+from ..encoder.vocabulary import word_vocabulary
+from ..predictor.sources import DistanceSource
+from ..reports.language_model import LanguageModelReport, PairContrast
+from .lm_rows import BASELINE, CONTRASTS, READ_FROM_TEXT, READ_FROM_TWIN, REFERENCE, TRAINED_ROWS, source_of
+from .paired import Resampler, holm, paired_test, verdict
 
 
 @dataclass(frozen=True)

@@ -22,18 +22,18 @@ from pathlib import Path
 
 import numpy as np
 
-from parserfree.comparison.like_for_like import Pairing, like_for_like
-from parserfree.comparison.paired import clusters_of, gain_test, holm, verdict
-from parserfree.comparison.scoring import score_domain
-from parserfree.core.recipes import comparison_roles, get_recipe
-from parserfree.distill.config import ExperimentConfig, save_config
-from parserfree.distill.data.agreement import PAIR_ID
-from parserfree.distill.predictions import read_predictions
-from parserfree.encoder.files import write_json, write_text_atomic
-from parserfree.jobs.stages import pretrain_stage, recipe_config, train_recipes
-from parserfree.reports.curve_tables import curve_markdown, summarise
-from parserfree.reports.figures import plot_curve
-from parserfree.reports.report import MODEL, Contrast
+from ..comparison.like_for_like import Pairing, like_for_like
+from ..comparison.paired import clusters_of, gain_test, holm, verdict
+from ..comparison.scoring import score_domain
+from ..core.recipes import comparison_roles, get_recipe
+from ..distill.config import ExperimentConfig, save_config
+from ..distill.data.agreement import PAIR_ID
+from ..distill.predictions import read_predictions
+from ..encoder.files import write_json, write_text_atomic
+from ..reports.curve_tables import curve_markdown, summarise
+from ..reports.figures import plot_curve
+from ..reports.report import MODEL, Contrast
+from .stages import pretrain_stage, recipe_config, train_recipes
 
 Found = tuple[np.ndarray, list, dict[str, np.ndarray], int]
 """One fraction's test items (``test_predictions``): gold labels, columns, each recipe's S×N predictions, classes."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 
-from parserfree.core.checkpoints import load_trained
-from parserfree.distill.held_out import held_out_of
-from parserfree.export.builder import export_bundle
+from ..core.checkpoints import load_trained
+from ..distill.held_out import held_out_of
+from ..export.builder import export_bundle
 
 
 def export_checkpoint(checkpoint: str | os.PathLike, out_dir: str | os.PathLike, **options) -> dict:

@@ -28,13 +28,13 @@ import os
 import time
 from pathlib import Path
 
-from parserfree.core.recipes import comparison_roles
-from parserfree.distill.config import ExperimentConfig, save_config
-from parserfree.encoder.errors import UsageError
-from parserfree.encoder.files import write_json
-from parserfree.jobs.stage_records import StageRecord, compare_fingerprint
-from parserfree.jobs.stages import export_stage, log, pretrain_stage, read_json, train_recipes
-from parserfree.reports.report import REPORT_FORMAT, Report
+from ..core.recipes import comparison_roles
+from ..distill.config import ExperimentConfig, save_config
+from ..encoder.errors import UsageError
+from ..encoder.files import write_json
+from ..reports.report import REPORT_FORMAT, Report
+from .stage_records import StageRecord, compare_fingerprint
+from .stages import export_stage, log, pretrain_stage, read_json, train_recipes
 
 
 def compare_threads(config: ExperimentConfig) -> int:
@@ -61,7 +61,7 @@ def run_task(
 ) -> Report:
     """Run (or resume) every stage of one task, each recipe trained and exported ``seeds`` times; returns its
     comparison report (every row over the seeds, paired verdicts over seeds × items)."""
-    from parserfree.comparison.compare import ComparedModels, CompareOptions, compare
+    from ..comparison.compare import ComparedModels, CompareOptions, compare
 
     if seeds < 1:
         raise UsageError(f"--seeds {seeds} must be ≥ 1")
@@ -168,7 +168,7 @@ def run_main_job(
 ) -> dict[str, Report]:
     """Run every task into ``out_dir/<task>`` (every recipe ``seeds`` times) and write ``index.md`` /
     ``index.json`` over their reports."""
-    from parserfree.reports.markdown import write_index
+    from ..reports.markdown import write_index
 
     out = Path(out_dir)
     start = time.perf_counter()

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from parserfree.distill.config import ExperimentConfig
-    from parserfree.distill.data.datasets import DataConfig
+    from ..distill.config import ExperimentConfig
+    from ..distill.data.datasets import DataConfig
 
 SCORE_KEYS = ("uuas", "uas", "las", "dspr", "perplexity", "accuracy")
 
@@ -60,9 +60,9 @@ def encoder_pretraining(
 ) -> tuple[Path, dict, DataConfig]:
     """The config's masked-LM training in ``run_dir`` — trained, resumed, or reused when its stage record
     matches (``stages.train_stage``): (best checkpoint, metrics, data settings)."""
-    from parserfree.distill.config import ConfigError
-    from parserfree.encoder.masked_words import MASKED_LM
-    from parserfree.jobs.stages import train_stage
+    from ..distill.config import ConfigError
+    from ..encoder.masked_words import MASKED_LM
+    from .stages import train_stage
 
     if config.data.task != MASKED_LM:
         raise ConfigError(
@@ -75,11 +75,11 @@ def encoder_pretraining(
 
 def cmd_ship(args: argparse.Namespace) -> int:
     """Ship the pre-training of ``--config`` as ``builtin:<name>``."""
-    from parserfree.distill.config import ConfigError, load_config
-    from parserfree.distill.fingerprints import data_digest
-    from parserfree.distill.shipped import ship, write_readme
-    from parserfree.jobs.stages import pretrain_config, pretrain_stage
-    from parserfree.reports.records import RecordError, current_commit
+    from ..distill.config import ConfigError, load_config
+    from ..distill.fingerprints import data_digest
+    from ..distill.shipped import ship, write_readme
+    from ..reports.records import RecordError, current_commit
+    from .stages import pretrain_config, pretrain_stage
 
     config = load_config(args.config, args.set or [])
     if args.run:

@@ -18,18 +18,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.data.datasets import DataConfig
-from parserfree.distill.fingerprints import (
-    changes,
-    data_digest,
-    file_digest,
-    summary,
-    without,
-    without_added_at_their_old_value,
-)
-from parserfree.distill.shipped import resolve_weights
-from parserfree.encoder.files import write_json
+from ..distill.config import ExperimentConfig
+from ..distill.data.datasets import DataConfig
+from ..distill.fingerprints import changes, data_digest, file_digest, summary, without, without_added_at_their_old_value
+from ..distill.shipped import resolve_weights
+from ..encoder.files import write_json
 
 # settings that say where things are or how fast they run, not what is computed
 WHERE_AND_HOW_FAST = (
@@ -61,7 +54,7 @@ def training_fingerprint(config: ExperimentConfig) -> dict:
 def export_fingerprint(config: ExperimentConfig, checkpoint: Path, variants: dict) -> dict:
     """An export depends on its checkpoint, the variants it writes, the code that builds its graph
     (``GRAPH_VERSION``) and the data it checks and evaluates on."""
-    from parserfree.export.onnx_graph import GRAPH_VERSION
+    from ..export.onnx_graph import GRAPH_VERSION
 
     return {
         "settings": {**variants, "graph_version": GRAPH_VERSION},
@@ -71,8 +64,8 @@ def export_fingerprint(config: ExperimentConfig, checkpoint: Path, variants: dic
 
 def compare_fingerprint(settings: dict, bundles: dict[str, Path], data: list[DataConfig]) -> dict:
     """A comparison depends on its settings, every bundle it runs (by digest) and the data it runs on."""
-    from parserfree.export.bundle import bundle_digest
-    from parserfree.export.errors import BundleError
+    from ..export.bundle import bundle_digest
+    from ..export.errors import BundleError
 
     def digest(folder: Path) -> str:
         try:

@@ -20,13 +20,13 @@ from pathlib import Path
 
 import yaml
 
-from parserfree.core.recipes import training_rule
-from parserfree.distill.config import ExperimentConfig
-from parserfree.distill.data.archives import default_cache_dir
-from parserfree.distill.data.datasets import DataConfig
-from parserfree.distill.fingerprints import digest, file_digest, without
-from parserfree.distill.shipped import SCHEME, is_shipped, read_record, shipped_checkpoint
-from parserfree.jobs.stage_records import StageRecord, export_fingerprint, training_fingerprint
+from ..core.recipes import training_rule
+from ..distill.config import ExperimentConfig
+from ..distill.data.archives import default_cache_dir
+from ..distill.data.datasets import DataConfig
+from ..distill.fingerprints import digest, file_digest, without
+from ..distill.shipped import SCHEME, is_shipped, read_record, shipped_checkpoint
+from .stage_records import StageRecord, export_fingerprint, training_fingerprint
 
 
 def log(message: str) -> None:
@@ -140,12 +140,12 @@ def pretrain_stage(
     config: ExperimentConfig, cache_dir: str | None, progress: bool, mode: str | None = None
 ) -> dict | None:
     """The pre-trained lower layers and predictor a task starts from (when ``run.pretrain_epochs`` > 0):
-    with ``run.pretrained: auto`` the best finished one of its family in the cache (``parserfree pretrain``
+    with ``run.predictor_start: auto`` the best finished one of its family in the cache (``parserfree pretrain``
     writes them there, whatever the output folder), else the one of its own settings, trained (or resumed)
     into ``<cache>/predictors/<family>/<settings>``; ``train`` always the latter; a path that checkpoint.
     Returns {"checkpoint", "run_dir", "metrics", "chosen"} (and "shipped": the name, for a shipped model)
     or None without pre-training."""
-    mode = mode or config.run.pretrained
+    mode = mode or config.run.predictor_start
     if is_shipped(mode):  # a shipped model: nothing to pre-train
         name = mode.removeprefix(SCHEME)
         path = shipped_checkpoint(name)
@@ -161,12 +161,12 @@ def pretrain_stage(
     if mode not in ("auto", "train"):
         path = Path(mode)
         if not path.is_file():
-            raise FileNotFoundError(f"run.pretrained={mode}: no such checkpoint")
+            raise FileNotFoundError(f"run.predictor_start={mode}: no such checkpoint")
         return {
             "checkpoint": str(path),
             "run_dir": str(path.parent.parent),
             "metrics": read_json(path.parent.parent / "metrics.json"),
-            "chosen": "given by run.pretrained",
+            "chosen": "given by run.predictor_start",
         }
     pre = pretrain_config(config)
     cache = Path(cache_dir or config.data.cache_dir or default_cache_dir())
@@ -213,11 +213,11 @@ def cached_init(config: ExperimentConfig, cache_dir: str | None) -> ExperimentCo
 
 def recipe_config(config: ExperimentConfig, recipe: str, pretrained: str | None) -> ExperimentConfig:
     """The task's config for one recipe: the like-for-like rows (those with a predictor) all start from
-    the pre-training when there is one, or from their own masked-LM encoder (``run.pretrained_encoders``)."""
+    the pre-training when there is one, or from their own masked-LM encoder (``run.encoder_starts``)."""
     cfg = copy.deepcopy(config)
     cfg.recipe = recipe
-    if recipe in cfg.run.pretrained_encoders:
-        cfg.training.init_from = cfg.run.pretrained_encoders[recipe]
+    if recipe in cfg.run.encoder_starts:
+        cfg.training.init_from = cfg.run.encoder_starts[recipe]
     elif pretrained and cfg.recipe_row.predictor:
         cfg.training.init_from = pretrained
     cfg.validate()
@@ -246,8 +246,8 @@ def _plan_run(record: StageRecord, run_dir: Path, recipe: str, redo: str) -> tup
 
 def train_stage(config: ExperimentConfig, run_dir: Path, cache_dir: str | None, progress: bool) -> dict:
     """Train one recipe into ``run_dir``, or skip / resume it per its stage record."""
-    from parserfree.core.checkpoints import CheckpointError
-    from parserfree.distill.train import train
+    from ..core.checkpoints import CheckpointError
+    from ..distill.train import train
 
     record = StageRecord(run_dir, training_fingerprint(config))
     action, metrics = _plan_run(record, run_dir, config.recipe, "training again from the start")
@@ -296,7 +296,7 @@ def serve_stage(
 ) -> dict:
     """A recipe whose training is exactly that of a recipe already trained (``recipes.training_rule``): the
     source run's weights served with this recipe's distances (``distill.train.serve_trained``), or skip."""
-    from parserfree.distill.train import serve_trained
+    from ..distill.train import serve_trained
 
     fingerprint = training_fingerprint(config)
     fingerprint["inputs"]["trained_as"] = file_digest(source_run / "checkpoints" / "best.ckpt")
@@ -314,8 +314,8 @@ def serve_stage(
 
 
 def _bundle_intact(bundle: Path) -> bool:
-    from parserfree.export.bundle import verify_bundle
-    from parserfree.export.errors import BundleError
+    from ..export.bundle import verify_bundle
+    from ..export.errors import BundleError
 
     try:
         verify_bundle(bundle)
@@ -327,7 +327,7 @@ def _bundle_intact(bundle: Path) -> bool:
 def export_stage(config: ExperimentConfig, checkpoint: Path, bundle: Path, full: bool = False) -> None:
     """Export ``checkpoint`` to ``bundle`` (with the optimised and int8 variants when ``full``), unless the
     bundle on disk is intact and was built from the same checkpoint and settings."""
-    from parserfree.jobs.exporting import export_checkpoint
+    from .exporting import export_checkpoint
 
     optimize, quantize = full, "int8" if full else None
     variants = {"optimize": optimize, "quantize": quantize}

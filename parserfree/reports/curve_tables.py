@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 
-from parserfree.reports.slices import ALL
+from .slices import ALL
 
 
 def _mean_sd(values: list[float]) -> tuple[float, float]:

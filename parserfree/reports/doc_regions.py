@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from parserfree.encoder.errors import ParserfreeError
+from ..encoder.errors import ParserfreeError
 
 
 class RegionError(ParserfreeError, ValueError):
@@ -58,13 +58,13 @@ def outside(text: str, tag: str) -> str:
 
 
 def _recipes() -> str:
-    from parserfree.core.recipes import recipes_markdown
+    from ..core.recipes import recipes_markdown
 
     return recipes_markdown()
 
 
 def _datasets() -> str:
-    from parserfree.distill.data.builtin import builtin_table
+    from ..distill.data.builtin import builtin_table
 
     return builtin_table()
 

@@ -20,10 +20,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from parserfree.encoder.files import atomic_path  # noqa: E402
-from parserfree.reports.parts import RowBreakdown  # noqa: E402
-from parserfree.reports.report import ModelRow  # noqa: E402
-from parserfree.reports.slices import GROUPS  # noqa: E402
+from ..encoder.files import atomic_path
+from .parts import RowBreakdown
+from .report import ModelRow
+from .slices import GROUPS
 
 
 def save_figure(fig, path: Path, dpi: int = 120, rect: tuple[float, float, float, float] | None = None) -> None:
@@ -124,7 +124,7 @@ def plot_tree_comparison(examples: list[tuple[list[str], np.ndarray, np.ndarray]
     """For each (words, spaCy heads, predicted D̂): the spaCy tree above the tree decoded from D̂
     (export.predicted_tree), arcs coloured by agreement — blue in both trees, orange only spaCy's (missed),
     red only predicted. Direction is ignored when comparing: D̂ has none (the predicted root is a rule)."""
-    from parserfree.export.predicted_tree import heads_from_distances
+    from ..export.predicted_tree import heads_from_distances
 
     rows = max(1, len(examples))
     width = max(8.0, 0.75 * max((len(w) for w, _, _ in examples), default=8))
@@ -280,7 +280,7 @@ def comparison_figures(
     (``compare.Row`` by name), distance heatmaps and tree pictures of a few sentences (the reference's parsed
     run and the parser-free run), throughput bars, the training curves of the rows with a run folder and
     the accuracy per breakdown bucket."""
-    from parserfree.core.trees import batch_tree_distances
+    from ..core.trees import batch_tree_distances
 
     if breakdown:
         plot_breakdown(breakdown, out / "breakdown.png")

@@ -14,19 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from parserfree.encoder.files import write_json, write_text_atomic
-from parserfree.reports.quality_tables import distance_lines, quality_table, relations_markdown, trees_markdown
-from parserfree.reports.report import LIKE_FOR_LIKE, Report, as_report
-from parserfree.reports.slices import ALL, GROUPS, breakdown_markdown, slice_name
-from parserfree.reports.tables import (
-    contrast_table,
-    fmt,
-    headline_table,
-    score_cell,
-    signed,
-    tree_gap_markdown,
-    variants_markdown,
-)
+from ..encoder.files import write_json, write_text_atomic
+from .quality_tables import distance_lines, quality_table, relations_markdown, trees_markdown
+from .report import LIKE_FOR_LIKE, Report, as_report
+from .slices import ALL, GROUPS, breakdown_markdown, slice_name
+from .tables import contrast_table, fmt, headline_table, score_cell, signed, tree_gap_markdown, variants_markdown
 
 FIGURES = (  # PNG → caption, linked from report.md when compare drew it
     ("bias_curves.png", "Learned bias per distance"),

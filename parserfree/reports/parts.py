@@ -22,7 +22,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from parserfree.encoder.errors import UsageError
+from ..encoder.errors import UsageError
 
 JSON_ONLY = "json_only"  # field metadata key: why a numeric field is kept in report.json but not rendered
 

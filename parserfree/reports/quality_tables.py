@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from parserfree.reports.parts import RelationRow, TreeQuality
-from parserfree.reports.report import DomainResult, Report
-from parserfree.reports.tables import fmt, percent
+from .parts import RelationRow, TreeQuality
+from .report import DomainResult, Report
+from .tables import fmt, percent
 
 
 def _skipped(n: int, what: str = "sentences") -> str:

@@ -19,8 +19,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from parserfree.encoder.errors import ParserfreeError
-from parserfree.encoder.files import write_json
+from ..encoder.errors import ParserfreeError
+from ..encoder.files import write_json
 
 RECORDS_DIR = Path("docs") / "results"  # relative to the repository root
 KINDS = ("report", "curve", "json")

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from parserfree.core.task_metrics import TaskScores
-from parserfree.encoder.errors import UsageError
-from parserfree.reports.parts import (
+from ..core.task_metrics import TaskScores
+from ..encoder.errors import UsageError
+from .parts import (
     DistanceQuality,
     PairedResult,
     ParseLeak,

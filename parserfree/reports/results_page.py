@@ -18,15 +18,15 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from parserfree.encoder.files import write_text_atomic
-from parserfree.reports.curve_tables import curve_markdown, gains, seeds_markdown
-from parserfree.reports.doc_regions import RegionError, line_of, replace_regions
-from parserfree.reports.quality_tables import quality_table, relations_markdown
-from parserfree.reports.records import RECORDS_DIR, RecordError, ResultRecord, load_records
-from parserfree.reports.report import as_report
-from parserfree.reports.size_tables import sizes_markdown
-from parserfree.reports.slices import breakdown_markdown
-from parserfree.reports.tables import headline_table, tree_gap_markdown, variants_markdown
+from ..encoder.files import write_text_atomic
+from .curve_tables import curve_markdown, gains, seeds_markdown
+from .doc_regions import RegionError, line_of, replace_regions
+from .quality_tables import quality_table, relations_markdown
+from .records import RECORDS_DIR, RecordError, ResultRecord, load_records
+from .report import as_report
+from .size_tables import sizes_markdown
+from .slices import breakdown_markdown
+from .tables import headline_table, tree_gap_markdown, variants_markdown
 
 TEMPLATE = RECORDS_DIR / "template.md"
 RESULTS_PAGE = Path("docs") / "results.md"

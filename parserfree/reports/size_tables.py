@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from parserfree.reports.report import Report
-from parserfree.reports.tables import score_cell
+from .report import Report
+from .tables import score_cell
 
 ROWS = ("parser_free", "parser_fed_twin", "no_syntax")
 

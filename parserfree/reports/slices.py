@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from parserfree.distill.data.agreement import (
+from ..distill.data.agreement import (
     ATTRACTOR_BUCKETS,
     ATTRACTORS,
     DISTANCE,
@@ -21,7 +21,7 @@ from parserfree.distill.data.agreement import (
     attractor_bucket,
     distance_bucket,
 )
-from parserfree.reports.parts import BucketScore, RowBreakdown
+from .parts import BucketScore, RowBreakdown
 
 ALL = "all"  # the slice of every item
 

@@ -11,8 +11,8 @@ import math
 import statistics
 from collections.abc import Sequence
 
-from parserfree.reports.parts import GAP_SUBJECT, GAP_TREE, GAP_VERB_SUBJECT, TreeGap, Variants
-from parserfree.reports.report import MODEL, Contrast, Margin, Report, Score, as_report
+from .parts import GAP_SUBJECT, GAP_TREE, GAP_VERB_SUBJECT, TreeGap, Variants
+from .report import MODEL, Contrast, Margin, Report, Score, as_report
 
 # Task metrics of ``Score.per_seed`` shown beside the main one, mean ± sd over seeds: key → (header, digits)
 SECONDARY_METRICS = {"macro_f1": ("macro-F1", 3), "mae": ("MAE", 3)}

@@ -258,7 +258,7 @@ def test_one_pretraining_dataset_keeps_its_own_trees_instead_of_being_flattened_
     )
     config = load_config(
         "configs/main/agreement.yaml",
-        ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2", "run.pretrained=auto"],
+        ["run.pretrain_datasets=[silver-trees]", "run.pretrain_epochs=2", "run.predictor_start=auto"],
     )
     predictor = job_stages.pretrain_stage(config, str(tmp_path), False)
     pre = seen["cfg"]

@@ -45,7 +45,7 @@ def test_the_check_passes_equal_distances_and_catches_a_clamp_that_differs(monke
     assert got["differing_pairs"] == 0 and got["differing_heads"] == 0
     assert trained.model.predictor.distance_cap is None
 
-    import parserfree.predictor.head as head
+    import parserfree.predictor.distance_predictor as head
 
     real = head.clamped_distances_from_heads
     monkeypatch.setattr(head, "clamped_distances_from_heads", lambda h, m, cap: real(h, m, cap - 1))  # off by one

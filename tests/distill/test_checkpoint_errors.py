@@ -101,7 +101,7 @@ def test_a_run_saved_before_a_setting_existed_resumes_at_its_old_value_only(tmp_
 
 def test_a_run_resumes_when_only_the_main_jobs_run_section_changed(tmp_path, settings_checkpoint):
     """The masked-LM configs extend the main task's, so naming the shipped encoders in configs/main's
-    run.pretrained_encoders once refused to resume every language-model run; a training setting still does."""
+    run.encoder_starts once refused to resume every language-model run; a training setting still does."""
     from parserfree.core.checkpoints import CheckpointError
     from parserfree.distill.config import ExperimentConfig
     from parserfree.distill.starts import check_resumable
@@ -110,7 +110,18 @@ def test_a_run_resumes_when_only_the_main_jobs_run_section_changed(tmp_path, set
     path = tmp_path / "run" / "checkpoints" / "last.ckpt"
     path.parent.mkdir(parents=True)
     settings_checkpoint(path, before, "binary", "no_syntax")
-    run = {**before["run"], "pretrained_encoders": {"no_syntax": "builtin:encoder-en-no_syntax"}}
+    run = {**before["run"], "encoder_starts": {"no_syntax": "builtin:encoder-en-no_syntax"}}
     check_resumable(path, {**before, "run": run})
     with pytest.raises(CheckpointError, match="training.lr"):
         check_resumable(path, {**before, "run": run, "training": {**before["training"], "lr": 0.5}})
+
+
+def test_a_checkpoint_that_kept_the_architecture_beside_the_encoder_section_still_reads():
+    """Before the encoder config held ``architecture``, a checkpoint kept the config.json beside it."""
+    from parserfree.core.checkpoints import encoder_record
+
+    old = {"encoder": {"pretrained": "builtin:minilm-l6"}, "architecture": {"model_type": "bert"}}
+    assert encoder_record(old)["architecture"] == {"model_type": "bert"}
+    new = {"encoder": {"pretrained": "x", "architecture": {"model_type": "roberta"}}}
+    assert encoder_record(new)["architecture"] == {"model_type": "roberta"}
+    assert "architecture" not in encoder_record({"encoder": {}})

@@ -112,3 +112,28 @@ def test_a_config_without_extends_gets_what_default_yaml_gives(tmp_path):
     extending.write_text(f"extends: {Path('configs/default.yaml').resolve()}\ndata:\n  dataset: vader-nyt\n")
     assert load_config(bare) == load_config(extending)
     assert load_config("configs/default.yaml") == load_config(None)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "value"),
+    [
+        ("pretrained", "predictor_start", "builtin:parser-en"),
+        ("pretrained_encoders", "encoder_starts", {"no_syntax": "builtin:encoder-en-no_syntax"}),
+    ],
+)
+def test_a_renamed_run_key_is_refused_naming_its_new_name_and_read_in_a_record(tmp_path, old, new, value):
+    """``run.pretrained`` meant a predictor checkpoint beside ``encoder.pretrained`` (a Hugging Face model):
+    the start keys were renamed; a config a person writes with the old key is told the new one, a run's own
+    config.yaml (a record) still reads."""
+    import yaml
+
+    from parserfree.distill.config import config_from_record, load_config
+
+    path = tmp_path / "old.yaml"
+    path.write_text(yaml.safe_dump({"run": {old: value}}))
+    with pytest.raises(ConfigError, match=rf"old.yaml: run\.{old} is now run\.{new}$"):
+        load_config(path)
+    with pytest.raises(ConfigError, match=rf"run\.{old} is now run\.{new}"):
+        load_config(None, [f"run.{old}={yaml.safe_dump(value, default_flow_style=True).strip()}"])
+    assert getattr(load_config(path, record=True).run, new) == value
+    assert getattr(config_from_record({"run": {old: value}}).run, new) == value

@@ -10,7 +10,7 @@ from parserfree.distill.config import load_config
 from parserfree.distill.data.datasets import DataConfig, load_dataset
 from parserfree.distill.data_module import SyntaxDataModule, collate, truncate
 from parserfree.distill.parsing import ParseConfig, ParsedExample, parse_dataset
-from parserfree.predictor.label_scorer import NO_LABEL
+from parserfree.encoder.conventions import NO_LABEL
 
 TEMPLATES = [  # (words, 1-based heads, DEPREL)
     (["The", "film", "is", "good", "."], [2, 3, 0, 3, 3], ["det", "nsubj", "ROOT", "acomp", "punct"]),

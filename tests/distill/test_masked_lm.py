@@ -414,17 +414,17 @@ def test_an_encoder_with_a_higher_perplexity_does_not_replace_the_shipped_one():
     assert better({"scores": {"test": {"uas": 80.0}}}, {"scores": {"test": {"uas": 79.0}}})  # parsers: higher
 
 
-def test_a_row_named_in_pretrained_encoders_starts_from_its_own_encoder():
+def test_a_row_named_in_encoder_starts_starts_from_its_own_encoder():
     from parserfree.distill.config import ConfigError
     from parserfree.jobs.stages import recipe_config
 
     config = load_config(
-        "configs/smoke.yaml", ["run.pretrained_encoders={no_syntax: lm/none.ckpt, parser_free: lm/twin.ckpt}"]
+        "configs/smoke.yaml", ["run.encoder_starts={no_syntax: lm/none.ckpt, parser_free: lm/twin.ckpt}"]
     )
     assert recipe_config(config, "no_syntax", "parser.ckpt").training.init_from == "lm/none.ckpt"
     assert recipe_config(config, "parser_free", "parser.ckpt").training.init_from == "lm/twin.ckpt"
     assert recipe_config(config, "parser_fed_twin", "parser.ckpt").training.init_from == "parser.ckpt"
-    with pytest.raises(ConfigError, match="pretrained_encoders.plain: the recipe has no predictor"):
-        load_config("configs/smoke.yaml", ["run.pretrained_encoders={plain: lm/none.ckpt}"])
-    with pytest.raises(ConfigError, match="pretrained_encoders key='nope' must be one of"):
-        load_config("configs/smoke.yaml", ["run.pretrained_encoders={nope: lm/none.ckpt}"])
+    with pytest.raises(ConfigError, match="encoder_starts.plain: the recipe has no predictor"):
+        load_config("configs/smoke.yaml", ["run.encoder_starts={plain: lm/none.ckpt}"])
+    with pytest.raises(ConfigError, match="encoder_starts key='nope' must be one of"):
+        load_config("configs/smoke.yaml", ["run.encoder_starts={nope: lm/none.ckpt}"])

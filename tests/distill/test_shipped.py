@@ -93,7 +93,7 @@ def test_a_builtin_start_is_fingerprinted_by_its_file_and_pretrains_nothing(pret
 
     ship(pretrained, "p", "cmd", scores(80.0), {}, root=tmp_path)
     monkeypatch.setattr(shipped, "models_dir", lambda: tmp_path)
-    config = load_config("configs/smoke.yaml", ["training.init_from=builtin:p", "run.pretrained=builtin:p"])
+    config = load_config("configs/smoke.yaml", ["training.init_from=builtin:p", "run.predictor_start=builtin:p"])
     assert training_fingerprint(config)["inputs"]["init_from"] == sha256_file(tmp_path / "p" / shipped.WEIGHTS)
     chosen = pretrain_stage(config, str(tmp_path / "cache"), progress=False)
     assert chosen["checkpoint"] == str(tmp_path / "p" / shipped.WEIGHTS) and chosen["chosen"] == "shipped (builtin:p)"
@@ -124,9 +124,9 @@ def test_the_main_jobs_rows_fit_the_shipped_encoders_they_start_from(path):
     from parserfree.jobs.stages import recipe_config
 
     config = load_config(path)
-    assert set(config.run.pretrained_encoders) == set(config.run.recipes)  # every row starts like for like
+    assert set(config.run.encoder_starts) == set(config.run.recipes)  # every row starts like for like
     for recipe in config.run.recipes:
-        row = recipe_config(config, recipe, resolve_weights(config.run.pretrained))
+        row = recipe_config(config, recipe, resolve_weights(config.run.predictor_start))
         trained = load_trained(resolve_weights(row.training.init_from))
         assert trained.task == MASKED_LM
         assert trained.recipe == {"parser_free": "parser_fed_twin"}.get(recipe, recipe)
@@ -147,12 +147,12 @@ def test_the_tower_configs_rows_fit_the_shipped_parser_tower():
     from parserfree.jobs.stages import recipe_config
 
     config = load_config("configs/agreement_tower.yaml")
-    assert config.run.pretrained == "builtin:parser-tower-en" and not config.run.pretrained_encoders
-    trained = load_trained(resolve_weights(config.run.pretrained))
+    assert config.run.predictor_start == "builtin:parser-tower-en" and not config.run.encoder_starts
+    trained = load_trained(resolve_weights(config.run.predictor_start))
     assert trained.predictor_config.has_tower and trained.recipe == "pretrain_predictor"
     for recipe in config.run.recipes:
-        row = recipe_config(config, recipe, resolve_weights(config.run.pretrained))
-        assert row.training.init_from == resolve_weights(config.run.pretrained)
+        row = recipe_config(config, recipe, resolve_weights(config.run.predictor_start))
+        assert row.training.init_from == resolve_weights(config.run.predictor_start)
         built = dataclasses.replace(row.encoder, vocab_size=trained.encoder_config.vocab_size)
         assert init_mismatch(trained, built, row.predictor) is None
 

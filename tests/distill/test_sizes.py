@@ -16,7 +16,7 @@ def test_size_base_replaces_the_model_and_keeps_the_task(task):
     """Catches a merge that keeps the task's per-recipe encoders or its parser tower under the pre-trained one."""
     small, base = load_config(task), load_config(task, size="base")
     assert base.encoder.pretrained == "builtin:minilm-l6" and small.encoder.pretrained is None
-    assert base.run.pretrained_encoders == {} and small.run.pretrained_encoders  # replaced, not merged
+    assert base.run.encoder_starts == {} and small.run.encoder_starts  # replaced, not merged
     assert base.training.init_predictor_from is None and base.predictor.tower_layers == 0
     assert (base.data, base.run.recipes, base.run.compare_datasets) == (
         small.data,

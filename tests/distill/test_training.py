@@ -171,7 +171,7 @@ def test_without_a_distance_loss_the_predictor_neither_runs_nor_changes_in_train
 ):
     """λ = 0 (a frozen pre-trained parser): the twin reads the parser's trees, so its predictor must not cost a
     forward pass per step, and its weights must end as they started."""
-    from parserfree.predictor.head import DistancePredictor
+    from parserfree.predictor.distance_predictor import DistancePredictor
 
     calls = []
     real = DistancePredictor.forward

@@ -26,10 +26,15 @@ def encoder_of(folder, predictor_layer=1, bias_all_layers=False, **bias):
 
     architecture = json.loads((folder / "config.json").read_text())
     config = EncoderConfig(
-        pretrained=str(folder), predictor_layer=predictor_layer, bias_all_layers=bias_all_layers, n_heads=2, d_model=16
+        pretrained=str(folder),
+        architecture=architecture,
+        predictor_layer=predictor_layer,
+        bias_all_layers=bias_all_layers,
+        n_heads=2,
+        d_model=16,
     )
-    encoder = PretrainedEncoder(config, architecture)
-    encoder.load_weights(str(folder))
+    encoder = PretrainedEncoder(config)
+    encoder.load_pretrained(str(folder))
     vocab = SubwordVocabulary.from_file(folder / "tokenizer.json", 64)
     reference = AutoModel.from_pretrained(folder, attn_implementation="eager").eval()
     return encoder.eval(), vocab, reference
@@ -131,4 +136,4 @@ def test_a_batch_longer_than_the_positions_is_refused_in_one_line(tmp_path):
 
 def test_an_unknown_model_type_is_refused_in_one_line():
     with pytest.raises(PretrainedModelError, match="model_type 'gpt2' is not supported"):
-        PretrainedEncoder(EncoderConfig(pretrained="x"), {"model_type": "gpt2"})
+        PretrainedEncoder(EncoderConfig(pretrained="x", architecture={"model_type": "gpt2"}))

@@ -21,7 +21,7 @@ def test_a_pretrained_checkpoint_rebuilds_without_its_folder(bert_run):
     """The checkpoint keeps the architecture and the tokenizer: moving the folder away loses nothing."""
     run, folder = bert_run
     trained = load_trained(run / "checkpoints" / "best.ckpt")
-    assert trained.architecture["model_type"] == "bert" and trained.encoder_config.d_model == 16
+    assert trained.encoder_config.architecture["model_type"] == "bert" and trained.encoder_config.d_model == 16
     assert trained.encoder_config.n_layers == 3 and trained.encoder_config.pretrained == str(folder)
     assert not folder.exists()  # the fixture moved it away before anything was loaded here
 

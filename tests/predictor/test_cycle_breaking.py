@@ -1,4 +1,4 @@
-"""In-graph cycle breaking (predictor/cycle_breaking.py): argmax heads always become a forest, by the
+"""In-graph cycle breaking (break_cycles in predictor/tree_ops.py): argmax heads always become a forest, by the
 cheapest single re-attachment per cycle, the same as a plain-Python walk of the rule."""
 
 from __future__ import annotations
@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parserfree.core.trees import validate_heads
-from parserfree.predictor.cycle_breaking import break_cycles
-from parserfree.predictor.tree_ops import steps_for_length
+from parserfree.predictor.tree_ops import break_cycles, steps_for_length
 
 
 def _reference(scores: np.ndarray, heads: list[int]) -> list[int]:

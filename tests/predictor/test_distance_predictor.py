@@ -8,7 +8,7 @@ import torch
 from parserfree.core.trees import batch_tree_distances
 from parserfree.encoder.conventions import CROSS_TREE_DISTANCE, PAD_DISTANCE
 from parserfree.predictor.config import PredictorConfig
-from parserfree.predictor.head import DistancePredictor, PredictorOutput
+from parserfree.predictor.distance_predictor import DistancePredictor, PredictorOutput
 
 D_MODEL = 16
 

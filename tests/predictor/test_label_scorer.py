@@ -6,9 +6,15 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from parserfree.encoder.conventions import NO_LABEL
 from parserfree.predictor.config import PredictorConfig
-from parserfree.predictor.head import DistancePredictor
-from parserfree.predictor.label_scorer import NO_LABEL, LabelScorer, label_ids, label_inventory, root_label
+from parserfree.predictor.distance_predictor import (
+    DistancePredictor,
+    LabelScorer,
+    label_ids,
+    label_inventory,
+    root_label,
+)
 from parserfree.predictor.loss import label_loss
 
 D_MODEL, TYPES = 16, 4

@@ -8,7 +8,7 @@ import torch
 
 from parserfree.core.trees import batch_tree_distances
 from parserfree.predictor.config import PredictorConfig
-from parserfree.predictor.head import DistancePredictor
+from parserfree.predictor.distance_predictor import DistancePredictor
 from parserfree.predictor.metrics import DistanceMetrics
 
 D_MODEL = 32

@@ -11,9 +11,8 @@ from torch import nn
 
 from parserfree.core.trees import batch_tree_distances, validate_heads
 from parserfree.predictor.config import PredictorConfig
-from parserfree.predictor.cycle_breaking import break_cycles
-from parserfree.predictor.head import DistancePredictor
-from parserfree.predictor.tree_ops import distances_from_heads, on_cycle, steps_for_length
+from parserfree.predictor.distance_predictor import DistancePredictor
+from parserfree.predictor.tree_ops import break_cycles, distances_from_heads, on_cycle, steps_for_length
 
 MAX_LEN = 64
 AXES = {

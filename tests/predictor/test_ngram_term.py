@@ -10,9 +10,8 @@ import torch
 
 from parserfree.encoder import EncoderConfig
 from parserfree.encoder.schema import ConfigError
-from parserfree.encoder.task_heads import NgramTerm, TaskHead, pair_ids
 from parserfree.predictor import PredictorConfig
-from parserfree.predictor.syntax_model import SyntaxModel
+from parserfree.predictor.syntax_model import NgramTerm, SyntaxModel, TaskHead, pair_ids
 
 BUCKETS = 97
 

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from parserfree.encoder import TaskHead, masked_mean
+from parserfree.predictor.syntax_model import TaskHead, masked_mean
 
 
 def test_classification_and_regression_shapes():
