@@ -1,6 +1,7 @@
-"""Benchmark: accuracy against speed at both model sizes — parser-free against its parser-fed twin, small and base.
+"""Benchmark: accuracy against speed at every model size — parser-free against its parser-fed twin, small, base, student.
 
-For each size's main job (``parserfree run``: runs/main; ``parserfree run --size base``: runs/base) and each
+For each size's main job (``parserfree run``: runs/main; ``parserfree run --size base``: runs/base;
+``parserfree run --size student``: runs/student, the small rows taught by the base model) and each
 task, two pipelines from raw text on the task's own test texts, with onnxruntime on the same intra-op threads:
 
 - parser-free: the bundled tokenizer (and, at base, the model's subword tokenizer) → the parser-free task
@@ -15,7 +16,7 @@ report's paired verdict of parser-free against the twin on the same items. A poi
 Pareto front of its task when no other point is at least as fast and at least as accurate, and better in one.
 The ratio parser-free / twin end to end is the goal's (≥ 2× at base, batch 32).
 
-    python -m bench.sizes [--small runs/main] [--base runs/base] [--threads 2] [--quick]
+    python -m bench.sizes [--small runs/main] [--base runs/base] [--student runs/student] [--threads 2] [--quick]
     python -m bench.sizes --rescore docs/bench/sizes-avx512-vnni.json --record   # accuracy re-read, no timing
 
 ``--rescore`` keeps a record's timings and reads the accuracy and verdicts again from the records (after a
@@ -41,10 +42,11 @@ from parserfree.reports.report import Report, as_report
 from bench.lib.common import REPO, benchmark_texts, finish, format_table, parse, script_arguments
 from bench.lib.rows import measure
 
-SIZES = ("small", "base")
+SIZES = ("small", "base", "student")
 TASKS = ("agreement", "sentiment")
 FREE, FED = "parser_free", "parser_fed_twin"
 GOAL_BASE_RATIO = 2.0  # parser-free ≥ 2× its parser-fed twin end to end at batch 32, at size base
+GOAL_STUDENT_RATIO = 10.0  # the student parser-free ≥ 10× the base parser-fed twin end to end, batch 32 and 1
 
 
 def arguments() -> argparse.ArgumentParser:
@@ -53,13 +55,18 @@ def arguments() -> argparse.ArgumentParser:
     )
     parser.add_argument("--small", default="runs/main", help="the small size's main job (default runs/main)")
     parser.add_argument("--base", default="runs/base", help="the base size's main job (default runs/base)")
+    parser.add_argument("--student", default="runs/student", help="the students' job (default runs/student)")
     parser.add_argument("--tasks", default=",".join(TASKS), help=f"tasks to time (default {','.join(TASKS)})")
     parser.add_argument("--repeats", type=int, help="passes per row, the fastest kept (default 2; --quick 1)")
     parser.add_argument("--rescore", metavar="RECORD", help="a sizes record whose timings to keep (no timing)")
     return parser
 
 
-RECORD_PREFIX = {"small": "main", "base": "base"}  # docs/results/<prefix>_<task>.json: a size's recorded job
+RECORD_PREFIX = {
+    "small": "main",
+    "base": "base",
+    "student": "student",
+}  # docs/results/<prefix>_<task>.json: a size's recorded job
 
 
 def report_of(size: str, task: str, task_dir: Path) -> tuple[Report, str]:
@@ -158,6 +165,19 @@ def ratios_of(points: list[dict]) -> dict[str, float]:
     return ratios
 
 
+def student_ratios_of(points: list[dict]) -> dict[str, float]:
+    """Each student size's parser-free fp32 over the base parser-fed twin (its teacher's kind), by
+    size/task/batch."""
+    speed = {(p["size"], p["task"], p["batch"], p["model"]): p["sentences_per_s"] for p in points}
+    return {
+        f"{size}/{task}/batch_{batch}": speed[size, task, batch, model] / speed["base", task, batch, "parser-fed twin"]
+        for size, task, batch, model in speed
+        if size.startswith("student")
+        and model == "parser-free fp32"
+        and ("base", task, batch, "parser-fed twin") in speed
+    }
+
+
 def bounds_of(points: list[dict]) -> dict[str, dict[str, float]]:
     """What the parse costs a sentence and the ratio it allows at base, by task/batch: the parse's share is the
     small twin's time less small parser-free's (the graphs cost about the same there), so at base parser-free
@@ -205,7 +225,11 @@ def timed_points(args: argparse.Namespace, found: dict[tuple[str, str], Path], t
 
 def main(argv: list[str] | None = None) -> dict:
     args = parse(arguments(), argv)
-    folders = {"small": Path(args.small), "base": Path(args.base)}
+    folders = {
+        "small": Path(args.small),
+        "base": Path(args.base),
+        "student": Path(args.student),
+    }
     tasks = [t for t in args.tasks.split(",") if t]
     if args.rescore:
         kept = json.loads(Path(args.rescore).read_text(encoding="utf-8"))
@@ -235,6 +259,7 @@ def main(argv: list[str] | None = None) -> dict:
         for batch in (32, 1):
             pareto([p for p in points if p["task"] == task and p["batch"] == batch and p["accuracy"] is not None])
     ratios = ratios_of(points)
+    student_ratios = student_ratios_of(points)
     result = {
         "bounds": bounds_of(points),
         **carried,
@@ -244,11 +269,14 @@ def main(argv: list[str] | None = None) -> dict:
         "contrasts": contrasts,
         "accuracy_from": accuracy_from,
         "ratios": ratios,
+        "student_ratios": student_ratios,
         "goal": {
             "base_ratio_batch_32": GOAL_BASE_RATIO,
             "met": {
                 k: v >= GOAL_BASE_RATIO for k, v in ratios.items() if k.startswith("base/") and k.endswith("batch_32")
             },
+            "student_over_base_twin": GOAL_STUDENT_RATIO,
+            "student_met": {k: v >= GOAL_STUDENT_RATIO for k, v in student_ratios.items()},
         },
     }
     return finish(result, args, tables)
@@ -303,6 +331,12 @@ def tables(result: dict[str, Any]) -> str:
         f"- goal: parser-free ≥ {GOAL_BASE_RATIO:.0f}× its twin at base, batch 32: "
         + (", ".join(f"{k} {'met' if v else 'missed'}" for k, v in met.items()) or "no base job")
     )
+    student = result.get("student_ratios") or {}
+    if student:
+        lines.append(
+            f"- goal: the student parser-free ≥ {GOAL_STUDENT_RATIO:.0f}× the base parser-fed twin end to end: "
+            + ", ".join(f"{k} {v:.1f}× {'met' if v >= GOAL_STUDENT_RATIO else 'missed'}" for k, v in student.items())
+        )
     return "\n".join(lines)
 
 

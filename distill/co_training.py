@@ -21,6 +21,7 @@ from ..core.checkpoints import CHECKPOINT_FORMAT
 from ..core.recipes import get_recipe
 from ..core.task_metrics import predictions, task_metrics
 from ..encoder import EncoderConfig, Vocabulary
+from ..encoder.conventions import NO_TASK_LABEL
 from ..predictor import DistanceMetrics, PredictorConfig
 from ..predictor.distance_predictor import DistancePredictor
 from ..predictor.sources import DistanceSource
@@ -28,6 +29,7 @@ from ..predictor.syntax_model import Outputs, SyntaxModel
 from .config import ExperimentConfig
 from .evaluate import update_distance_metrics
 from .schedules import inverse_sqrt_factor, teacher_forcing_probability
+from .soft_labels import distillation_loss
 
 
 class CoTrainingModule(L.LightningModule):
@@ -84,10 +86,24 @@ class CoTrainingModule(L.LightningModule):
 
     # ----------------------------------------------------------------- steps
     def task_loss(self, output: torch.Tensor, batch: dict) -> torch.Tensor:
-        """The task's loss on one batch's task output (cross-entropy, or squared error for regression)."""
+        """The task's loss on one batch's task output: cross-entropy (mixed with the teacher's soft term in a
+        student's batch, ``distill.soft_labels``), or squared error for regression."""
         if self.task == "regression":
             return F.mse_loss(output, batch["labels"])
-        return F.cross_entropy(output, batch["labels"])
+        if "soft_logits" not in batch:
+            return F.cross_entropy(output, batch["labels"])
+        # a student's batch (training.soft_labels): gold cross-entropy over the labelled texts, the soft term
+        # over the texts the teacher labelled; a transfer text has no gold label (NO_TASK_LABEL)
+        t = self.config.training
+        labelled, has_soft = batch["labels"] != NO_TASK_LABEL, batch["has_soft"]
+        zero = output.sum() * 0  # a batch of transfer texts only: no gold term, and no NaN from an empty mean
+        gold = F.cross_entropy(output[labelled], batch["labels"][labelled]) if labelled.any() else zero
+        soft = (
+            distillation_loss(output[has_soft], batch["soft_logits"][has_soft], t.soft_label_temperature)
+            if has_soft.any()
+            else zero
+        )
+        return (1 - t.soft_label_weight) * gold + t.soft_label_weight * soft
 
     def training_inputs(self, batch: dict) -> dict:
         """The batch a training step feeds the model (as loaded here; ``masked_lm`` hides words)."""

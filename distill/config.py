@@ -127,8 +127,26 @@ class TrainingConfig:
     init_predictor_from: str | None = None
     """A parser tower (path or builtin: name) whose predictor starts this run instead of init_from's; init_from then gives the encoder alone, and both must share the vocabulary and labels."""
 
+    soft_labels: str | None = None
+    """A teacher's soft labels (``parserfree soft-labels``: a folder, builtin:soft-labels-<dataset>, or auto: the
+    shipped set of this run's dataset) that this run also learns from, on its training texts and on the set's
+    transfer texts (docs/usage.md, "A student"). null: gold labels only."""
+    soft_label_weight: float = 0.5
+    """α in task loss = (1 − α) · gold cross-entropy + α · T² · KL(teacher ‖ student) at temperature T (with
+    soft_labels; a transfer text has the soft term only)."""
+    soft_label_temperature: float = 2.0
+    """T, the temperature both distributions of the soft term are read at."""
+    transfer_limit: int | None = None
+    """Train on at most this many of the soft-label set's transfer texts (its first ones; null: all)."""
+
     def validate(self, section: str = "training") -> None:
         """Raise ConfigError naming the first impossible field."""
+        check_number(f"{section}.soft_label_weight", self.soft_label_weight, low=0, high=1)
+        check_number(f"{section}.soft_label_temperature", self.soft_label_temperature, low=0, low_open=True)
+        if self.transfer_limit is not None:
+            check_int(f"{section}.transfer_limit", self.transfer_limit, 0)
+        if self.soft_labels is not None and (not isinstance(self.soft_labels, str) or not self.soft_labels.strip()):
+            raise ConfigError(f"{section}.soft_labels={self.soft_labels!r} must name a soft-label set (null: none)")
         for name in ("max_epochs", "batch_size", "devices"):
             check_int(f"{section}.{name}", getattr(self, name), 1)
         check_int(f"{section}.min_steps", self.min_steps, 0)
@@ -269,6 +287,10 @@ class ExperimentConfig:
             getattr(self, name).validate()
         for name in ("vocab", "encoder", "predictor", "training", "run"):
             getattr(self, name).validate(name)
+        if self.training.soft_labels is not None and self.data.task not in ("binary", "classification"):
+            raise ConfigError(
+                f"training.soft_labels: a teacher's soft labels teach a classifier; data.task is '{self.data.task}'"
+            )
         if self.encoder.n_feature_buckets != self.vocab.n_feature_buckets:
             raise ConfigError(
                 f"encoder.n_feature_buckets={self.encoder.n_feature_buckets} must equal "

@@ -11,6 +11,7 @@ checkpoint, and a resumed run's loader starts at the first batch not yet trained
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from torch.utils.data import DataLoader, Sampler
 
 from ..core.trees import batch_tree_distances, truncate_heads
 from ..encoder import Vocabulary
-from ..encoder.conventions import NO_LABEL, PAD_DISTANCE
+from ..encoder.conventions import NO_LABEL, NO_TASK_LABEL, PAD_DISTANCE
 from ..encoder.masked_words import MASKED_LM, fixed_choice, known_words
 from ..encoder.vocabulary import AnyVocabulary
 from ..predictor.distance_predictor import label_ids, label_inventory
@@ -29,6 +30,7 @@ from .config import ExperimentConfig
 from .data.archives import default_cache_dir
 from .data.datasets import SPLITS, Dataset, Example, load_dataset
 from .parsing import ParsedExample, parse_dataset
+from .soft_labels import check_fits, find_transfer_texts, read_soft_labels, resolve, text_key
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class EncodedExample:
     punct: np.ndarray  # n, bool
     label: float | int | None
     dep_labels: np.ndarray | None = None  # n label ids (−1: no label or one outside the inventory), None: unlabelled
+    soft: np.ndarray | None = None  # C teacher logits (training.soft_labels), None: gold label only
 
 
 def truncate(example: ParsedExample, max_len: int, inventory: tuple[str, ...] = ()) -> EncodedExample:
@@ -174,7 +177,15 @@ def collate(
         "distances": torch.from_numpy(batch_tree_distances([e.heads for e in examples], length=t)),
     }
     if task in ("binary", "classification"):
-        batch["labels"] = torch.tensor([e.label for e in examples], dtype=torch.long)
+        gold = [NO_TASK_LABEL if e.label is None else e.label for e in examples]  # None: a transfer text
+        batch["labels"] = torch.tensor(gold, dtype=torch.long)
+        soft = [e.soft for e in examples]
+        if any(s is not None for s in soft):  # a student's batch: the teacher's logits where it has them
+            width = next(s for s in soft if s is not None).shape[0]
+            batch["soft_logits"] = torch.from_numpy(
+                np.stack([np.zeros(width, np.float32) if s is None else s for s in soft]).astype(np.float32)
+            )
+            batch["has_soft"] = torch.tensor([s is not None for s in soft])
     elif task == "regression":
         batch["labels"] = torch.tensor([e.label for e in examples], dtype=torch.float32)
     elif task == MASKED_LM and not training:  # the words evaluation hides: a function of the text
@@ -234,6 +245,30 @@ class SyntaxDataModule(L.LightningDataModule):
         if self.dep_labels is None:
             self.dep_labels = label_inventory(p.deps for p in parsed["train"])
         self.splits = {s: [truncate(p, self.max_len, self.dep_labels) for p in parsed[s]] for s in SPLITS}
+        if self.config.training.soft_labels:
+            self.splits["train"] = self._with_soft_labels(parsed["train"])
+
+    def _with_soft_labels(self, train: list[ParsedExample]) -> list[EncodedExample]:
+        """The training examples with the teacher's logits, then the set's transfer texts (parsed through the
+        cache, soft labels only); the set is refused first if it does not fit this run's data."""
+        assert self.dataset is not None  # set by _parsed
+        t = self.config.training
+        soft = read_soft_labels(resolve(str(t.soft_labels), self.dataset.name))
+        held_out = [e.text for s in ("dev", "test") for e in self.dataset.splits[s]]
+        check_fits(soft, self.dataset.name, self.label_names, [p.text for p in train], held_out, "training.soft_labels")
+        logits = soft.by_key()
+        texts = find_transfer_texts(soft, self.config.data, self.dataset, t.transfer_limit, "training.soft_labels")
+        transfer = [Example(text, None, "transfer") for text in texts]
+        parsed, _ = parse_dataset(
+            Dataset("transfer", self.dataset.task, {"train": transfer, "dev": [], "test": []}, self.label_names),
+            self.config.parse,
+            self.cache_dir,
+            progress=self.progress,
+        )
+        return [
+            dataclasses.replace(truncate(p, self.max_len, self.dep_labels), soft=logits.get(text_key(p.text)))
+            for p in [*train, *parsed["train"]]
+        ]
 
     def examples(self, split: str) -> list[Example]:
         """A split's examples as read (text, label, columns), in the order of ``splits[split]``."""

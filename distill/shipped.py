@@ -21,11 +21,12 @@ from pathlib import Path
 import torch
 
 from ..core.checkpoints import CheckpointError, read_checkpoint
-from ..encoder.files import atomic_path, sha256_file, write_json, write_text_atomic
+from ..encoder.files import atomic_path, sha256_file, sha256_mismatch, write_json, write_text_atomic
 
 SCHEME = "builtin:"
 RECORD = "record.json"
 WEIGHTS = "model.ckpt"
+SOFT_LABELS = "soft_labels.npz"  # a shipped soft-label set's labels (distill/soft_labels.py)
 RECORD_FORMAT = 1
 MAX_FILE_BYTES = 25 * 2**20  # one shipped file at most (the repository stays lean)
 # the test scores that decide whether a new model replaces the shipped one, in order, each with its better
@@ -45,9 +46,10 @@ def is_shipped(ref: str | None) -> bool:
 
 
 def shipped_names(root: Path | None = None) -> list[str]:
-    """The names of the shipped models (folders with a record)."""
+    """The names of the shipped models (folders with a record, not a shipped soft-label set's:
+    ``distill/soft_labels.py``)."""
     root = root or models_dir()
-    return sorted(p.parent.name for p in root.glob(f"*/{RECORD}"))
+    return sorted(p.parent.name for p in root.glob(f"*/{RECORD}") if not (p.parent / SOFT_LABELS).exists())
 
 
 def read_record(name: str, root: Path | None = None) -> dict:
@@ -72,11 +74,10 @@ def shipped_checkpoint(name: str, root: Path | None = None) -> Path:
     path = (root or models_dir()) / name / WEIGHTS
     if not path.is_file():
         raise CheckpointError(f"{path}: the shipped model {SCHEME}{name} has a record but no weights")
-    found = sha256_file(path)
-    if found != record["sha256"]:
+    if mismatch := sha256_mismatch(path, record["sha256"]):
         raise CheckpointError(
-            f"{path}: sha256 {found[:12]}… is not the recorded {record['sha256'][:12]}… of {SCHEME}{name} "
-            "(damaged or replaced by hand); restore it with git checkout or rebuild it with the record's command"
+            f"{path}: {mismatch} of {SCHEME}{name} (damaged or replaced by hand); restore it with git checkout "
+            "or rebuild it with the record's command"
         )
     return path
 
@@ -184,4 +185,23 @@ def write_readme(root: Path | None = None) -> None:
         keys = ("uuas", "uas", "las", "perplexity")
         cells = [f"{test[k]:.1f}" if isinstance(test.get(k), int | float) else "–" for k in keys]
         lines.append(f"| `{r['name']}` | {' | '.join(cells)} | {r['bytes'] / 2**20:.1f} | `{r['command']}` |")
+    sets = sorted(root.glob(f"*/{SOFT_LABELS}"))
+    if sets:
+        lines += [
+            "",
+            'Soft-label sets (a teacher\'s logits for a student: docs/usage.md, "A student"):',
+            "",
+            "| name | teacher | teacher dev / test | training texts | transfer texts | MB | command |",
+            "|---|---|---:|---:|---:|---:|---|",
+        ]
+    for labels in sets:
+        r = json.loads((labels.parent / RECORD).read_text(encoding="utf-8"))
+        t = r.get("teacher", {})
+        scores = " / ".join(
+            f"{t[k]:.2f}" if isinstance(t.get(k), int | float) else "–" for k in ("dev_metric", "test_metric")
+        )
+        lines.append(
+            f"| `{labels.parent.name}` | {t.get('encoder')} {t.get('recipe')} | {scores} | {r.get('n_train', 0):,} | "
+            f"{r.get('n_transfer', 0):,} | {labels.stat().st_size / 2**20:.1f} | `{r.get('command')}` |"
+        )
     write_text_atomic(root / "README.md", "\n".join(lines) + "\n")

@@ -2,7 +2,8 @@
 
 A task config (``configs/main/agreement.yaml``, a user's CSV) says what is learnt and compared; a size says
 with which model. ``small``, the default, is the config as it is (the project's own 64-wide encoder);
-``base`` is ``configs/sizes/base.yaml``, a flat list of ``section.key: value`` settings that replace the
+``base`` is ``configs/sizes/base.yaml`` and ``student`` (the small size taught by the base model's soft
+labels) ``configs/sizes/student.yaml``, each a flat list of ``section.key: value`` settings that replace the
 task's own, as ``--set`` does (docs/usage.md, "Sizes"). The run folder's config.yaml holds the result.
 """
 
@@ -13,7 +14,8 @@ from pathlib import Path
 from ..encoder.schema import ConfigError
 from .yaml_files import read_yaml
 
-SIZES = {"small": None, "base": "configs/sizes/base.yaml"}  # the model sizes a task runs at (--size)
+# the model sizes a task runs at (--size)
+SIZES = {"small": None, "base": "configs/sizes/base.yaml", "student": "configs/sizes/student.yaml"}
 
 
 def size_settings(size: str) -> dict:

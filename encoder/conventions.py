@@ -11,3 +11,4 @@ only as far as the bias can tell (≥ its max_distance) and the L1 metric skips 
 PAD_DISTANCE = -1
 CROSS_TREE_DISTANCE = 1000
 NO_LABEL = -1  # dependency-label id of padding, of a word without a label and of a label outside the inventory
+NO_TASK_LABEL = -100  # task label of a transfer text, which has soft labels only (cross-entropy's ignore_index)

@@ -75,6 +75,12 @@ def sha256_file(path: str | Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
+def sha256_mismatch(path: str | Path, recorded: str) -> str | None:
+    """ "sha256 <found>… is not the recorded <recorded>…" when the file's digest is not ``recorded``, else None."""
+    found = sha256_file(path)
+    return None if found == recorded else f"sha256 {found[:12]}… is not the recorded {recorded[:12]}…"
+
+
 def checked_version(
     data: object, source: str | Path, *, format: str, what: str, version_field: str, newest: int, error: type[Exception]
 ) -> int:

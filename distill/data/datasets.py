@@ -81,6 +81,9 @@ class DataConfig:
     """agreement: balance the training sentences as dev and test are (cue), on subject number alone (number), or not at all (none)."""
     builtin_corpora: list[str] | None = None
     """agreement and silver-trees: the English built-in corpora they are made of (null: every one that can be had)."""
+    unlabelled: str | None = None
+    """A text file of unlabelled in-domain texts, one per line, that ``parserfree soft-labels`` adds to the
+    transfer set a teacher labels for a student (null: the dataset's built-in transfer set, if any)."""
 
     def validate(self) -> None:
         """Raise ConfigError naming the first impossible field."""

@@ -214,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .results import add_results_commands
 
     add_results_commands(sub)
+    from .soft_labels import add_soft_label_commands
+
+    add_soft_label_commands(sub)
     from ..jobs.shipping import add_ship_command
 
     add_ship_command(sub)
@@ -336,7 +339,8 @@ def add_size_arg(p: argparse.ArgumentParser) -> None:
         "--size",
         default="small",
         choices=list(SIZES),
-        help="model size: small (the config as it is) or base (the pre-trained MiniLM, configs/sizes/base.yaml)",
+        help="model size: small (the config as it is), base (the pre-trained MiniLM, configs/sizes/base.yaml) or "
+        "student (small, taught by the base model's shipped soft labels, configs/sizes/student.yaml)",
     )
 
 

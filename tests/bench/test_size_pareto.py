@@ -9,7 +9,7 @@ import pytest
 
 from parserfree.comparison.paired import AHEAD, BEHIND
 
-from bench.sizes import bounds_of, pareto, ratios_of, report_scores
+from bench.sizes import bounds_of, pareto, ratios_of, report_scores, student_ratios_of
 
 
 def _report(a: str, b: str, difference: float, verdict: str) -> SimpleNamespace:
@@ -83,3 +83,14 @@ def test_the_parse_bound_takes_the_parse_from_the_small_size_and_the_graph_from_
     assert bound["parse_ms"] == pytest.approx(3.0)
     assert bound["base_graph_ms"] == pytest.approx(5.0)
     assert bound["ratio_bound"] == pytest.approx(1.6)
+
+
+def test_the_students_speed_goal_is_against_the_base_twin_not_its_own():
+    """The student's ratio divides by the base parser-fed twin (the teacher's kind), at each batch size."""
+    points = [
+        {"size": "student", "task": "t", "batch": 32, "model": "parser-free fp32", "sentences_per_s": 2000.0},
+        {"size": "student", "task": "t", "batch": 32, "model": "parser-fed twin", "sentences_per_s": 700.0},
+        {"size": "base", "task": "t", "batch": 32, "model": "parser-fed twin", "sentences_per_s": 200.0},
+        {"size": "student", "task": "t", "batch": 1, "model": "parser-free fp32", "sentences_per_s": 900.0},
+    ]
+    assert student_ratios_of(points) == {"student/t/batch_32": 10.0}  # no base twin at batch 1: no ratio
