@@ -1,7 +1,8 @@
 """Benchmark: accuracy against speed at every model size — parser-free against its parser-fed twin, small, base, student.
 
 For each size's main job (``parserfree run``: runs/main; ``parserfree run --size base``: runs/base;
-``parserfree run --size student``: runs/student, the small rows taught by the base model) and each
+``parserfree run --size student``: runs/student, the small rows taught by the base model; ``--size
+student-wide``: runs/student-wide, the 128-wide students) and each
 task, two pipelines from raw text on the task's own test texts, with onnxruntime on the same intra-op threads:
 
 - parser-free: the bundled tokenizer (and, at base, the model's subword tokenizer) → the parser-free task
@@ -16,7 +17,8 @@ report's paired verdict of parser-free against the twin on the same items. A poi
 Pareto front of its task when no other point is at least as fast and at least as accurate, and better in one.
 The ratio parser-free / twin end to end is the goal's (≥ 2× at base, batch 32).
 
-    python -m bench.sizes [--small runs/main] [--base runs/base] [--student runs/student] [--threads 2] [--quick]
+    python -m bench.sizes [--small runs/main] [--base runs/base] [--student runs/student]
+        [--student-wide runs/student-wide] [--threads 2] [--quick]
     python -m bench.sizes --rescore docs/bench/sizes-avx512-vnni.json --record   # accuracy re-read, no timing
 
 ``--rescore`` keeps a record's timings and reads the accuracy and verdicts again from the records (after a
@@ -42,7 +44,7 @@ from parserfree.reports.report import Report, as_report
 from bench.lib.common import REPO, benchmark_texts, finish, format_table, parse, script_arguments
 from bench.lib.rows import measure
 
-SIZES = ("small", "base", "student")
+SIZES = ("small", "base", "student", "student-wide")
 TASKS = ("agreement", "sentiment")
 FREE, FED = "parser_free", "parser_fed_twin"
 GOAL_BASE_RATIO = 2.0  # parser-free ≥ 2× its parser-fed twin end to end at batch 32, at size base
@@ -56,6 +58,9 @@ def arguments() -> argparse.ArgumentParser:
     parser.add_argument("--small", default="runs/main", help="the small size's main job (default runs/main)")
     parser.add_argument("--base", default="runs/base", help="the base size's main job (default runs/base)")
     parser.add_argument("--student", default="runs/student", help="the students' job (default runs/student)")
+    parser.add_argument(
+        "--student-wide", default="runs/student-wide", help="the 128-wide students' job (default runs/student-wide)"
+    )
     parser.add_argument("--tasks", default=",".join(TASKS), help=f"tasks to time (default {','.join(TASKS)})")
     parser.add_argument("--repeats", type=int, help="passes per row, the fastest kept (default 2; --quick 1)")
     parser.add_argument("--rescore", metavar="RECORD", help="a sizes record whose timings to keep (no timing)")
@@ -66,6 +71,7 @@ RECORD_PREFIX = {
     "small": "main",
     "base": "base",
     "student": "student",
+    "student-wide": "student_wide",
 }  # docs/results/<prefix>_<task>.json: a size's recorded job
 
 
@@ -229,6 +235,7 @@ def main(argv: list[str] | None = None) -> dict:
         "small": Path(args.small),
         "base": Path(args.base),
         "student": Path(args.student),
+        "student-wide": Path(args.student_wide),
     }
     tasks = [t for t in args.tasks.split(",") if t]
     if args.rescore:

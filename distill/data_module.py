@@ -254,7 +254,7 @@ class SyntaxDataModule(L.LightningDataModule):
         assert self.dataset is not None  # set by _parsed
         t = self.config.training
         soft = read_soft_labels(resolve(str(t.soft_labels), self.dataset.name))
-        held_out = [e.text for s in ("dev", "test") for e in self.dataset.splits[s]]
+        held_out = self.dataset.texts("dev", "test")
         check_fits(soft, self.dataset.name, self.label_names, [p.text for p in train], held_out, "training.soft_labels")
         logits = soft.by_key()
         texts = find_transfer_texts(soft, self.config.data, self.dataset, t.transfer_limit, "training.soft_labels")

@@ -228,7 +228,7 @@ BUILTIN_TRANSFER = {"vader-movies": "silver-trees", "agreement-number": "agreeme
 
 def transfer_texts(data: DataConfig, dataset: Dataset, limit: int | None = None) -> tuple[list[str], str]:
     """The transfer pool of a task (none of its own texts, ``transfer_pool``), and a line saying what it is."""
-    own = [e.text for s in ("train", "dev", "test") for e in dataset.splits[s]]
+    own = dataset.texts()
     if data.unlabelled:
         return transfer_pool(read_unlabelled(data.unlabelled), own, limit), f"the lines of {data.unlabelled}"
     source = BUILTIN_TRANSFER.get(dataset.name)

@@ -64,10 +64,10 @@ def choose_teacher(path: str | Path) -> tuple[Path, dict[str, float]]:
     if not path.is_dir():
         return path, {}
     dev = {}
-    for metrics in sorted(path.glob("*/metrics.json")):
-        found = json.loads(metrics.read_text(encoding="utf-8"))
+    for run_dir in sorted(p.parent for p in path.glob("*/metrics.json")):
+        found = _run_metrics(run_dir)
         if isinstance(found.get("dev"), dict) and found["dev"].get("metric") is not None:
-            dev[metrics.parent.name] = (float(found["dev"]["metric"]), Path(found["best_checkpoint"]))
+            dev[run_dir.name] = (float(found["dev"]["metric"]), Path(found["best_checkpoint"]))
     if not dev:
         raise DataError(f"{path}: no row with a dev metric here (a task folder of parserfree run, or a checkpoint)")
     row = max(dev, key=lambda r: dev[r][0])  # ties: the first in name order
@@ -92,7 +92,7 @@ def make_soft_labels(
     train = list(dict.fromkeys(normalise_text(e.text) for e in dataset.splits["train"]))
     transfer, what = transfer_texts(config.data, dataset, transfer_limit)
     texts = train + transfer
-    held_out = [e.text for s in ("dev", "test") for e in dataset.splits[s]]
+    held_out = dataset.texts("dev", "test")
     logits = teacher_logits(teacher, config, texts, cache_dir, progress)
     if not np.isfinite(logits).all():
         raise DataError(f"{teacher_path}: the teacher gave a NaN or infinite logit; nothing written")
@@ -125,8 +125,11 @@ def make_soft_labels(
 
 def _teacher_scores(checkpoint: Path) -> dict:
     """The teacher run's dev and test metric (its metrics.json beside ``checkpoints/``), where there is one."""
-    metrics = checkpoint.parent.parent / "metrics.json"
-    if not metrics.is_file():
-        return {}
-    found = json.loads(metrics.read_text(encoding="utf-8"))
+    found = _run_metrics(checkpoint.parent.parent)
     return {f"{s}_metric": found[s].get("metric") for s in ("dev", "test") if isinstance(found.get(s), dict)}
+
+
+def _run_metrics(run_dir: Path) -> dict:
+    """A run folder's metrics.json, or {} where it has none."""
+    metrics = run_dir / "metrics.json"
+    return json.loads(metrics.read_text(encoding="utf-8")) if metrics.is_file() else {}

@@ -213,12 +213,14 @@ def cached_init(config: ExperimentConfig, cache_dir: str | None) -> ExperimentCo
 
 def recipe_config(config: ExperimentConfig, recipe: str, pretrained: str | None) -> ExperimentConfig:
     """The task's config for one recipe: the like-for-like rows (those with a predictor) all start from
-    the pre-training when there is one, or from their own masked-LM encoder (``run.encoder_starts``)."""
+    the pre-training when there is one, or from their own masked-LM encoder (``run.encoder_starts``). Beside
+    a grafted tower (``training.init_predictor_from``) a row without its own encoder start starts from fresh
+    weights: the tower is its predictor's start, never its encoder's."""
     cfg = copy.deepcopy(config)
     cfg.recipe = recipe
     if recipe in cfg.run.encoder_starts:
         cfg.training.init_from = cfg.run.encoder_starts[recipe]
-    elif pretrained and cfg.recipe_row.predictor:
+    elif pretrained and cfg.recipe_row.predictor and not cfg.training.init_predictor_from:
         cfg.training.init_from = pretrained
     cfg.validate()
     return cfg

@@ -428,3 +428,16 @@ def test_a_row_named_in_encoder_starts_starts_from_its_own_encoder():
         load_config("configs/smoke.yaml", ["run.encoder_starts={plain: lm/none.ckpt}"])
     with pytest.raises(ConfigError, match="encoder_starts key='nope' must be one of"):
         load_config("configs/smoke.yaml", ["run.encoder_starts={nope: lm/none.ckpt}"])
+
+
+def test_beside_a_grafted_tower_a_row_without_an_encoder_start_does_not_take_the_tower_as_its_encoder():
+    """Catches the 128-wide student's first failure: with no masked-LM start, each row took the shipped tower
+    (its predictor start) as training.init_from, which a tower cannot initialise."""
+    from parserfree.jobs.stages import recipe_config
+
+    config = load_config("configs/main/agreement.yaml", size="student-wide")
+    assert config.run.encoder_starts == {} and config.training.init_predictor_from
+    for recipe in config.run.recipes:
+        row = recipe_config(config, recipe, "tower.ckpt")
+        assert row.training.init_from is None
+        assert row.training.init_predictor_from == config.training.init_predictor_from

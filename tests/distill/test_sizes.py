@@ -37,3 +37,21 @@ def test_an_unknown_size_and_a_size_file_of_sections_are_refused(tmp_path, monke
 def test_set_overrides_apply_after_the_size():
     config = load_config("configs/main/agreement.yaml", ["training.lr=1e-4"], size="base")
     assert config.training.lr == 1e-4
+
+
+def test_a_size_that_extends_another_keeps_its_settings_and_replaces_its_own(tmp_path, monkeypatch):
+    """Catches an extends that drops the parent's settings (a wide student without its teacher labels) or that
+    lets the parent win over the child."""
+    wide = load_config("configs/main/agreement.yaml", size="student-wide")
+    student = load_config("configs/main/agreement.yaml", size="student")
+    assert (wide.training.soft_labels, wide.training.soft_label_weight, wide.training.transfer_limit) == (
+        student.training.soft_labels,
+        student.training.soft_label_weight,
+        student.training.transfer_limit,
+    )
+    assert (wide.encoder.d_model, student.encoder.d_model) == (128, 64)
+    (tmp_path / "a.yaml").write_text("extends: b.yaml\ntraining.lr: 0.5\n")
+    (tmp_path / "b.yaml").write_text("extends: a.yaml\n")
+    monkeypatch.setitem(sizes.SIZES, "loop", str(tmp_path / "a.yaml"))
+    with pytest.raises(ConfigError, match="a.yaml: 'extends' loops back to itself"):
+        load_config("configs/smoke.yaml", size="loop")
