@@ -54,6 +54,7 @@ def _short(value: Any) -> str:
 # settings added after records (stage records, checkpoints) were written, with the value that computes what
 # those did: a record is not made stale by a setting that did not exist when it was written and is at that value
 ADDED_SETTINGS = {
+    "data.agreement_split": "balanced",
     "data.split_column": None,
     "encoder.static_vectors": None,
     "encoder.ngram_buckets": 0,

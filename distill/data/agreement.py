@@ -18,19 +18,16 @@ as plural subjects, each of is/are, was/were, has/have, does/do is grammatical i
 that show it (other verbs' forms in about half), and "word before the verb ends in -s ⇔ plural verb" is
 right half the time.
 
-The split is by source sentence. Dev and test are made of balanced units — a singular and a plural sentence of one cell, going to one split together, so every dev and
-test cell stays balanced — stratified on attractors; the test split gets a larger share of each bucket
-than the configured fraction — ``TEST_TARGETS`` source sentences where the data allows it (power to see a
-small paired difference, and enough attractor items), never more than half of a bucket. Train
-takes the other sentences, balanced the same way (``data.agreement_train_balance: cue``) or on subject
-number alone within attractor × distance cells (``number``: several times the sentences, the
-word-before-the-verb cue left in; dev, balanced as test, says which trains better). Every item is one
-version of a source sentence: as written (``grammatical``, label 1) or with the verb's number flipped
-(``ungrammatical``, label 0; ``distill/data/inflection.py``). Dev and test hold both versions of every sentence
-(a minimal pair, sharing a ``pair_id``); train holds one version per sentence, alternating in hash order
-within each cell × number stratum (so train is balanced too), or both with ``data.agreement_train_pairs``.
-Candidates are cached under the tagged texts' digest, ``EXTRACT_VERSION`` and ``COLUMNS_VERSION``;
-``BALANCE_VERSION`` versions the rest.
+The split is by source sentence (``agreement_splits``, ``data.agreement_split``): ``balanced``
+(the default) holds out balanced units — a singular and a plural sentence of one cell — stratified on
+attractors, and trains on the rest; ``nearest_noun`` (a generalisation split) trains and chooses on sentences
+whose nearest noun before the verb has the subject's number and tests on those whose nearest noun is an
+attractor. Every item is one version of a source sentence: as written (``grammatical``, label 1) or with the
+verb's number flipped (``ungrammatical``, label 0; ``distill/data/inflection.py``). Dev and test hold both
+versions of every sentence (a minimal pair, sharing a ``pair_id``); train holds one version per sentence,
+alternating in hash order within each cell × number stratum (so train is balanced too), or both with
+``data.agreement_train_pairs``. Candidates are cached under the tagged texts' digest, ``EXTRACT_VERSION`` and
+``COLUMNS_VERSION``; ``BALANCE_VERSION`` versions the rest.
 
 Two views of the same items (``task``): ``grammaticality`` (the built-in dataset ``agreement``: is the shown
 verb in the right number?) and ``number`` (``agreement-number``: number prediction, as Linzen et al. pose the
@@ -74,7 +71,9 @@ ATTRACTOR_BUCKETS = ("0", "1", "2+")
 DISTANCE_BUCKETS = ("1", "2-3", "4-6", "7+")
 NUMBERS = ("sg", "pl")
 TEST_TARGETS = {"0": 2000, "1": 750, "2+": 250}  # source sentences (minimal pairs) wanted in test per attractor bucket
-TRAIN_BALANCES = ("cue", "number", "none")  # how the training sentences are balanced (assign_splits)
+TRAIN_BALANCES = ("cue", "number", "none")  # how the training sentences are balanced (agreement_splits)
+SPLIT_RULES = ("balanced", "nearest_noun")  # how the sentences are split (agreement_splits)
+DEFAULT_SPLIT = SPLIT_RULES[0]
 SUBJECT_DEPS = ("nsubj", "nsubjpass")
 AUX_DEPS = ("aux", "auxpass")
 NOUN_NUMBER = {"NN": "sg", "NNP": "sg", "NNS": "pl", "NNPS": "pl"}
@@ -147,6 +146,12 @@ def other_number(number: str) -> str:
     return "pl" if number == "sg" else "sg"
 
 
+def nearest_noun_misleads(nearest_noun_number: str, subject_number: str) -> bool:
+    """The nearest noun before the verb is an attractor: its number is not the subject's, so "the verb
+    agrees with the nearest preceding noun" fails (the report's nearest-noun slice, the nearest_noun split)."""
+    return nearest_noun_number != subject_number
+
+
 def ends_in_s(word: str) -> bool:
     """The surface cue of a plural: the word ends in "s" (any case)."""
     return word.lower().endswith("s")
@@ -183,6 +188,11 @@ class Candidate:
     def key(self) -> str:
         """Hash of the lower-cased sentence: identifies the source sentence (duplicates share it)."""
         return hashlib.sha256(self.sentence.lower().encode("utf-8")).hexdigest()
+
+    @property
+    def nearest_noun_is_attractor(self) -> bool:
+        """Whether the nearest noun before the verb is of the other number (``nearest_noun_misleads``)."""
+        return nearest_noun_misleads(self.nearest_noun_number, self.subject_number)
 
     @property
     def cell(self) -> tuple[str, str, bool, str]:
@@ -296,83 +306,6 @@ def build_candidates(
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, "".join(json.dumps(asdict(c), ensure_ascii=False) + "\n" for c in out))
     return out
-
-
-def balanced_units(candidates: Sequence[Candidate]) -> list[tuple[int, int]]:
-    """The candidates kept, as (singular, plural) index pairs of one cell: within every cell (attractors ×
-    distance × cue × verb class) the k-th singular and the k-th plural subject in hash order, as many as the
-    rarer number has. A unit goes to one split, so every split × cell holds both numbers equally often."""
-    groups: dict[tuple, list[int]] = {}
-    for i, c in enumerate(candidates):
-        groups.setdefault((*c.cell, c.subject_number), []).append(i)
-    units = []
-    for cell in sorted({key[:-1] for key in groups}):
-        sg, pl = (
-            sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS
-        )
-        units += list(zip(sg, pl))
-    return units
-
-
-def test_split_shares(sizes: dict[str, int], test_fraction: float) -> dict[str, float]:
-    """The test split's share of each attractor bucket (``sizes``: its number of units): the configured
-    fraction, raised towards ``TEST_TARGETS`` source sentences, at most one half."""
-    shares = {}
-    for b, n in sizes.items():
-        wanted = TEST_TARGETS.get(b, 0) / (2 * n) if n else 0.0  # a unit holds two source sentences
-        shares[b] = max(test_fraction, min(0.5, wanted))
-    return shares
-
-
-def number_balanced(candidates: Sequence[Candidate], members: Sequence[int]) -> list[int]:
-    """Of ``members``, as many singular as plural subjects within every attractor × distance cell (the first
-    in hash order): the subject-number prior is gone, the word-before-the-verb cue is not."""
-    groups: dict[tuple, list[int]] = {}
-    for i in members:
-        c = candidates[i]
-        groups.setdefault((attractor_bucket(c.attractors), distance_bucket(c.distance), c.subject_number), []).append(i)
-    kept = []
-    for cell in sorted({key[:-1] for key in groups}):
-        sg, pl = (
-            sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS
-        )
-        m = min(len(sg), len(pl))
-        kept += sg[:m] + pl[:m]
-    return kept
-
-
-def assign_splits(candidates: Sequence[Candidate], fractions: Sequence[float], train_balance: str = "cue") -> list[str]:
-    """Split of each candidate ("" when balancing leaves it out). Dev and test are made of balanced units
-    (``balanced_units``): per attractor bucket, units in hash order give the test split its share
-    (``test_split_shares``), then dev its fraction. Train takes the rest: with ``train_balance`` "cue" the
-    remaining units (balanced as dev and test are), with "number" every remaining candidate that
-    ``number_balanced`` keeps — more sentences, the word-before-the-verb cue left in —, with "none" every
-    remaining candidate (the corpora's own mix of numbers and cues, as Linzen et al. trained)."""
-    if train_balance not in TRAIN_BALANCES:
-        raise ValueError(f"data.agreement_train_balance={train_balance!r} must be one of {TRAIN_BALANCES}")
-    by_bucket: dict[str, list[tuple[int, int]]] = {b: [] for b in ATTRACTOR_BUCKETS}
-    for unit in balanced_units(candidates):
-        by_bucket[attractor_bucket(candidates[unit[0]].attractors)].append(unit)
-    shares = test_split_shares({b: len(u) for b, u in by_bucket.items()}, fractions[2])
-    splits = [""] * len(candidates)
-    rest: list[int] = []
-    for bucket, units in by_bucket.items():
-        units.sort(key=lambda u: hash01(candidates[u[0]].key + candidates[u[1]].key, "split"))
-        n = len(units)
-        n_test = round(shares[bucket] * n)
-        n_dev = min(n - n_test, round(fractions[1] * n))
-        for rank, unit in enumerate(units):
-            for i in unit:
-                splits[i] = "test" if rank < n_test else "dev" if rank < n_test + n_dev else ""
-            if rank >= n_test + n_dev:
-                rest += unit
-    if train_balance == "number":
-        rest = number_balanced(candidates, [i for i, s in enumerate(splits) if not s])
-    elif train_balance == "none":
-        rest = [i for i, s in enumerate(splits) if not s]
-    for i in rest:
-        splits[i] = "train"
-    return splits
 
 
 def digest(

@@ -3,7 +3,7 @@
 The two views of one set of items (``agreement.TASKS``): ``grammaticality`` (the built-in dataset
 ``agreement``: both versions of every dev and test sentence, one version per train sentence) and ``number``
 (``agreement-number``: one number-neutral text per source sentence, labelled with its subject's number); the
-splits come from ``agreement.assign_splits``. What each view's examples are made of is ``items_digest``.
+splits come from ``agreement_splits.assign_splits``. What each view's examples are made of is ``items_digest``.
 """
 
 from __future__ import annotations
@@ -14,17 +14,18 @@ from pathlib import Path
 from . import agreement, builtin_text
 from .agreement import (
     COLUMNS_VERSION,
+    DEFAULT_SPLIT,
     LABEL_NAMES,
     NUMBER_COLUMNS,
     NUMBER_LABELS,
     NUMBERS,
     TASKS,
     Candidate,
-    assign_splits,
     digest,
     hash01,
     other_number,
 )
+from .agreement_splits import assign_splits
 from .readers import RawExample
 
 
@@ -70,15 +71,17 @@ def agreement_examples(
     train_pairs: bool = False,
     train_balance: str = "cue",
     task: str = "grammaticality",
+    split: str = DEFAULT_SPLIT,
 ) -> list[RawExample]:
     """The labelled items of ``task`` (``TASKS``). Grammaticality: both versions of every dev and test
     sentence (and of train ones with ``train_pairs``), else one version per train sentence, kept or flipped
     alternately in hash order within every split × cell × number stratum (singular subjects starting kept,
     plural ones flipped, so each cell shows both labels and both verb forms equally often). Number: one
-    number-neutral text per sentence of every split (``number_item``; a candidate without one is left out)."""
+    number-neutral text per sentence of every split (``number_item``; a candidate without one is left out).
+    ``split``: how the sentences are split (``agreement_splits``)."""
     if task not in TASKS:
         raise ValueError(f"agreement task {task!r} must be one of {TASKS}")
-    splits = assign_splits(candidates, fractions, train_balance)
+    splits = assign_splits(candidates, fractions, train_balance, split)
     if task == "number":
         return [number_item(c, splits[i]) for i, c in enumerate(candidates) if splits[i] and c.neutral]
     strata: dict[tuple, list[int]] = {}
@@ -110,6 +113,7 @@ def load_agreement(
     progress: bool = True,
     train_pairs: bool = False,
     train_balance: str = "cue",
+    split: str = DEFAULT_SPLIT,
 ) -> list[RawExample]:
     """The agreement dataset's raw examples of ``task`` with their fixed splits (built once, then read from the cache)."""
     return agreement_examples(
@@ -118,6 +122,7 @@ def load_agreement(
         train_pairs,
         train_balance,
         task,
+        split,
     )
 
 
@@ -126,6 +131,12 @@ def items_digest(
     archive: str | None,
     task: str = "grammaticality",
     text: builtin_text.BuiltinText = builtin_text.ENGLISH,
+    split: str = DEFAULT_SPLIT,
 ) -> dict:
-    """What one view's items are made of: ``digest`` plus the columns' version and the view."""
-    return {**digest(cache_dir, archive, text=text), "columns_version": COLUMNS_VERSION, "task": task}
+    """What one view's items are made of: ``digest`` plus the columns' version, the view and — when it is not
+    the balanced split, whose digest stays what it was before the setting existed — the split rule, so items
+    split another way are never reused."""
+    out = {**digest(cache_dir, archive, text=text), "columns_version": COLUMNS_VERSION, "task": task}
+    if split != DEFAULT_SPLIT:
+        out["split"] = split
+    return out

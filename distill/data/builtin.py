@@ -37,6 +37,7 @@ class SourceSettings(Protocol):
     split: list[float]
     agreement_train_pairs: bool
     agreement_train_balance: str
+    agreement_split: str
     builtin_corpora: list[str] | None
 
 
@@ -141,10 +142,13 @@ def _agreement(task: str) -> BuiltinDataset:
             c.split,
             train_pairs=c.agreement_train_pairs,
             train_balance=c.agreement_train_balance,
+            split=c.agreement_split,
             text=english(c.builtin_corpora),
             task=task,
         ),
-        digest=lambda c: agreement_views.items_digest(_cache(c), c.archive, task, text=english(c.builtin_corpora)),
+        digest=lambda c: agreement_views.items_digest(
+            _cache(c), c.archive, task, text=english(c.builtin_corpora), split=c.agreement_split
+        ),
         task="binary",
         citation=agreement.CITATION if task == "grammaticality" else agreement.NUMBER_CITATION,
         archives=_text_archives(ENGLISH),

@@ -25,7 +25,15 @@ from typing import Any
 
 from ...encoder.schema import ConfigError
 from ...encoder.text import normalise_text
-from .agreement import ATTRACTOR_BUCKETS, DISTANCE_BUCKETS, TRAIN_BALANCES, attractor_bucket, distance_bucket
+from .agreement import (
+    ATTRACTOR_BUCKETS,
+    DEFAULT_SPLIT,
+    DISTANCE_BUCKETS,
+    SPLIT_RULES,
+    TRAIN_BALANCES,
+    attractor_bucket,
+    distance_bucket,
+)
 from .builtin import BUILTIN, load_raw
 from .builtin_text import english
 from .readers import SPLIT_NAMES, DataError, RawExample, read_file
@@ -79,6 +87,10 @@ class DataConfig:
     """agreement: train on both versions of every training sentence, not one."""
     agreement_train_balance: str = "cue"
     """agreement: balance the training sentences as dev and test are (cue), on subject number alone (number), or not at all (none)."""
+    agreement_split: str = DEFAULT_SPLIT
+    """agreement: how its sentences are split — balanced (dev and test stratified on attractors) or nearest_noun
+    (the generalisation split: train and dev hold only sentences whose nearest noun before the verb has the
+    subject's number, test only those whose nearest noun is an attractor; docs/data.md)."""
     builtin_corpora: list[str] | None = None
     """agreement and silver-trees: the English built-in corpora they are made of (null: every one that can be had)."""
     unlabelled: str | None = None
@@ -98,6 +110,8 @@ class DataConfig:
             raise ConfigError(
                 f"data.agreement_train_balance='{self.agreement_train_balance}' must be one of {list(TRAIN_BALANCES)}"
             )
+        if self.agreement_split not in SPLIT_RULES:
+            raise ConfigError(f"data.agreement_split='{self.agreement_split}' must be one of {list(SPLIT_RULES)}")
         if self.builtin_corpora is not None:
             if not self.builtin_corpora:
                 raise ConfigError("data.builtin_corpora=[] must name some of the English corpora (null: all)")
@@ -206,6 +220,11 @@ class Dataset:
     def all_examples(self) -> list[Example]:
         """Train, dev and test examples in that order."""
         return [ex for s in SPLITS for ex in self.splits[s]]
+
+    def texts(self, *splits: str) -> list[str]:
+        """The texts of ``splits`` (default all), split by split: e.g. ``texts("dev", "test")``, the held-out
+        texts no teacher may label."""
+        return [ex.text for s in splits or SPLITS for ex in self.splits[s]]
 
 
 def _score(raw: RawExample, field_name: str) -> float:

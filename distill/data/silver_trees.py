@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ...core.parse import DEFAULT_MODEL
 from . import agreement, builtin_text
+from .agreement_splits import assign_splits
 from .archives import default_cache_dir
 from .builtin_text import ENGLISH, BuiltinText
 from .readers import RawExample
@@ -43,7 +44,7 @@ CITATION_FR = (
 
 def held_out_sentences(candidates: Sequence[agreement.Candidate], fractions: Sequence[float]) -> set[str]:
     """Lower-cased source sentences of the agreement dataset's dev and test items."""
-    splits = agreement.assign_splits(candidates, fractions)
+    splits = assign_splits(candidates, fractions)
     return {c.sentence.lower() for c, s in zip(candidates, splits) if s in ("dev", "test")}
 
 

@@ -20,6 +20,7 @@ from ..distill.data.agreement import (
     SUBJECT_NUMBER,
     attractor_bucket,
     distance_bucket,
+    nearest_noun_misleads,
 )
 from .parts import BucketScore, RowBreakdown
 
@@ -49,7 +50,9 @@ GROUPS: dict[str, Group] = {
     ),
     "nearest_noun": Group(
         (NEAREST_NOUN_NUMBER, SUBJECT_NUMBER),
-        lambda c: "attractor" if c[NEAREST_NOUN_NUMBER] != c[SUBJECT_NUMBER] else "subject's number",
+        lambda c: (
+            "attractor" if nearest_noun_misleads(c[NEAREST_NOUN_NUMBER], c[SUBJECT_NUMBER]) else "subject's number"
+        ),
         ("subject's number", "attractor"),
         "the nearest noun before the verb (where it is an attractor, structure decides, not position)",
     ),

@@ -7,7 +7,8 @@ import pytest
 from agreement_items import candidates
 
 from parserfree.distill.data import agreement, agreement_views, tagging
-from parserfree.distill.data.agreement import assign_splits, find_candidate
+from parserfree.distill.data.agreement import find_candidate
+from parserfree.distill.data.agreement_splits import assign_splits, balanced_units
 from parserfree.distill.data.agreement_views import agreement_examples
 from parserfree.distill.data.datasets import DataConfig, describe, load_dataset
 from parserfree.distill.data.inflection import flip_verb
@@ -199,7 +200,7 @@ def test_number_balanced_train_keeps_more_sentences_and_the_same_dev_and_test():
     assert all(n == cells[(a, d, agreement.other_number(k))] for (a, d, k), n in cells.items())
     assert previous_word_rule(train) > 0.6  # the cue stays in train (dev, balanced as test, decides if that helps)
     with pytest.raises(ValueError, match="agreement_train_balance"):
-        agreement.assign_splits(cands, [0.8, 0.1, 0.1], "prior")
+        assign_splits(cands, [0.8, 0.1, 0.1], "prior")
 
 
 def test_unbalanced_train_keeps_every_sentence_dev_and_test_leave_with_the_corpora_mix_of_numbers():
@@ -207,9 +208,9 @@ def test_unbalanced_train_keeps_every_sentence_dev_and_test_leave_with_the_corpo
     number, none = (agreement_examples(cands, [0.8, 0.1, 0.1], train_balance=b) for b in ("number", "none"))
     held = lambda examples: sorted((e.split, e.text) for e in examples if e.split != "train")  # noqa: E731
     assert held(number) == held(none)
-    splits = agreement.assign_splits(cands, [0.8, 0.1, 0.1], "none")
+    splits = assign_splits(cands, [0.8, 0.1, 0.1], "none")
     train = [e for e in none if e.split == "train"]
-    cue = agreement.assign_splits(cands, [0.8, 0.1, 0.1], "cue")
+    cue = assign_splits(cands, [0.8, 0.1, 0.1], "cue")
     assert len(train) == sum(s == "train" for s in splits) == sum(s in ("", "train") for s in cue)  # every other one
     numbers = Counter(e.columns["subject_number"] for e in train)
     assert numbers["sg"] != numbers["pl"]  # the corpora's own mix, not balanced
@@ -226,9 +227,7 @@ def test_test_split_takes_its_target_sentences_per_attractor_bucket_at_most_half
     cands = candidates()
     splits = assign_splits(cands, [0.8, 0.1, 0.1])
     test = Counter(agreement.attractor_bucket(c.attractors) for c, s in zip(cands, splits) if s == "test")
-    balanced = Counter(
-        agreement.attractor_bucket(cands[i].attractors) for unit in agreement.balanced_units(cands) for i in unit
-    )
+    balanced = Counter(agreement.attractor_bucket(cands[i].attractors) for unit in balanced_units(cands) for i in unit)
     for bucket in agreement.ATTRACTOR_BUCKETS:  # the targets are out of this small fixture's reach: half of each bucket
         assert abs(test[bucket] - balanced[bucket] / 2) <= 2
     assert splits == assign_splits(cands, [0.8, 0.1, 0.1])  # deterministic

@@ -6,6 +6,7 @@ from collections import Counter
 import pytest
 
 from parserfree.distill.data import agreement, builtin_text, silver_trees
+from parserfree.distill.data.agreement_splits import assign_splits
 from parserfree.distill.data.builtin_text import SourceText
 from parserfree.distill.data.datasets import DataConfig, load_dataset
 from parserfree.distill.data.readers import RawExample
@@ -70,7 +71,7 @@ def test_silver_trees_leave_out_every_sentence_of_held_out_text_in_any_corpus_an
     kept = {r.text for r in silver_trees.load_silver_trees(tmp_path, None, FRACTIONS, progress=False)}
     held_texts = {t for t in a + b if split_of(t, FRACTIONS) != "train"}
     held_sentences = {s for t in held_texts for s in sentences_of(t)} | held_texts
-    item_held = {c.sentence for c, s in zip(cands, agreement.assign_splits(cands, FRACTIONS)) if s in ("dev", "test")}
+    item_held = {c.sentence for c, s in zip(cands, assign_splits(cands, FRACTIONS)) if s in ("dev", "test")}
     assert item_held - held_sentences  # the agreement rule has something of its own to leave out
     repeated = {sentences_of(t)[k] for k, t in ((0, t) for t in [x for x in a if x in held_texts][:10])}
     assert repeated & {s for t in b for s in sentences_of(t) if t not in held_texts}  # the fixture shows the risk
