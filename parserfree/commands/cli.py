@@ -226,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
     from ..comparison.dev_compare import add_dev_compare_command
 
     add_dev_compare_command(sub)
+    from .serve import add_serve_command
+
+    add_serve_command(sub)
 
     p = sub.add_parser("pretrain", help="pre-train the lower layers and the predictor on parsed text, into the cache")
     p.add_argument(

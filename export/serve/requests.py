@@ -1,0 +1,55 @@
+"""A /predict body checked before it reaches the model: each bad request is one ``RequestError`` line (4xx)."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+from ...encoder.errors import ParserfreeError
+
+MAX_TEXTS = 256  # texts in one request
+MAX_BODY = 1_000_000  # bytes of one request body
+MAX_CHARS = 100_000  # characters of one text
+
+
+class RequestError(ParserfreeError):
+    """A bad request: ``status`` (4xx) and a one-line message."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def parse_predict(body: bytes, max_texts: int = MAX_TEXTS, max_body: int = MAX_BODY) -> tuple[list[str], bool]:
+    """A /predict body → (texts, tree); RequestError for any bad one."""
+    if len(body) > max_body:
+        raise RequestError(f"body of {len(body)} bytes is over the limit of {max_body}", 413)
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise RequestError(f"malformed JSON ({e.msg if hasattr(e, 'msg') else 'not UTF-8'})") from None
+    if not isinstance(data, dict):
+        raise RequestError('expected a JSON object {"texts": [...], "tree": false}')
+    unknown = sorted(set(data) - {"texts", "tree"})
+    if unknown:
+        raise RequestError(f"unknown field(s): {', '.join(unknown)}")
+    texts, tree = data.get("texts"), data.get("tree", False)
+    if not isinstance(texts, list):
+        raise RequestError('"texts" must be a list of strings')
+    if not texts:
+        raise RequestError('"texts" is empty')
+    if len(texts) > max_texts:
+        raise RequestError(f"{len(texts)} texts are over the limit of {max_texts} per request", 413)
+    if not isinstance(tree, bool):
+        raise RequestError('"tree" must be true or false')
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise RequestError(f"texts[{i}] is {type(text).__name__}, expected a string")
+        if not text.strip():
+            raise RequestError(f"texts[{i}] is empty or whitespace")
+        if len(text) > MAX_CHARS:
+            raise RequestError(f"texts[{i}] has {len(text)} characters, over the limit of {MAX_CHARS}", 413)
+        bad = next((c for c in text if unicodedata.category(c) == "Cc" and c not in "\t\n\r"), None)
+        if bad is not None:
+            raise RequestError(f"texts[{i}] holds the control character U+{ord(bad):04X}")
+    return texts, tree
