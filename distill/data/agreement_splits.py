@@ -78,19 +78,15 @@ def test_split_shares(sizes: dict[str, int], test_fraction: float) -> dict[str, 
 
 def number_balanced(candidates: Sequence[Candidate], members: Sequence[int]) -> list[int]:
     """Of ``members``, as many singular as plural subjects within every attractor × distance cell (the first
-    in hash order): the subject-number prior is gone, the word-before-the-verb cue is not."""
-    groups: dict[tuple, list[int]] = {}
-    for i in members:
-        c = candidates[i]
-        groups.setdefault((attractor_bucket(c.attractors), distance_bucket(c.distance), c.subject_number), []).append(i)
-    kept = []
-    for cell in sorted({key[:-1] for key in groups}):
-        sg, pl = (
-            sorted(groups.get((*cell, n), []), key=lambda i: hash01(candidates[i].key, "balance")) for n in NUMBERS
-        )
-        m = min(len(sg), len(pl))
-        kept += sg[:m] + pl[:m]
-    return kept
+    in hash order, ``balanced_units`` on that cell): the subject-number prior is gone, the
+    word-before-the-verb cue is not."""
+    units = balanced_units(candidates, members, _attractor_distance_cell)
+    return [i for unit in units for i in unit]
+
+
+def _attractor_distance_cell(c: Candidate) -> tuple[str, str]:
+    """A candidate's (attractor bucket, distance bucket): the cell ``number_balanced`` balances within."""
+    return attractor_bucket(c.attractors), distance_bucket(c.distance)
 
 
 def check_split_settings(train_balance: str, split: str) -> None:

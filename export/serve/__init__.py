@@ -1,4 +1,4 @@
-"""serve: a bundle behind HTTP, as ``parserfree serve`` runs it (issue #64, in progress).
+"""serve: a bundle behind HTTP, as ``parserfree serve`` runs it (docs/serving.md).
 
 ``loading.load_without_torch`` opens a bundle in a process that never imports PyTorch (spaCy's thinc
 imports it whenever it is installed); ``batching.Batcher`` merges the texts of concurrent requests into
