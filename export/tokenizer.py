@@ -51,6 +51,9 @@ def save_tokenizer(nlp, path: str | Path) -> dict:
 
 def load_tokenizer(path: str | Path, lang: str):
     """Rebuild a saved tokenizer on a blank spaCy pipeline of language ``lang`` (no trained components)."""
+    from .without_torch import import_spacy_without_torch
+
+    import_spacy_without_torch()
     import spacy
 
     nlp = spacy.blank(lang)

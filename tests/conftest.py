@@ -172,6 +172,16 @@ def smoke_bundle(smoke_checkpoint, tmp_path_factory):
     return out, manifest
 
 
+@pytest.fixture(scope="session")
+def bert_bundle(bert_run, tmp_path_factory):
+    """The bundle of the tiny pre-trained BERT run (subword tokenizer, the base size's kind of bundle)."""
+    from parserfree.jobs.exporting import export_checkpoint
+
+    out = tmp_path_factory.mktemp("bundles") / "bert"
+    export_checkpoint(bert_run[0] / "checkpoints" / "best.ckpt", out, threads=1)
+    return out
+
+
 @pytest.fixture
 def bundle_copy(smoke_bundle, tmp_path):
     """A private copy of the smoke bundle that a test may damage."""

@@ -14,7 +14,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .batching import Batcher
-from .requests import MAX_BODY, MAX_TEXTS, RequestError, parse_predict
+from .requests import RequestError, parse_predict
+from .settings import GRAPH_BATCH, MAX_BATCH, MAX_BODY, MAX_TEXTS, MAX_WAIT_MS
 
 LATENCY_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -44,10 +45,31 @@ def error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
 
 
+async def read_body(request: Request, max_body: int) -> bytes:
+    """The request body, refused (413) as soon as its Content-Length or the bytes read pass ``max_body``:
+    an oversized body is never held whole."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_body:
+        raise RequestError(f"body of {declared} bytes is over the limit of {max_body}", 413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > max_body:
+            raise RequestError(f"body of more than {max_body} bytes is over the limit", 413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def create_app(
-    model, max_batch: int = 32, max_wait_ms: float = 5.0, max_texts: int = MAX_TEXTS, max_body: int = MAX_BODY
+    model,
+    max_batch: int = MAX_BATCH,
+    max_wait_ms: float = MAX_WAIT_MS,
+    max_texts: int = MAX_TEXTS,
+    max_body: int = MAX_BODY,
+    graph_batch: int = GRAPH_BATCH,
 ) -> Starlette:
-    """The app serving ``model`` (a loaded ``ParserFreeModel``)."""
+    """The app serving ``model`` (a loaded ``ParserFreeModel``): batches of up to ``max_batch`` texts, each
+    run through the graph sorted by length in calls of ``graph_batch`` texts (less padding than one call)."""
     metrics = Metrics()
     tree_ok = bool(getattr(model, "has_tree_graph", False))
 
@@ -57,25 +79,31 @@ def create_app(
             plain = [t for t, tree in jobs if not tree]
             trees = [t for t, tree in jobs if tree]
             done = {
-                False: iter(model.predict(plain, batch_size=max_batch) if plain else []),
-                True: iter(model.predict(trees, batch_size=max_batch, with_tree=True) if trees else []),
+                False: iter(model.predict(plain, batch_size=graph_batch) if plain else []),
+                True: iter(model.predict(trees, batch_size=graph_batch, with_tree=True) if trees else []),
             }
             return [next(done[tree]) for _, tree in jobs]
 
     batcher = Batcher(run, max_batch, max_wait_ms, on_batch=metrics.batch.observe)
 
+    def failed(message: str, status: int) -> JSONResponse:
+        metrics.errors.labels(str(status)).inc()
+        metrics.requests.labels("predict", str(status)).inc()
+        return error(message, status)
+
     async def predict(request: Request) -> Response:
         start = time.perf_counter()
-        body = await request.body()
         try:
+            body = await read_body(request, max_body)
             texts, tree = parse_predict(body, max_texts, max_body)
             if tree and not tree_ok:
                 raise RequestError(f"a {model.recipe} bundle predicts no trees")
         except RequestError as e:
-            metrics.errors.labels(str(e.status)).inc()
-            metrics.requests.labels("predict", str(e.status)).inc()
-            return error(str(e), e.status)
-        results = await batcher.submit([(t, tree) for t in texts])
+            return failed(str(e), e.status)
+        try:
+            results = await batcher.submit([(t, tree) for t in texts])
+        except Exception as e:  # noqa: BLE001 — a fault of the model's batch: one line, and the server goes on
+            return failed(f"the model failed on this batch: {type(e).__name__}: {e}", 500)
         for item in results:
             if item.get("truncated"):
                 item["warning"] = f"cut to the model's {model.max_len} positions at a word"
@@ -103,6 +131,9 @@ def create_app(
                 "versions": versions,
                 "max_batch": max_batch,
                 "max_wait_ms": max_wait_ms,
+                "graph_batch": graph_batch,
+                "max_texts": max_texts,
+                "max_body_bytes": max_body,
             }
         )
 

@@ -5,10 +5,12 @@ batch single items, so a request of several texts could be split across batches 
 not count texts; the serving frameworks that do this (BentoML, Ray Serve) bring a stack of their own.
 
 ``Batcher.submit(texts)`` puts one job on an asyncio queue and awaits its future. One worker task takes the
-first waiting job, then more until the batch holds ``max_batch`` texts or ``max_wait_ms`` have passed
-since the first, keeping each request whole (a job that does not fit waits for the next batch; one larger
-than ``max_batch`` runs alone), runs ``run(texts)`` in a thread (onnxruntime releases the GIL) and hands
-each job its own slice of the results.
+first waiting job, then every job already queued, and — when the last batch held more than one request, so
+that others are likely on their way — waits for more until the batch holds ``max_batch`` texts or
+``max_wait_ms`` have passed since the first; a lone client is not made to wait for company that never
+comes. Each request stays whole (a job that does not fit waits for the next batch; one larger than
+``max_batch`` runs alone). The batch runs as ``run(texts)`` in a thread (onnxruntime releases the GIL) and
+each job gets its own slice of the results.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .settings import MAX_BATCH, MAX_WAIT_MS
 
 
 @dataclass
@@ -33,8 +37,8 @@ class Batcher:
     def __init__(
         self,
         run: Callable[[list[Any]], list],
-        max_batch: int = 32,
-        max_wait_ms: float = 5.0,
+        max_batch: int = MAX_BATCH,
+        max_wait_ms: float = MAX_WAIT_MS,
         on_batch: Callable[[int], None] | None = None,
     ) -> None:
         self.run = run
@@ -43,6 +47,7 @@ class Batcher:
         self.on_batch = on_batch  # called with each batch's number of texts (metrics)
         self.queue: asyncio.Queue[Job] = asyncio.Queue()
         self._held: Job | None = None  # a job that did not fit the last batch: first in the next
+        self._last_jobs = 0  # requests in the last batch: more than one, and the next batch waits to fill
         self._worker: asyncio.Task | None = None
 
     def start(self) -> None:
@@ -66,7 +71,7 @@ class Batcher:
         first = self._held or await self.queue.get()
         self._held = None
         jobs, size = [first], len(first.texts)
-        deadline = loop.time() + self.max_wait
+        deadline = loop.time() + (self.max_wait if self._last_jobs > 1 else 0.0)
         while size < self.max_batch:
             left = deadline - loop.time()
             try:
@@ -78,6 +83,7 @@ class Batcher:
                 break
             jobs.append(job)
             size += len(job.texts)
+        self._last_jobs = len(jobs)
         return jobs
 
     async def _work(self) -> None:

@@ -6,10 +6,7 @@ import json
 import unicodedata
 
 from ...encoder.errors import ParserfreeError
-
-MAX_TEXTS = 256  # texts in one request
-MAX_BODY = 1_000_000  # bytes of one request body
-MAX_CHARS = 100_000  # characters of one text
+from .settings import MAX_BODY, MAX_CHARS, MAX_TEXTS
 
 
 class RequestError(ParserfreeError):

@@ -347,11 +347,18 @@ def add_size_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
+# The top-level modules of the `train` extra (pyproject.toml): a serving-only install has none of them.
+TRAINING_MODULES = frozenset(
+    {"torch", "lightning", "transformers", "onnx", "onnxscript", "matplotlib", "lemminflect", "dask", "distributed"}
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``parserfree`` console script.
 
     A ``ParserfreeError`` (bad input, setting or file) or an ``OSError`` (a path, a permission, the disk:
     the message names the file) ends as one line on stderr and exit status 2; ``--debug`` re-raises it.
+    A module of the ``train`` extra missing (a serving-only install) ends as one line naming the extra.
     Any other exception is a bug and keeps its traceback.
     """
     args = build_parser().parse_args(argv)
@@ -361,6 +368,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"parserfree: error: {e}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as e:
+        if args.debug or (e.name or "").split(".")[0] not in TRAINING_MODULES:
+            raise
+        print(
+            f"parserfree: error: `parserfree {args.command}` needs the training install ({e}): "
+            "pip install 'parserfree[train]'",
+            file=sys.stderr,
+        )
         return 2
 
 

@@ -67,9 +67,9 @@ def test_the_served_bundle_answers_keeps_serving_after_bad_requests_and_imports_
     script = f"""
 import json, sys
 from starlette.testclient import TestClient
-from parserfree.export.serve.loading import load_without_torch
+from parserfree.export import ParserFreeModel
 from parserfree.export.serve.app import create_app
-model = load_without_torch({str(smoke_bundle[0])!r}, threads=1)
+model = ParserFreeModel.load({str(smoke_bundle[0])!r}, threads=1)
 texts = ["the keys to the cabinet are here", "a dog barks", "the dogs near the old house bark loudly"]
 with TestClient(create_app(model, max_batch=4, max_wait_ms=5)) as client:
     assert client.post("/predict", content=b"{{bad").status_code == 400
@@ -100,3 +100,79 @@ def test_a_damaged_bundle_refuses_to_serve_in_one_line(bundle_copy):
     )
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_lone_client_is_not_made_to_wait_for_a_batch_to_fill():
+    """Catches a batcher that waits max_wait_ms for company on every request of a lone client (five requests
+    one after another would take 5 s at a wait of 1 s)."""
+
+    async def main() -> float:
+        batcher = Batcher(lambda texts: list(texts), max_batch=8, max_wait_ms=1000)
+        batcher.start()
+        start = asyncio.get_running_loop().time()
+        try:
+            for i in range(5):
+                assert await batcher.submit([f"t{i}"]) == [f"t{i}"]
+        finally:
+            await batcher.stop()
+        return asyncio.get_running_loop().time() - start
+
+    assert asyncio.run(main()) < 1.0
+
+
+class FailingModel:
+    """A model stand-in that fails on the text "boom" and answers every other text."""
+
+    recipe, task, label_names, max_len, digest, variant, has_tree_graph = (
+        "null", "binary", ["negative", "positive"], 16, "none", "default", False,
+    )  # fmt: skip
+
+    def predict(self, texts, batch_size=8, with_tree=False):
+        if "boom" in texts:
+            raise RuntimeError("the graph failed\non two lines")
+        return [{"label": "positive", "probabilities": {"negative": 0.0, "positive": 1.0}} for _ in texts]
+
+
+def test_a_model_failure_is_a_one_line_500_and_the_server_goes_on():
+    """Catches a model exception that becomes a traceback page or kills the batch worker for later requests."""
+    from starlette.testclient import TestClient
+
+    from parserfree.export.serve.app import create_app
+
+    with TestClient(create_app(FailingModel(), max_batch=4, max_wait_ms=1)) as client:
+        failed = client.post("/predict", json={"texts": ["boom"]})
+        assert failed.status_code == 500 and "\n" not in failed.json()["error"]
+        assert "RuntimeError" in failed.json()["error"]
+        assert client.post("/predict", json={"texts": ["fine"]}).json()["results"][0]["label"] == "positive"
+        assert 'status="500"' in client.get("/metrics").text
+
+
+def test_a_body_declared_over_the_limit_is_refused_before_it_is_read():
+    """Catches a server that reads a huge body into memory before refusing it."""
+    from starlette.requests import Request
+
+    from parserfree.export.serve.app import read_body
+
+    async def receive():
+        raise AssertionError("the body was read")
+
+    scope = {"type": "http", "method": "POST", "headers": [(b"content-length", b"5000000")]}
+    with pytest.raises(RequestError) as raised:
+        asyncio.run(read_body(Request(scope, receive), 1_000_000))
+    assert raised.value.status == 413
+
+
+def test_a_streamed_body_over_the_limit_is_refused_as_it_passes_it():
+    """Catches a limit checked only against Content-Length (a chunked body has none)."""
+    from starlette.requests import Request
+
+    from parserfree.export.serve.app import read_body
+
+    chunks = iter([b"x" * 600, b"x" * 600, b"x" * 600])
+
+    async def receive():
+        return {"type": "http.request", "body": next(chunks), "more_body": True}
+
+    with pytest.raises(RequestError) as raised:
+        asyncio.run(read_body(Request({"type": "http", "method": "POST", "headers": []}, receive), 1000))
+    assert raised.value.status == 413 and next(chunks, None) is not None  # refused before the last chunk

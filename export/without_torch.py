@@ -1,16 +1,17 @@
-"""Open a bundle for serving without importing PyTorch, even where it is installed.
+"""spaCy imported for serving without importing PyTorch, even where it is installed.
 
 ``import spacy`` imports thinc, and ``thinc.compat`` runs ``import torch`` inside a ``try`` whenever torch
 is installed (8 s and ~1 GB of a serving process for nothing: the bundled tokenizer needs no model). While
 spaCy is first imported, ``torch`` is marked absent in ``sys.modules``, so thinc records ``has_torch =
 False``; the mark is removed at once, so a later ``import torch`` in the same process still works (thinc
 alone then believes torch absent, which only its PyTorch wrappers read; serving uses none).
+``tokenizer.load_tokenizer`` imports spaCy this way, so ``ParserFreeModel.load``, ``parserfree serve`` and
+``parserfree predict`` run without PyTorch wherever spaCy was not imported before.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from collections.abc import Iterator
 
@@ -35,11 +36,3 @@ def import_spacy_without_torch() -> None:
     """Import spaCy (and thinc) with torch hidden, so that neither imports it."""
     with torch_hidden():
         import spacy  # noqa: F401
-
-
-def load_without_torch(bundle: str | os.PathLike, threads: int | None = None):
-    """``ParserFreeModel.load(bundle, threads)`` in a process that imports no PyTorch."""
-    import_spacy_without_torch()
-    from ..runtime import ParserFreeModel
-
-    return ParserFreeModel.load(bundle, threads=threads)
