@@ -71,6 +71,7 @@ TABLES = {
     "trees": Table("trees", "python -m bench.trees --record"),
     "tree_ops": Table("tree_ops", "python -m bench.tree_ops --record"),
     "spacy_component": Table("spacy_component", "python -m bench.spacy_component --record"),
+    "serve": Table("serve", "python -m bench.serve --serving-venv /tmp/parserfree-serving --record"),
     "parser-en": Table(
         "parser",
         "python -m bench.parser --checkpoint models/parser-en/model.ckpt --threads 1 --record-as parser-en",
