@@ -88,8 +88,9 @@ def served(venv: Path, bundle: Path, cwd: Path, payload: dict) -> dict:
 def test_the_serving_install_has_no_training_stack_and_serves_both_sizes(
     serving_venv, smoke_bundle, bert_bundle, tmp_path
 ):
-    """Catches a serving dependency left in the train extra (the server fails to start or to predict), a
-    training dependency left in the serving install, and a served reply that differs from in-process predict."""
+    """Catches a serving dependency left in the train extra (the server or `parserfree predict` fails to start
+    or to predict), a training dependency left in the serving install, and a served reply that differs from
+    in-process predict."""
     probe = f"import importlib.util as u; print([m for m in {sorted(TRAINING_MODULES)!r} if u.find_spec(m)])"
     found = subprocess.run([str(serving_venv / "bin" / "python"), "-c", probe], capture_output=True, text=True)
     assert found.returncode == 0 and found.stdout.strip() == "[]", found.stdout + found.stderr
@@ -100,6 +101,17 @@ def test_the_serving_install_has_no_training_stack_and_serves_both_sizes(
         assert [g["heads"] for g in got] == [w["heads"] for w in want]
         names = want[0]["probabilities"]
         assert max(abs(g["probabilities"][n] - w["probabilities"][n]) for g, w in zip(got, want) for n in names) < 1e-4
+    (tmp_path / "texts.txt").write_text("\n".join(TEXTS) + "\n", encoding="utf-8")
+    predicted = subprocess.run(
+        [str(serving_venv / "bin" / "parserfree"), "predict", "--model", str(smoke_bundle[0]), "--input", "texts.txt"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert predicted.returncode == 0, predicted.stderr[-2000:]
+    want = ParserFreeModel.load(smoke_bundle[0], threads=1).predict(TEXTS)
+    assert [json.loads(line)["label"] for line in predicted.stdout.splitlines()] == [w["label"] for w in want]
 
 
 def test_a_training_command_in_the_serving_install_names_the_train_extra(serving_venv, tmp_path):
