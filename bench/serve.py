@@ -43,7 +43,7 @@ from parserfree.export.timing import machine
 
 from bench.lib.common import DEFAULT_RUN, REPO, benchmark_texts, finish, format_table, parse, script_arguments
 from bench.lib.http_load import run_load
-from bench.lib.served import MAX_BODY, Checker, Server, answers, body, counts, free_port
+from bench.lib.served import MAX_BODY, Checker, Server, body, counts, serve_command
 
 BAD_BODIES = [
     b"{not json",
@@ -98,27 +98,15 @@ def in_process_requests(model: ParserFreeModel, texts: list[str], graph_batch: i
 
 def null_ceiling(args, texts: list[str]) -> float:
     """Requests/s at concurrency 32 of the same app around a model that costs nothing (bench/lib/null_server.py)."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            f"from bench.lib.null_server import serve; serve({port}, {args.max_batch}, {args.max_wait_ms})",
-        ],
-        cwd=REPO,
-    )
+    code = "import sys; from bench.lib.null_server import serve; serve(sys.argv[1:])"
+    server = Server([sys.executable, "-c", code, str(args.max_batch), str(args.max_wait_ms)], cwd=REPO)
     try:
-        started = time.perf_counter()
-        while not answers(port, None):
-            if time.perf_counter() - started > 60 or process.poll() is not None:
-                raise SystemExit("bench.serve: the null server did not start")
-            time.sleep(0.05)
-        run_load(port, [body(t) for t in texts[:200]], 32)
-        replies, wall = run_load(port, [body(t) for t in texts], 32)
+        server.wait(server.start())
+        run_load(server.port, [body(t) for t in texts[:200]], 32)
+        replies, wall = run_load(server.port, [body(t) for t in texts], 32)
         return sum(r.status == 200 for r in replies) / wall
     finally:
-        process.terminate()
-        process.wait()
+        server.stop()
 
 
 def load_row(port: int, checker: Checker, texts: list[str], concurrency: int) -> dict[str, Any]:
@@ -247,7 +235,7 @@ def cold_start(bin_dir: Path, bundle: Path, args, probe: bytes, tries: int = 3) 
     """Median seconds from process start to the first /predict reply, over ``tries`` fresh processes."""
     times = []
     for _ in range(tries):
-        server = Server(bin_dir, bundle, args)
+        server = Server(serve_command(bin_dir, bundle, args))
         try:
             times.append(server.wait(server.start(), probe=probe))
         finally:
@@ -371,7 +359,7 @@ def main(argv: list[str] | None = None) -> dict:
         "null_model_per_s": null_ceiling(args, texts),
     }
     result["bound_per_s"] = bound(result)
-    server = Server(Path(sys.prefix) / "bin", bundle, args)
+    server = Server(serve_command(Path(sys.prefix) / "bin", bundle, args))
     try:
         server.wait(server.start())
         result["load"] = [load_row(server.port, checker, texts, c) for c in (1, 8, 32)]

@@ -1,6 +1,6 @@
 """The serving app around a model that costs nothing: what HTTP, JSON and batching alone allow.
 
-``serve(port, max_batch, max_wait_ms)``, run in a process of its own by ``bench/serve.py``, serves
+``serve(argv)``, run in a process of its own by ``bench/serve.py`` (a ``Server`` of bench/lib/served.py), serves
 ``create_app`` with ``NullModel`` (every text answered with the same label at once), so that the bench
 can measure the server's own ceiling in requests/s on the same machine, beside the real bundle's.
 """
@@ -19,11 +19,12 @@ class NullModel:
         return [{"label": "positive", "probabilities": {"negative": 0.0, "positive": 1.0}} for _ in texts]
 
 
-def serve(port: int, max_batch: int, max_wait_ms: float) -> None:
-    """Serve ``NullModel`` on loopback ``port`` until the process is stopped."""
+def serve(argv: list[str]) -> None:
+    """Serve ``NullModel`` until the process is stopped; ``argv`` is ``MAX_BATCH MAX_WAIT_MS --port PORT``."""
     import uvicorn
 
     from parserfree.export.serve.app import create_app
 
-    app = create_app(NullModel(), max_batch, max_wait_ms)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    max_batch, max_wait_ms, _, port = argv
+    app = create_app(NullModel(), int(max_batch), float(max_wait_ms))
+    uvicorn.run(app, host="127.0.0.1", port=int(port), log_level="warning", access_log=False)

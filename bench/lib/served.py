@@ -27,25 +27,31 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class Server:
-    """A ``parserfree serve`` process of the environment whose ``bin`` folder is ``bin_dir``."""
+def serve_command(bin_dir: Path, bundle: Path, args) -> list[str]:
+    """``parserfree serve`` of the environment whose ``bin`` folder is ``bin_dir``, with the bench's settings."""
+    return [
+        str(bin_dir / "parserfree"), "serve", "--model", str(bundle.resolve()), "--threads", str(args.threads),
+        "--max-batch", str(args.max_batch), "--max-wait-ms", str(args.max_wait_ms),
+        "--graph-batch", str(args.graph_batch), "--max-body-bytes", str(MAX_BODY),
+    ]  # fmt: skip
 
-    def __init__(self, bin_dir: Path, bundle: Path, args, port: int | None = None) -> None:
-        self.command = [
-            str(bin_dir / "parserfree"), "serve", "--model", str(bundle.resolve()), "--threads", str(args.threads),
-            "--max-batch", str(args.max_batch), "--max-wait-ms", str(args.max_wait_ms),
-            "--graph-batch", str(args.graph_batch), "--max-body-bytes", str(MAX_BODY),
-        ]  # fmt: skip
-        self.port = port or free_port()
+
+class Server:
+    """A server process: ``command`` followed by ``--port PORT``, run in ``cwd`` (a scratch folder by default,
+    not the repository root, so that ``parserfree`` is the installed package)."""
+
+    def __init__(self, command: list[str], cwd: str | Path | None = None) -> None:
+        self.command = command
+        self.port = free_port()
         self.process: subprocess.Popen | None = None
-        self.scratch = tempfile.mkdtemp(prefix="parserfree-serve-")  # not the repository root: the installed package
+        self.cwd = cwd or tempfile.gettempdir()
 
     def start(self) -> float:
         """Start the process; the time it was started (perf_counter)."""
         started = time.perf_counter()
         self.process = subprocess.Popen(
             [*self.command, "--port", str(self.port)],
-            cwd=self.scratch,
+            cwd=self.cwd,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
