@@ -72,7 +72,9 @@ DISTANCE_BUCKETS = ("1", "2-3", "4-6", "7+")
 NUMBERS = ("sg", "pl")
 TEST_TARGETS = {"0": 2000, "1": 750, "2+": 250}  # source sentences (minimal pairs) wanted in test per attractor bucket
 TRAIN_BALANCES = ("cue", "number", "none")  # how the training sentences are balanced (agreement_splits)
-SPLIT_RULES = ("balanced", "nearest_noun")  # how the sentences are split (agreement_splits)
+SPLIT_RULES = ("balanced", "nearest_noun", "large_test")  # how the sentences are split (agreement_splits)
+# source sentences wanted in the large_test split's test per attractor bucket (agreement_splits.large_test_splits)
+LARGE_TEST_TARGETS = {"0": 4000, "1": 1600, "2+": 600}
 DEFAULT_SPLIT = SPLIT_RULES[0]
 SUBJECT_DEPS = ("nsubj", "nsubjpass")
 AUX_DEPS = ("aux", "auxpass")

@@ -29,11 +29,10 @@ from .agreement import (
     ATTRACTOR_BUCKETS,
     DEFAULT_SPLIT,
     DISTANCE_BUCKETS,
-    SPLIT_RULES,
-    TRAIN_BALANCES,
     attractor_bucket,
     distance_bucket,
 )
+from .agreement_splits import check_split_settings
 from .builtin import BUILTIN, load_raw
 from .builtin_text import english
 from .readers import SPLIT_NAMES, DataError, RawExample, read_file
@@ -90,7 +89,8 @@ class DataConfig:
     agreement_split: str = DEFAULT_SPLIT
     """agreement: how its sentences are split — balanced (dev and test stratified on attractors) or nearest_noun
     (the generalisation split: train and dev hold only sentences whose nearest noun before the verb has the
-    subject's number, test only those whose nearest noun is an attractor; docs/data.md)."""
+    subject's number, test only those whose nearest noun is an attractor) or large_test (a test of 6,066 items
+    on all nine corpora, balanced on subject number within cue-free cells; docs/data.md)."""
     builtin_corpora: list[str] | None = None
     """agreement and silver-trees: the English built-in corpora they are made of (null: every one that can be had)."""
     unlabelled: str | None = None
@@ -106,12 +106,10 @@ class DataConfig:
         self._validate_own_splits()
         if self.max_examples is not None and self.max_examples < 1:
             raise ConfigError(f"data.max_examples={self.max_examples} must be ≥ 1")
-        if self.agreement_train_balance not in TRAIN_BALANCES:
-            raise ConfigError(
-                f"data.agreement_train_balance='{self.agreement_train_balance}' must be one of {list(TRAIN_BALANCES)}"
-            )
-        if self.agreement_split not in SPLIT_RULES:
-            raise ConfigError(f"data.agreement_split='{self.agreement_split}' must be one of {list(SPLIT_RULES)}")
+        try:
+            check_split_settings(self.agreement_train_balance, self.agreement_split)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         if self.builtin_corpora is not None:
             if not self.builtin_corpora:
                 raise ConfigError("data.builtin_corpora=[] must name some of the English corpora (null: all)")
