@@ -74,12 +74,14 @@ def balanced_units(
     return units
 
 
-def test_split_shares(sizes: dict[str, int], test_fraction: float) -> dict[str, float]:
+def test_split_shares(
+    sizes: Mapping[str, int], test_fraction: float, targets: Mapping[str, int] = TEST_TARGETS
+) -> dict[str, float]:
     """The test split's share of each attractor bucket (``sizes``: its number of units): the configured
-    fraction, raised towards ``TEST_TARGETS`` source sentences, at most one half."""
+    fraction, raised towards ``targets`` source sentences, at most one half."""
     shares = {}
     for b, n in sizes.items():
-        wanted = TEST_TARGETS.get(b, 0) / (2 * n) if n else 0.0  # a unit holds two source sentences
+        wanted = targets.get(b, 0) / (2 * n) if n else 0.0  # a unit holds two source sentences
         shares[b] = max(test_fraction, min(0.5, wanted))
     return shares
 
@@ -207,7 +209,7 @@ def large_test_splits(candidates: Sequence[Candidate], fractions: Sequence[float
     split — dev ``fractions[1]`` of their balanced units per bucket, train the rest by ``train_balance``.
     ``fractions[2]`` is not read."""
     by_bucket = _units_by_bucket(candidates, balanced_units(candidates, None, cue_free_cell))
-    shares = {b: min(0.5, LARGE_TEST_TARGETS[b] / (2 * len(u))) for b, u in by_bucket.items() if u}
+    shares = test_split_shares({b: len(u) for b, u in by_bucket.items()}, 0.0, LARGE_TEST_TARGETS)
     splits = [""] * len(candidates)
     _hold_out(by_bucket, shares, 0.0, splits)
     left = [i for i in range(len(candidates)) if not splits[i]]
