@@ -168,9 +168,10 @@ def cmd_curve(args: argparse.Namespace) -> int:
     from ..jobs.curve import curve_markdown, run_curve
 
     overrides = [*(QUICK_CURVE if args.quick else []), *(args.set or [])]
-    config = load_config(args.config, overrides)
+    config = load_config(args.config, overrides, args.size)
     recipes = [r.strip() for r in args.recipes.split(",")] if args.recipes else None
-    out = Path(args.out or Path("runs") / f"curve-{Path(args.config).stem}")
+    size = "" if args.size == "small" else f"-{args.size}"
+    out = Path(args.out or Path("runs") / f"curve-{Path(args.config).stem}{size}")
     curve = run_curve(
         config, out, args.fractions, args.seeds, recipes, cache_dir=args.cache_dir, progress=not args.quiet
     )
@@ -295,7 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--quick", action="store_true", help="a few training steps per run and no pre-training (a quick look, tests)"
     )
-    p.add_argument("--out", help="output folder (default: runs/curve-<config name>)")
+    p.add_argument("--out", help="output folder (default: runs/curve-<config name>, runs/curve-<config name>-<size>)")
+    add_size_arg(p)
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a setting (repeatable)")
     p.add_argument("--cache-dir", help="cache folder for data and parses")
     p.add_argument("--quiet", action="store_true")

@@ -110,3 +110,23 @@ def test_predictor_curve_reports_dspr_and_plots_it_against_training_sentences(sm
     assert "Test DSpr" in (out / "curve.md").read_text()
     with Image.open(out / "curve.png") as im:
         assert im.size[0] > 1000  # two panels: UUAS and DSpr
+
+
+def test_curve_trains_at_the_size_it_is_given(monkeypatch, capsys):
+    """``curve --size base`` trains the pre-trained MiniLM, and its runs go to their own folder, not the small
+    size's (the curve once read the task config as it is, whatever the size)."""
+    import parserfree.jobs.curve as curve_job
+
+    seen: dict = {}
+
+    def fake_run_curve(config, out, *args, **kwargs):
+        seen.update(config=config, out=out)
+        return {}
+
+    monkeypatch.setattr(curve_job, "run_curve", fake_run_curve)
+    monkeypatch.setattr(curve_job, "curve_markdown", lambda curve: "")
+    assert main(["curve", "--config", "configs/main/agreement.yaml", "--size", "base", "--quiet"]) == 0
+    assert seen["config"].encoder.pretrained == "builtin:minilm-l6"
+    assert str(seen["out"]) == "runs/curve-agreement-base"
+    assert main(["curve", "--config", "configs/main/agreement.yaml", "--quiet"]) == 0
+    assert seen["config"].encoder.pretrained is None and str(seen["out"]) == "runs/curve-agreement"
