@@ -14,7 +14,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .batching import Batcher
-from .requests import RequestError, parse_predict
+from .requests import RequestError, parse_predict, read_body
 from .settings import GRAPH_BATCH, MAX_BATCH, MAX_BODY, MAX_TEXTS, MAX_WAIT_MS
 
 LATENCY_BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
@@ -43,21 +43,6 @@ class Metrics:
 def error(message: str, status: int) -> JSONResponse:
     """One-line JSON error."""
     return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
-
-
-async def read_body(request: Request, max_body: int) -> bytes:
-    """The request body, refused (413) as soon as its Content-Length or the bytes read pass ``max_body``:
-    an oversized body is never held whole."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_body:
-        raise RequestError(f"body of {declared} bytes is over the limit of {max_body}", 413)
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > max_body:
-            raise RequestError(f"body of more than {max_body} bytes is over the limit", 413)
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def create_app(
@@ -95,7 +80,7 @@ def create_app(
         start = time.perf_counter()
         try:
             body = await read_body(request, max_body)
-            texts, tree = parse_predict(body, max_texts, max_body)
+            texts, tree = parse_predict(body, max_texts)
             if tree and not tree_ok:
                 raise RequestError(f"a {model.recipe} bundle predicts no trees")
         except RequestError as e:

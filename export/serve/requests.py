@@ -1,12 +1,15 @@
-"""A /predict body checked before it reaches the model: each bad request is one ``RequestError`` line (4xx)."""
+"""A /predict body read within its limit and checked before it reaches the model: each bad request is one
+``RequestError`` line (4xx)."""
 
 from __future__ import annotations
 
 import json
 import unicodedata
 
+from starlette.requests import ClientDisconnect, Request
+
 from ...encoder.errors import ParserfreeError
-from .settings import MAX_BODY, MAX_CHARS, MAX_TEXTS
+from .settings import MAX_CHARS, MAX_TEXTS
 
 
 class RequestError(ParserfreeError):
@@ -17,10 +20,26 @@ class RequestError(ParserfreeError):
         self.status = status
 
 
-def parse_predict(body: bytes, max_texts: int = MAX_TEXTS, max_body: int = MAX_BODY) -> tuple[list[str], bool]:
-    """A /predict body → (texts, tree); RequestError for any bad one."""
-    if len(body) > max_body:
-        raise RequestError(f"body of {len(body)} bytes is over the limit of {max_body}", 413)
+async def read_body(request: Request, max_body: int) -> bytes:
+    """The request body, refused (413) as soon as its Content-Length or the bytes read pass ``max_body``:
+    an oversized body is never held whole. A client that leaves before its body ends is a 499 line."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > max_body:
+        raise RequestError(f"body of {declared} bytes is over the limit of {max_body}", 413)
+    chunks, size = [], 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_body:
+                raise RequestError(f"body of more than {max_body} bytes is over the limit", 413)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise RequestError(f"the client left after {size} bytes, before its body ended", 499) from None
+    return b"".join(chunks)
+
+
+def parse_predict(body: bytes, max_texts: int = MAX_TEXTS) -> tuple[list[str], bool]:
+    """A /predict body (read by ``read_body``, within its limit) → (texts, tree); RequestError for any bad one."""
     try:
         data = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
