@@ -22,6 +22,7 @@ MAX_BODY = 65536  # the server's --max-body-bytes in the bench: an oversized bod
 
 
 def free_port() -> int:
+    """A TCP port on 127.0.0.1 free now (for a server started next; also the serving-install test's)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

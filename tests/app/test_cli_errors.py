@@ -67,3 +67,25 @@ def test_a_masked_parse_placeholder_that_is_not_one_word_is_refused_in_one_line(
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert "--masked-parse" in err and "one word" in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_distribution_of_the_train_extra_is_a_training_module():
+    """Catches a dependency added to the `train` extra but not to ``TRAINING_MODULES``: in a serving install
+    its missing import would be a traceback instead of the line that names the extra."""
+    from collections import defaultdict
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+
+    modules_of: dict[str, set[str]] = defaultdict(set)
+    for module, dists in metadata.packages_distributions().items():
+        for dist in dists:
+            modules_of[dist.lower().replace("_", "-")].add(module)
+    extra = [
+        r.name
+        for r in map(Requirement, metadata.requires("parserfree") or [])
+        if r.marker and r.marker.evaluate({"extra": "train"}) and not r.marker.evaluate({"extra": ""})
+    ]
+    assert "torch" in extra and "transformers" in extra
+    uncovered = [d for d in extra if not modules_of[d.lower().replace("_", "-")] & cli.TRAINING_MODULES]
+    assert not uncovered, f"the train extra's {uncovered} have no module in TRAINING_MODULES"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,8 @@ import pytest
 
 from parserfree.commands.cli import TRAINING_MODULES
 from parserfree.export import ParserFreeModel
+
+from bench.lib.served import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 TEXTS = ["the keys to the cabinet are here", "Honestly, the ending felt awful and boring!"]
@@ -44,12 +45,6 @@ def serving_venv(tmp_path_factory):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return venv
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def post(port: int, payload: dict) -> dict:
