@@ -76,16 +76,17 @@ def test_every_distribution_of_the_train_extra_is_a_training_module():
     from importlib import metadata
 
     from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
 
     modules_of: dict[str, set[str]] = defaultdict(set)
     for module, dists in metadata.packages_distributions().items():
         for dist in dists:
-            modules_of[dist.lower().replace("_", "-")].add(module)
+            modules_of[canonicalize_name(dist)].add(module)
     extra = [
         r.name
         for r in map(Requirement, metadata.requires("parserfree") or [])
         if r.marker and r.marker.evaluate({"extra": "train"}) and not r.marker.evaluate({"extra": ""})
     ]
     assert "torch" in extra and "transformers" in extra
-    uncovered = [d for d in extra if not modules_of[d.lower().replace("_", "-")] & cli.TRAINING_MODULES]
+    uncovered = [d for d in extra if not modules_of[canonicalize_name(d)] & cli.TRAINING_MODULES]
     assert not uncovered, f"the train extra's {uncovered} have no module in TRAINING_MODULES"
