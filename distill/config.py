@@ -85,6 +85,9 @@ class TrainingConfig:
     predictor_lr_multiplier: float = 1.0
     """Learning-rate multiplier of the predictor (its tower, arc and label scorers): below 1, a shipped parser
     fine-tuned with the task (distance_loss_weight > 0) moves from its start gently."""
+    freeze_embeddings: bool = False
+    """The encoder's embeddings (the tables of h_0) stay as they start: with a pre-trained encoder, a predictor
+    pre-training then changes only layers 1..k and the predictor, all that ``parserfree ship`` keeps of it."""
     grad_clip: float = 1.0
     """Clip the gradient norm to this (0: no clipping)."""
     grad_clip_predictor_apart: bool = False
@@ -317,7 +320,8 @@ class ExperimentConfig:
 
     def check_pretrained(self) -> None:
         """ConfigError for settings a pre-trained encoder (``encoder.pretrained``) cannot take: they read the
-        project's word vocabulary or start the encoder from another run."""
+        project's word vocabulary or start the encoder from another kind of run (``training.init_from`` may
+        name a predictor pre-training of the same encoder: its layers 1..k and predictor start the run)."""
         name = f"encoder.pretrained={self.encoder.pretrained}"
         if self.data.task == "masked_lm":
             raise ConfigError(f"data.task=masked_lm pre-trains the project's own encoder; {name} is pre-trained")
@@ -326,11 +330,11 @@ class ExperimentConfig:
                 f"predictor.tower_layers={self.predictor.tower_layers}: a parser tower embeds the project's word "
                 f"vocabulary, which {name} does not have; its predictor reads layer k's word vectors (tower_layers: 0)"
             )
-        for key in ("init_from", "init_predictor_from"):
-            if getattr(self.training, key):
-                raise ConfigError(
-                    f"training.{key}={getattr(self.training, key)}: with {name} the encoder starts from it"
-                )
+        if self.training.init_predictor_from:
+            raise ConfigError(
+                f"training.init_predictor_from={self.training.init_predictor_from}: it gives a parser tower, which "
+                f"{name} cannot take (training.init_from: a predictor pre-training of the same encoder)"
+            )
 
     def resolved(self) -> ExperimentConfig:
         """A copy with the settings the recipe fixes (its row's ``fixed``) applied."""

@@ -63,6 +63,7 @@ ADDED_SETTINGS = {
     "training.auxiliary_parser_weight": 0.0,
     "training.distance_grad_to_encoder": True,
     "training.grad_clip_predictor_apart": False,
+    "training.freeze_embeddings": False,
     "training.ngram_lr_multiplier": 3.0,  # any value computes what ran before: the term was off
     "training.predictor_lr_multiplier": 1.0,
 }

@@ -9,6 +9,11 @@ swapped file stops with one line instead of starting a model from the wrong weig
 from a finished training run and refuses to replace an artefact whose record is better (``better``).
 ``training.init_from`` and ``run.predictor_start`` take a ``builtin:`` name wherever they take a checkpoint path
 (``resolve_weights``); docs/parser.md says how the shipped parser was made and how to rebuild it.
+
+A checkpoint of a pre-trained encoder (``encoder.pretrained``) ships partial: only the encoder weights its
+training changed (``changed_weights``: a predictor pre-training with ``training.freeze_embeddings`` changes
+layers 1..k alone) and everything else; its record names the encoder (``completed_from``), and
+``shipped_checkpoint`` completes it once from that encoder's own weights into ``<cache>/shipped/``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ WEIGHTS = "model.ckpt"
 SOFT_LABELS = "soft_labels.npz"  # a shipped soft-label set's labels (distill/soft_labels.py)
 RECORD_FORMAT = 1
 MAX_FILE_BYTES = 25 * 2**20  # one shipped file at most (the repository stays lean)
+COMPLETED_FROM = "completed_from"  # a partial record's key: the pre-trained encoder that gives the rest
+ENCODER = "model.encoder."  # the encoder's weights in a checkpoint's state dict
 # the test scores that decide whether a new model replaces the shipped one, in order, each with its better
 # direction: a parser's attachment scores (higher), a masked-LM encoder's perplexity (lower)
 RANKING = (("uas", 1), ("las", 1), ("uuas", 1), ("perplexity", -1))
@@ -68,8 +75,15 @@ def read_record(name: str, root: Path | None = None) -> dict:
     return record
 
 
-def shipped_checkpoint(name: str, root: Path | None = None) -> Path:
-    """The checkpoint of shipped model ``name``, after checking its sha256 against the record."""
+def shipped_checkpoint(name: str, root: Path | None = None, cache_dir: str | Path | None = None) -> Path:
+    """The checkpoint of shipped model ``name``, after checking its sha256 against the record; a partial one
+    completed from its pre-trained encoder (``completed``, in ``cache_dir``)."""
+    record, path = read_record(name, root), shipped_file(name, root)
+    return completed(path, record, cache_dir) if record.get(COMPLETED_FROM) else path
+
+
+def shipped_file(name: str, root: Path | None = None) -> Path:
+    """The file of shipped model ``name`` as it ships (a partial one not completed), its sha256 checked."""
     record = read_record(name, root)
     path = (root or models_dir()) / name / WEIGHTS
     if not path.is_file():
@@ -82,23 +96,69 @@ def shipped_checkpoint(name: str, root: Path | None = None) -> Path:
     return path
 
 
-def resolve_weights(ref: str | None) -> str | None:
-    """A checkpoint reference as a path: ``builtin:<name>`` → its checked file; anything else unchanged."""
+def pretrained_start_weights(checkpoint: dict, cache_dir: str | Path | None = None) -> dict:
+    """The encoder weights a checkpoint of a pre-trained encoder started from (the model folder's, a fresh
+    bias table), named as in the checkpoint's state dict."""
+    from ..core.checkpoints import encoder_record
+    from ..encoder.config import EncoderConfig
+    from ..encoder.pretrained import PretrainedEncoder
+    from .data.pretrained_encoders import model_folder
+
+    config = EncoderConfig.from_dict(encoder_record(checkpoint["parserfree"]))
+    encoder = PretrainedEncoder(config)
+    encoder.load_pretrained(str(model_folder(str(config.pretrained), cache_dir)))
+    return {ENCODER + k: v for k, v in encoder.state_dict().items()}
+
+
+def changed_weights(checkpoint: dict, cache_dir: str | Path | None = None) -> dict:
+    """A checkpoint's state dict without the encoder weights that equal its pre-trained start (all of them
+    when the encoder is the project's own)."""
+    state = checkpoint["state_dict"]
+    if not checkpoint["parserfree"]["encoder"].get("pretrained"):
+        return dict(state)
+    start = pretrained_start_weights(checkpoint, cache_dir)
+    return {k: v for k, v in state.items() if not (k in start and torch.equal(v, start[k].to(v.dtype)))}
+
+
+def completed(path: Path, record: dict, cache_dir: str | Path | None = None) -> Path:
+    """A partial shipped checkpoint with the rest of its encoder from ``record["completed_from"]``, written
+    once to ``<cache>/shipped/<name>-<sha256>.ckpt`` (atomically, so an interrupted write is never read)."""
+    from .data.archives import default_cache_dir
+
+    out = Path(cache_dir or default_cache_dir()) / "shipped" / f"{path.parent.name}-{record['sha256'][:16]}.ckpt"
+    if out.is_file():
+        return out
+    ckpt = read_checkpoint(path)
+    state = {k: v.half() if v.is_floating_point() else v for k, v in pretrained_start_weights(ckpt, cache_dir).items()}
+    save_weights({"parserfree": ckpt["parserfree"], "state_dict": {**state, **ckpt["state_dict"]}}, out)
+    return out
+
+
+def save_weights(ckpt: dict, out: Path) -> None:
+    """``torch.save`` to ``out`` through a fixed temporary name: torch.save names the archive's records after
+    the file, so the same weights give the same bytes (and sha256) in every process."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out, out.with_name(out.name + ".tmp")) as tmp:
+        torch.save(ckpt, tmp)
+
+
+def resolve_weights(ref: str | None, cache_dir: str | Path | None = None) -> str | None:
+    """A checkpoint reference as a path: ``builtin:<name>`` → its checked (and completed) file; anything
+    else unchanged."""
     if not is_shipped(ref):
         return ref
     assert ref is not None
-    return str(shipped_checkpoint(ref.removeprefix(SCHEME)))
+    return str(shipped_checkpoint(ref.removeprefix(SCHEME), cache_dir=cache_dir))
 
 
-def half_precision(checkpoint: Path, out: Path) -> None:
-    """``checkpoint``'s weights and parserfree section only, floating tensors in float16, written to ``out``."""
+def half_precision(checkpoint: Path, out: Path, cache_dir: str | Path | None = None) -> bool:
+    """``checkpoint``'s changed weights (``changed_weights``) and parserfree section only, floating tensors in
+    float16, written to ``out``; True when that is partial (some encoder weights are its start's)."""
     ckpt = read_checkpoint(checkpoint)
-    state = {k: v.half() if v.is_floating_point() else v for k, v in ckpt["state_dict"].items()}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # a fixed temporary name: torch.save names the archive's records after the file, so the same weights give
-    # the same bytes (and sha256) in every process
-    with atomic_path(out, out.with_name(out.name + ".tmp")) as tmp:
-        torch.save({"parserfree": ckpt["parserfree"], "state_dict": state}, tmp)
+    changed = changed_weights(ckpt, cache_dir)
+    state = {k: v.half() if v.is_floating_point() else v for k, v in changed.items()}
+    save_weights({"parserfree": ckpt["parserfree"], "state_dict": state}, out)
+    return len(changed) < len(ckpt["state_dict"])
 
 
 def better(new: dict, old: dict | None) -> bool:
@@ -123,11 +183,13 @@ def ship(
     root: Path | None = None,
     force: bool = False,
     commit: str | None = None,
+    cache_dir: str | Path | None = None,
 ) -> dict:
     """Ship ``checkpoint`` as ``builtin:<name>``: its float16 copy and a record of the command, the commit, the
     training data's digest and the scores (``commit``: the code it was made with, the caller's to say). Refuses (CheckpointError) when the shipped record is better (unless
     the weights are the very same: then the record is updated, e.g. with a bench's scores) or a file would
-    exceed ``MAX_FILE_BYTES``, unless ``force``. Returns the record."""
+    exceed ``MAX_FILE_BYTES``, unless ``force``. A checkpoint of a pre-trained encoder ships partial (its
+    changed weights; the encoder read from ``cache_dir``). Returns the record."""
     root = root or models_dir()
     folder = root / name
     try:
@@ -146,7 +208,8 @@ def ship(
         **(extra or {}),
     }
     staged = folder / (WEIGHTS + ".new")
-    half_precision(checkpoint, staged)
+    if half_precision(checkpoint, staged, cache_dir):
+        record[COMPLETED_FROM] = read_checkpoint(checkpoint)["parserfree"]["encoder"]["pretrained"]
     size, sha = staged.stat().st_size, sha256_file(staged)
     same_weights = old is not None and old.get("sha256") == sha  # the same weights: the record is brought up to date
     refusal = None

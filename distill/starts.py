@@ -61,7 +61,7 @@ def init_mismatch(trained: TrainedModel, encoder: EncoderConfig, predictor: Pred
     tower = predictor is not None and predictor.has_tower
     shared = () if tower else (*INIT_EMBEDDING_FIELDS, *INIT_LAYER_FIELDS)  # a tower shares nothing
     ids = tuple(f for f in INIT_ID_FIELDS if not (tower and f == "predictor_layer"))  # nor reads h_k
-    for name in (*ids, *shared):
+    for name in ("pretrained", *ids, *shared):  # a pre-trained encoder's layers fit only the same encoder
         if ours.get(name) != theirs.get(name):
             return f"checkpoint of a {name} {ours.get(name)} model, config says {theirs.get(name)}"
     # static vectors may be added to a start without them (the projection starts at zero: the same function),
@@ -106,10 +106,8 @@ def load_pretrained(
     keep: tuple[str, ...] = ("predictor.",) if ours is not None else ()
     if trained.task == MASKED_LM:
         keep += ("encoder.",)
-    elif ours is None or ours.tower is None:
-        keep += ("encoder.word_embedding.", "encoder.feature_embedding.", "encoder.position_embedding.")
-        keep += ("encoder.static_vectors", "encoder.static_projection.")  # where both read static vectors
-        keep += tuple(f"encoder.layers.{i}." for i in range(encoder.predictor_layer))
+    elif ours is None or ours.tower is None:  # the embeddings (static vectors where both read them), layers 1..k
+        keep += tuple(f"encoder.{prefix}" for prefix in model.encoder.lower_keys())
     _load_parts(model, path, weights_of(trained, keep))
 
 

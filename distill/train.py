@@ -229,8 +229,9 @@ def train(
         torch.set_num_threads(config.threads)
 
     vocab, dep_labels, init, init_predictor = None, None, None, None
-    init_path = resolve_weights(config.training.init_from)  # a builtin: name → its checked file
-    predictor_path = resolve_weights(config.training.init_predictor_from)
+    weights_cache = cache_dir or config.data.cache_dir  # where a partial shipped model is completed
+    init_path = resolve_weights(config.training.init_from, weights_cache)  # a builtin: name → its checked file
+    predictor_path = resolve_weights(config.training.init_predictor_from, weights_cache)
     if predictor_path:
         init_predictor = load_trained(predictor_path)
         vocab, dep_labels = init_predictor.vocab, init_predictor.dep_labels

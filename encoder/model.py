@@ -192,6 +192,7 @@ class Encoder(nn.Module):
     bias: SyntaxBias
     layers: nn.ModuleList  # the stack, in order
     reads_subwords = False  # whether positions are a tokenizer's subwords rather than words
+    embedding_keys: tuple[str, ...] = ()  # the state-dict prefixes of what computes h_0 (its tables)
 
     @property
     def width(self) -> int:
@@ -240,6 +241,14 @@ class Encoder(nn.Module):
         """Position states → word states: the same."""
         return h
 
+    def lower_keys(self) -> tuple[str, ...]:
+        """The state-dict prefixes (within the encoder) of what computes h_k: the embeddings and layers 1..k,
+        the part a predictor pre-training trains and a task starts from."""
+        names = {id(module): name for name, module in self.named_modules()}
+        return self.embedding_keys + tuple(
+            f"{names[id(layer)]}." for layer in self.layers[: self.config.predictor_layer]
+        )
+
     def lower_from(self, h_0: Tensor, mask: Tensor) -> Tensor:
         """Layers 1..k with the padding mask only: h_0 B×T×d, mask B×T (positions) → h_k B×T×d."""
         return self.run_layers(self.layers[: self.config.predictor_layer], h_0, key_padding_bias(mask, h_0.dtype))
@@ -270,6 +279,14 @@ class Encoder(nn.Module):
 class SyntaxEncoder(Embedded, Encoder):
     """The project's encoder over words: ``Embedded`` tables, N pre-LN ``EncoderLayer``s, a final LayerNorm;
     ``bias`` is the one ``SyntaxBias`` every biased layer reads."""
+
+    embedding_keys = (
+        "word_embedding.",
+        "feature_embedding.",
+        "position_embedding.",
+        "static_vectors",
+        "static_projection.",
+    )
 
     def __init__(self, config: EncoderConfig) -> None:
         super().__init__()

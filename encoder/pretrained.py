@@ -31,6 +31,7 @@ class PretrainedEncoder(Encoder):
     where D↑ is the word distances spread over the subwords; ``bias`` is the one ``SyntaxBias``."""
 
     reads_subwords = True
+    embedding_keys = ("model.embeddings.",)  # the model's word, position and type tables and their norm
 
     def __init__(self, config: EncoderConfig) -> None:
         super().__init__()

@@ -7,6 +7,8 @@ the unbiased and biased layers can be told apart), no dropout.
 
 from __future__ import annotations
 
+import lightning as L
+
 from parserfree.encoder import EncoderConfig
 
 TINY = {
@@ -69,3 +71,10 @@ def tiny_bert_folder(folder, model_type: str = "bert", layers: int = 3, position
     AutoModel.from_config(config).save_pretrained(folder)
     tokenizer.save(str(folder / "tokenizer.json"))
     return folder
+
+
+class StartWeights(L.Callback):
+    """Keeps a copy of the model's weights as training starts (after any init_from, before any step)."""
+
+    def on_train_start(self, trainer, pl_module):
+        self.state = {k: v.detach().clone() for k, v in pl_module.model.state_dict().items()}

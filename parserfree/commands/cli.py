@@ -92,7 +92,7 @@ def cmd_pretrain(args: argparse.Namespace) -> int:
     from ..distill.config import ConfigError, load_config
     from ..jobs.stages import pretrain_stage
 
-    config = load_config(args.config, args.set or [])
+    config = load_config(args.config, args.set or [], args.size)
     if not config.run.pretrain_datasets or config.run.pretrain_epochs <= 0:
         raise ConfigError(f"{args.config}: run.pretrain_datasets and run.pretrain_epochs > 0 say what to pre-train on")
     predictor = pretrain_stage(config, args.cache_dir, not args.quiet, mode="train")
@@ -220,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_soft_label_commands(sub)
     from ..jobs.shipping import add_ship_command
 
-    add_ship_command(sub)
+    add_size_arg(add_ship_command(sub))
     from .language_model import add_language_model_command
 
     add_language_model_command(sub)
@@ -244,6 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="override a setting, e.g. run.pretrain_epochs=20 (repeatable)",
     )
+    add_size_arg(p)
     p.add_argument("--cache-dir", help="cache folder for data, parses and pre-trained predictors")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_pretrain)

@@ -81,7 +81,7 @@ def cmd_ship(args: argparse.Namespace) -> int:
     from ..reports.records import RecordError, current_commit
     from .stages import pretrain_config, pretrain_stage
 
-    config = load_config(args.config, args.set or [])
+    config = load_config(args.config, args.set or [], args.size)
     if args.run:
         checkpoint, metrics, data_config = encoder_pretraining(config, Path(args.run), args)
     else:
@@ -93,13 +93,15 @@ def cmd_ship(args: argparse.Namespace) -> int:
             predictor["metrics"] or {},
             pretrain_config(config).data,
         )
-    options = ["--config", args.config, *(["--run", args.run] if args.run else []), "--name", args.name]
+    size = ["--size", args.size] if args.size != "small" else []
+    options = ["--config", args.config, *size, *(["--run", args.run] if args.run else []), "--name", args.name]
     command = "parserfree ship " + " ".join(shlex.quote(a) for a in [*options, *(f"--set={s}" for s in args.set or [])])
     extra = {
         "n_train": metrics.get("n_train"),
         "steps": metrics.get("steps"),
         "config": args.config,
         "settings": args.set or [],
+        "size": args.size,
     }
     if args.scores:
         extra["spacy_scorer"] = bench_scores(args.scores)
@@ -118,6 +120,7 @@ def cmd_ship(args: argparse.Namespace) -> int:
         root,
         args.force,
         commit,
+        args.cache_dir or config.data.cache_dir,
     )
     write_readme(root)
     print(
@@ -127,8 +130,8 @@ def cmd_ship(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_ship_command(sub) -> None:
-    """The ``ship`` subcommand."""
+def add_ship_command(sub) -> argparse.ArgumentParser:
+    """The ``ship`` subcommand (its parser: the caller adds ``--size``)."""
     p = sub.add_parser(
         "ship", help="pre-train a config's predictor or masked-LM encoder (or reuse it) and ship it as builtin:<name>"
     )
@@ -149,3 +152,4 @@ def add_ship_command(sub) -> None:
     p.add_argument("--cache-dir", help="cache folder for data, parses and pre-trainings")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_ship)
+    return p

@@ -45,9 +45,14 @@ def training_fingerprint(config: ExperimentConfig) -> dict:
         settings.pop("predictor", None)
     if not config.clips_predictor_apart:  # off, or it changes nothing in this recipe
         settings = without(settings, ("training.grad_clip_predictor_apart",))
-    inputs = {"data": data_digest(config.data), "init_from": file_digest(resolve_weights(config.training.init_from))}
+    inputs = {
+        "data": data_digest(config.data),
+        "init_from": file_digest(resolve_weights(config.training.init_from, config.data.cache_dir)),
+    }
     if config.training.init_predictor_from:  # only when set, so the records of runs without one still hold
-        inputs["init_predictor_from"] = file_digest(resolve_weights(config.training.init_predictor_from))
+        inputs["init_predictor_from"] = file_digest(
+            resolve_weights(config.training.init_predictor_from, config.data.cache_dir)
+        )
     return {"settings": settings, "inputs": inputs}
 
 

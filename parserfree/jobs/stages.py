@@ -52,6 +52,8 @@ def pretrain_config(config: ExperimentConfig) -> ExperimentConfig:
     pre.training.init_from = None  # pre-training starts from scratch
     pre.training.init_predictor_from = None
     pre.training.auxiliary_parser_weight = 0.0  # the predictor's own loss is the pre-training
+    if config.encoder.pretrained:  # its embeddings stay the encoder's: layers 1..k and the predictor are pre-trained
+        pre.training.freeze_embeddings = True
     if pre.training.distance_loss_weight == 0:  # a task's "keep the predictor as it is" would train nothing
         pre.training.distance_loss_weight = 1.0
     pre.predictor = config.pretrain_predictor_config()
@@ -148,7 +150,7 @@ def pretrain_stage(
     mode = mode or config.run.predictor_start
     if is_shipped(mode):  # a shipped model: nothing to pre-train
         name = mode.removeprefix(SCHEME)
-        path = shipped_checkpoint(name)
+        path = shipped_checkpoint(name, cache_dir=cache_dir or config.data.cache_dir)
         return {
             "checkpoint": str(path),
             "run_dir": str(path.parent),

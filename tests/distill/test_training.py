@@ -3,7 +3,6 @@
 import csv
 import math
 
-import lightning as L
 import pytest
 import torch
 
@@ -11,6 +10,8 @@ from parserfree.core.checkpoints import load_trained
 from parserfree.core.recipes import exportable_recipes, get_recipe
 from parserfree.distill.config import TrainingConfig, load_config
 from parserfree.distill.train import epochs_for, steps_per_epoch, train
+
+from tiny_models import StartWeights
 
 
 def _train(overrides, out, extra=()):
@@ -127,13 +128,6 @@ def test_min_steps_leaves_a_split_that_already_reaches_them_alone():
     assert [steps_per_epoch(t, n) for n in (100, 150, 1000)] == [10, 15, 100]
     assert epochs_for(t, 10) == 3 and epochs_for(t, 15) == 2 and epochs_for(t, 100) == 2
     assert epochs_for(TrainingConfig(max_epochs=2, batch_size=10), 1) == 2  # 0: never raised
-
-
-class StartWeights(L.Callback):
-    """Keeps a copy of the model's weights as training starts (after any init_from, before any step)."""
-
-    def on_train_start(self, trainer, pl_module):
-        self.state = {k: v.detach().clone() for k, v in pl_module.model.state_dict().items()}
 
 
 @pytest.mark.slow

@@ -63,7 +63,7 @@ def test_the_spacy_component_serves_a_pretrained_bundle(bert_run, tmp_path):
     [
         ("encoder.ngram_buckets=1024", "encoder.ngram_buckets=1024 reads the project's word vocabulary"),
         ("predictor.tower_layers=2", "a parser tower embeds the project's word vocabulary"),
-        ("training.init_from=builtin:parser-en", "training.init_from=builtin:parser-en: with encoder.pretrained"),
+        ("training.init_predictor_from=builtin:parser-tower-en", "parser-tower-en: it gives a parser tower"),
         ("data.task=masked_lm", "data.task=masked_lm pre-trains the project's own encoder"),
     ],
 )
