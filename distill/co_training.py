@@ -225,8 +225,9 @@ class CoTrainingModule(L.LightningModule):
         named = list(self.model.named_parameters())
         if t.freeze_embeddings:  # h_0's tables stay as they start: no gradient, no group
             frozen = tuple(f"encoder.{prefix}" for prefix in self.model.encoder.embedding_keys)
-            for _, p in (item for item in named if item[0].startswith(frozen)):
-                p.requires_grad_(False)
+            for n, p in named:
+                if n.startswith(frozen):
+                    p.requires_grad_(False)
             named = [(n, p) for n, p in named if not n.startswith(frozen)]
         # (name prefix, rate multiplier, group options), in the order of the groups after the base one; the
         # predictor has a group only when its rate differs, so checkpoints written before the setting resume

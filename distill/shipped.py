@@ -121,16 +121,17 @@ def changed_weights(checkpoint: dict, cache_dir: str | Path | None = None) -> di
 
 
 def completed(path: Path, record: dict, cache_dir: str | Path | None = None) -> Path:
-    """A partial shipped checkpoint with the rest of its encoder from ``record["completed_from"]``, written
-    once to ``<cache>/shipped/<name>-<sha256>.ckpt`` (atomically, so an interrupted write is never read)."""
+    """A partial shipped checkpoint with the rest of its encoder from ``record["completed_from"]`` (that
+    encoder's own weights as they are, in float32), written once to ``<cache>/shipped/<name>-<sha256>.ckpt``
+    (atomically, so an interrupted write is never read)."""
     from .data.archives import default_cache_dir
 
     out = Path(cache_dir or default_cache_dir()) / "shipped" / f"{path.parent.name}-{record['sha256'][:16]}.ckpt"
     if out.is_file():
         return out
     ckpt = read_checkpoint(path)
-    state = {k: v.half() if v.is_floating_point() else v for k, v in pretrained_start_weights(ckpt, cache_dir).items()}
-    save_weights({"parserfree": ckpt["parserfree"], "state_dict": {**state, **ckpt["state_dict"]}}, out)
+    state = {**pretrained_start_weights(ckpt, cache_dir), **ckpt["state_dict"]}
+    save_weights({"parserfree": ckpt["parserfree"], "state_dict": state}, out)
     return out
 
 
@@ -151,14 +152,14 @@ def resolve_weights(ref: str | None, cache_dir: str | Path | None = None) -> str
     return str(shipped_checkpoint(ref.removeprefix(SCHEME), cache_dir=cache_dir))
 
 
-def half_precision(checkpoint: Path, out: Path, cache_dir: str | Path | None = None) -> bool:
+def half_precision(checkpoint: Path, out: Path, cache_dir: str | Path | None = None) -> str | None:
     """``checkpoint``'s changed weights (``changed_weights``) and parserfree section only, floating tensors in
-    float16, written to ``out``; True when that is partial (some encoder weights are its start's)."""
+    float16, written to ``out``; the pre-trained encoder that completes it when that is partial, else None."""
     ckpt = read_checkpoint(checkpoint)
     changed = changed_weights(ckpt, cache_dir)
     state = {k: v.half() if v.is_floating_point() else v for k, v in changed.items()}
     save_weights({"parserfree": ckpt["parserfree"], "state_dict": state}, out)
-    return len(changed) < len(ckpt["state_dict"])
+    return ckpt["parserfree"]["encoder"]["pretrained"] if len(changed) < len(ckpt["state_dict"]) else None
 
 
 def better(new: dict, old: dict | None) -> bool:
@@ -208,8 +209,8 @@ def ship(
         **(extra or {}),
     }
     staged = folder / (WEIGHTS + ".new")
-    if half_precision(checkpoint, staged, cache_dir):
-        record[COMPLETED_FROM] = read_checkpoint(checkpoint)["parserfree"]["encoder"]["pretrained"]
+    if completed_from := half_precision(checkpoint, staged, cache_dir):
+        record[COMPLETED_FROM] = completed_from
     size, sha = staged.stat().st_size, sha256_file(staged)
     same_weights = old is not None and old.get("sha256") == sha  # the same weights: the record is brought up to date
     refusal = None

@@ -25,7 +25,7 @@ from ..distill.config import ExperimentConfig
 from ..distill.data.archives import default_cache_dir
 from ..distill.data.datasets import DataConfig
 from ..distill.fingerprints import digest, file_digest, without
-from ..distill.shipped import SCHEME, is_shipped, read_record, shipped_checkpoint
+from ..distill.shipped import SCHEME, is_shipped, models_dir, read_record, shipped_checkpoint
 from .stage_records import StageRecord, export_fingerprint, training_fingerprint
 
 
@@ -153,7 +153,9 @@ def pretrain_stage(
         path = shipped_checkpoint(name, cache_dir=cache_dir or config.data.cache_dir)
         return {
             "checkpoint": str(path),
-            "run_dir": str(path.parent),
+            "run_dir": str(
+                models_dir() / name
+            ),  # the model's folder (a partial one's checkpoint is completed in the cache)
             "metrics": read_record(name).get("scores"),
             "chosen": f"shipped ({mode})",
             "shipped": mode,
