@@ -126,14 +126,20 @@ def encoder_record(meta: dict) -> dict:
     return encoder
 
 
+def checkpoint_configs(meta: dict) -> tuple[EncoderConfig, PredictorConfig | None]:
+    """The encoder and predictor settings a checkpoint's metadata records (the predictor's None: no predictor)."""
+    encoder = EncoderConfig.from_dict(encoder_record(meta))
+    predictor = PredictorConfig.from_dict(meta["predictor"]) if meta["predictor"] else None
+    return encoder, predictor
+
+
 def load_trained(path: str | os.PathLike) -> TrainedModel:
     """Rebuild the model of a run's checkpoint (``best.ckpt``/``last.ckpt``) in eval mode on the CPU."""
     path = Path(path)
     ckpt = read_checkpoint(path)
     meta = ckpt["parserfree"]
     try:
-        enc = EncoderConfig.from_dict(encoder_record(meta))
-        pred = PredictorConfig.from_dict(meta["predictor"]) if meta["predictor"] else None
+        enc, pred = checkpoint_configs(meta)
         vocab = vocabulary_from_dict(meta["vocab"], source=f"{path} (vocabulary)")
         n_classes = max(2, len(meta["label_names"]))
         grad = bool(meta["experiment"].get("training", {}).get("task_grad_to_predictor", True))

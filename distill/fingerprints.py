@@ -59,6 +59,7 @@ ADDED_SETTINGS = {
     "encoder.static_vectors": None,
     "encoder.ngram_buckets": 0,
     "encoder.pretrained": None,
+    "encoder.bias.prior_slope": 0.0,
     "training.init_predictor_from": None,
     "training.auxiliary_parser_weight": 0.0,
     "training.distance_grad_to_encoder": True,

@@ -99,12 +99,11 @@ def shipped_file(name: str, root: Path | None = None) -> Path:
 def pretrained_start_weights(checkpoint: dict, cache_dir: str | Path | None = None) -> dict:
     """The encoder weights a checkpoint of a pre-trained encoder started from (the model folder's, a fresh
     bias table), named as in the checkpoint's state dict."""
-    from ..core.checkpoints import encoder_record
-    from ..encoder.config import EncoderConfig
+    from ..core.checkpoints import checkpoint_configs
     from ..encoder.pretrained import PretrainedEncoder
     from .data.pretrained_encoders import model_folder
 
-    config = EncoderConfig.from_dict(encoder_record(checkpoint["parserfree"]))
+    config, _ = checkpoint_configs(checkpoint["parserfree"])
     encoder = PretrainedEncoder(config)
     encoder.load_pretrained(str(model_folder(str(config.pretrained), cache_dir)))
     return {ENCODER + k: v for k, v in encoder.state_dict().items()}

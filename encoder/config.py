@@ -48,6 +48,9 @@ class BiasConfig:
     """hard_mask: only pairs at most this many tree steps apart are visible."""
     zero_init: bool = True
     """Start the table at zero, so training starts from a plain Transformer."""
+    prior_slope: float = 0.0
+    """Add −prior_slope·d to the table's start (a prior shape: near words first, a decay in distance) —
+    e.g. 0.5 for a table that starts at 0 at distance 0 and −5 at 10; 0: no prior."""
 
     def validate(self, section: str = "encoder.bias") -> None:
         """Raise ConfigError naming the first impossible field."""
@@ -64,6 +67,7 @@ class BiasConfig:
                     f"{section}.max_distance={self.max_distance}"
                 )
         check_number(f"{section}.decay_alpha", self.decay_alpha, low=0)
+        check_number(f"{section}.prior_slope", self.prior_slope, low=0)
         check_int(f"{section}.hard_mask_k", self.hard_mask_k, 0)
 
     @classmethod

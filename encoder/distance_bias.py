@@ -42,8 +42,8 @@ class SyntaxBias(nn.Module):
     p(d) = L + n_log · log(d/L) / log(max/L) above L (n_log = ⌈log2(max/L)⌉ buckets, T5-style).
     The table is interpolated at p(d) for integer and float distances alike (an integer d between two
     log buckets gets a blend of both, never the floor of one: the same value as the float d).
-    ``per_head`` (one table column per head, output B×H×T×T) applies to mode ``learned``; the other
-    modes give B×1×T×T.
+    ``per_head`` (one table column per head, output B×H×T×T) and ``prior_slope`` (the table starts at
+    −slope·d) apply to mode ``learned``; the other modes give B×1×T×T.
     """
 
     def __init__(self, config: BiasConfig, n_heads: int) -> None:
@@ -69,6 +69,9 @@ class SyntaxBias(nn.Module):
                 nn.init.zeros_(self.table.weight)
             else:
                 nn.init.normal_(self.table.weight, std=0.02)
+            if config.prior_slope:
+                with torch.no_grad():  # the prior shape −slope·d, per bucket at the distance it stands for
+                    self.table.weight.sub_(config.prior_slope * self.bucket_distances()[:, None])
             if config.learned_scale:
                 self.scale = nn.Parameter(torch.ones(()))
         if self.mode == "fixed_decay":

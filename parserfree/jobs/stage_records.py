@@ -36,10 +36,12 @@ WHERE_AND_HOW_FAST = (
 )
 
 
-def training_fingerprint(config: ExperimentConfig) -> dict:
+def training_fingerprint(config: ExperimentConfig, cache_dir: str | None = None) -> dict:
     """A training run depends on its resolved settings (the predictor section only for recipes with a
-    predictor, the predictor's clipping only for those with a task; ``ADDED_SETTINGS`` at their old value left out), the content of its data and the checkpoint
-    it starts from."""
+    predictor, the predictor's clipping only for those with a task; ``ADDED_SETTINGS`` at their old value left
+    out), the content of its data and the checkpoint it starts from (a partial shipped one completed in
+    ``cache_dir``, else ``data.cache_dir``: where ``train`` completes it)."""
+    weights_cache = cache_dir or config.data.cache_dir
     settings = without_added_at_their_old_value(without(config.resolved().to_dict(), WHERE_AND_HOW_FAST))
     if not config.recipe_row.predictor:
         settings.pop("predictor", None)
@@ -47,12 +49,10 @@ def training_fingerprint(config: ExperimentConfig) -> dict:
         settings = without(settings, ("training.grad_clip_predictor_apart",))
     inputs = {
         "data": data_digest(config.data),
-        "init_from": file_digest(resolve_weights(config.training.init_from, config.data.cache_dir)),
+        "init_from": file_digest(resolve_weights(config.training.init_from, weights_cache)),
     }
     if config.training.init_predictor_from:  # only when set, so the records of runs without one still hold
-        inputs["init_predictor_from"] = file_digest(
-            resolve_weights(config.training.init_predictor_from, config.data.cache_dir)
-        )
+        inputs["init_predictor_from"] = file_digest(resolve_weights(config.training.init_predictor_from, weights_cache))
     return {"settings": settings, "inputs": inputs}
 
 

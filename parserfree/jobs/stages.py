@@ -255,7 +255,7 @@ def train_stage(config: ExperimentConfig, run_dir: Path, cache_dir: str | None, 
     from ..core.checkpoints import CheckpointError
     from ..distill.train import train
 
-    record = StageRecord(run_dir, training_fingerprint(config))
+    record = StageRecord(run_dir, training_fingerprint(config, cache_dir))
     action, metrics = _plan_run(record, run_dir, config.recipe, "training again from the start")
     if action == "skip":
         return metrics
@@ -304,7 +304,7 @@ def serve_stage(
     source run's weights served with this recipe's distances (``distill.train.serve_trained``), or skip."""
     from ..distill.train import serve_trained
 
-    fingerprint = training_fingerprint(config)
+    fingerprint = training_fingerprint(config, cache_dir)
     fingerprint["inputs"]["trained_as"] = file_digest(source_run / "checkpoints" / "best.ckpt")
     record = StageRecord(run_dir, fingerprint)
     action, metrics = _plan_run(record, run_dir, config.recipe, "again")

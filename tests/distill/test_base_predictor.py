@@ -84,3 +84,20 @@ def test_a_partial_shipped_predictor_holds_what_it_changed_and_loads_whole(bert_
     assert original.keys() == loaded.keys()
     for key, value in original.items():
         torch.testing.assert_close(loaded[key], value, atol=2e-3, rtol=1e-3)
+
+
+@pytest.mark.slow
+def test_a_runs_record_completes_a_partial_start_in_the_runs_cache_not_the_configs(
+    bert_pretraining, smoke_overrides, tmp_path, monkeypatch
+):
+    from parserfree.distill import shipped
+    from parserfree.jobs.stage_records import training_fingerprint
+
+    folder, checkpoint = bert_pretraining
+    ship(checkpoint, "p", "cmd", {"test": {}}, {}, root=tmp_path / "models", cache_dir=tmp_path / "ship-cache")
+    monkeypatch.setattr(shipped, "models_dir", lambda: tmp_path / "models")
+    config_cache, run_cache = tmp_path / "config-cache", tmp_path / "run-cache"
+    config = bert_config(smoke_overrides, folder, "training.init_from=builtin:p", f"data.cache_dir={config_cache}")
+    training_fingerprint(config, str(run_cache))  # train completes it in the command's cache: so must its record
+    assert list((run_cache / "shipped").glob("p-*.ckpt"))
+    assert not (config_cache / "shipped").exists()

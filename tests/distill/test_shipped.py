@@ -186,11 +186,8 @@ def test_every_shipped_parser_fits_the_config_its_record_names():
 
 def shipped_settings(name: str) -> SimpleNamespace:
     """What ``init_mismatch`` reads of a shipped model (its settings, recipe and task), from its own file."""
-    from parserfree.core.checkpoints import encoder_record, read_checkpoint
-    from parserfree.encoder import EncoderConfig
-    from parserfree.predictor import PredictorConfig
+    from parserfree.core.checkpoints import checkpoint_configs, read_checkpoint
 
     meta = read_checkpoint(shipped.shipped_file(name))["parserfree"]
-    predictor = PredictorConfig.from_dict(meta["predictor"]) if meta["predictor"] else None
-    encoder = EncoderConfig.from_dict(encoder_record(meta))
+    encoder, predictor = checkpoint_configs(meta)
     return SimpleNamespace(encoder_config=encoder, predictor_config=predictor, recipe=meta["recipe"], task=meta["task"])

@@ -25,6 +25,20 @@ def test_zero_init_learned_table_and_unit_scale():
     assert SyntaxBias(BiasConfig(per_head=True), n_heads=4).table.weight.shape == (11, 4)
 
 
+@pytest.mark.parametrize("log_from", [None, 4])
+def test_a_prior_slope_starts_the_table_as_a_decay_in_distance_not_at_zero(log_from):
+    config = BiasConfig(max_distance=10, log_buckets_from=log_from, prior_slope=0.5, per_head=True)
+    bias = SyntaxBias(config, n_heads=3)
+    expected = -0.5 * bias.bucket_distances()
+    torch.testing.assert_close(bias.curve(), expected[:, None].expand(-1, 3))
+    d = torch.tensor([[[0, 2, -1], [2, 0, -1], [-1, -1, -1]]])  # the third word is padding
+    out = bias(d, torch.tensor([[True, True, False]]))
+    assert out[0, :, 0, 1].tolist() == pytest.approx([-1.0] * 3)  # −0.5 · 2, every head alike
+    assert (out[0, :, :, 2] == MASK_VALUE).all() and torch.isfinite(out).all()  # padding: masked, not biased
+    with pytest.raises(ValueError, match="prior_slope"):
+        BiasConfig(prior_slope=-1.0).validate()
+
+
 def test_integer_lookup_clamps_and_cross_tree_is_last_bucket():
     bias = filled(BiasConfig(max_distance=4))
     d = torch.tensor([[[0, 1, 3], [4, 7, CROSS_TREE], [2, 2, 2]]])  # 1×3×3
