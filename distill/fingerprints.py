@@ -60,6 +60,7 @@ ADDED_SETTINGS = {
     "encoder.ngram_buckets": 0,
     "encoder.pretrained": None,
     "encoder.bias.prior_slope": 0.0,
+    "encoder.bias.per_layer": False,
     "training.init_predictor_from": None,
     "training.auxiliary_parser_weight": 0.0,
     "training.distance_grad_to_encoder": True,

@@ -36,6 +36,8 @@ class BiasConfig:
     """Distances are clamped to 0..max_distance (about 5 suits very short texts, 15–20 long ones)."""
     per_head: bool = False
     """One table column per attention head instead of one table shared by all heads."""
+    per_layer: bool = False
+    """One table per biased layer instead of one table every biased layer reads (mode learned)."""
     learned_scale: bool = True
     """A learned global multiplier (initialised to 1) on the learned table."""
     log_buckets_from: int | None = None
@@ -56,7 +58,7 @@ class BiasConfig:
         """Raise ConfigError naming the first impossible field."""
         check_choice(f"{section}.mode", self.mode, BIAS_MODES)
         check_int(f"{section}.max_distance", self.max_distance, 1)
-        for name in ("per_head", "learned_scale", "learn_alpha", "zero_init"):
+        for name in ("per_head", "per_layer", "learned_scale", "learn_alpha", "zero_init"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{section}.{name}={getattr(self, name)!r} must be true or false")
         if self.log_buckets_from is not None:

@@ -42,17 +42,21 @@ class SyntaxBias(nn.Module):
     p(d) = L + n_log · log(d/L) / log(max/L) above L (n_log = ⌈log2(max/L)⌉ buckets, T5-style).
     The table is interpolated at p(d) for integer and float distances alike (an integer d between two
     log buckets gets a blend of both, never the floor of one: the same value as the float d).
-    ``per_head`` (one table column per head, output B×H×T×T) and ``prior_slope`` (the table starts at
-    −slope·d) apply to mode ``learned``; the other modes give B×1×T×T.
+    ``per_head`` (one table column per head, output B×H×T×T), ``per_layer`` (one table per biased layer:
+    the columns of each layer side by side, output B×(L·C)×T×T, which ``for_layers`` hands out a layer at
+    a time) and ``prior_slope`` (the table starts at −slope·d) apply to mode ``learned``; the other modes
+    give B×1×T×T.
     """
 
-    def __init__(self, config: BiasConfig, n_heads: int) -> None:
+    def __init__(self, config: BiasConfig, n_heads: int, n_layers: int = 1) -> None:
+        """``n_layers``: how many layers read the bias (the number of tables with ``per_layer``)."""
         super().__init__()
         config.validate()
         self.config = config
         self.mode = config.mode
         self.max_distance = config.max_distance
-        self.n_columns = n_heads if config.per_head else 1
+        self.n_tables = n_layers if config.per_layer and self.mode == "learned" else 1
+        self.n_columns = (n_heads if config.per_head else 1) * self.n_tables
         self.log_from = config.log_buckets_from
         if self.log_from is None:
             self.n_log = 0
@@ -167,8 +171,18 @@ class SyntaxBias(nn.Module):
         real_pair = (distances >= 0).unsqueeze(1)  # B×1×T×T
         return torch.where(real_pair, bias, torch.zeros_like(bias)) + padding
 
+    def for_layers(self, bias: Tensor, n_layers: int) -> list[Tensor]:
+        """The bias each of ``n_layers`` biased layers adds, in order: ``bias`` (what ``forward`` gave, or the
+        padding term alone) for every layer, or with ``per_layer`` each layer's own columns, B×C×T×T."""
+        if self.n_tables == 1 or bias.shape[1] == 1:  # one table, or no distances (padding only)
+            return [bias] * n_layers
+        if n_layers != self.n_tables:
+            raise ValueError(f"{n_layers} biased layers read a bias of {self.n_tables} per-layer tables")
+        return list(bias.chunk(self.n_tables, dim=1))
+
     def curve(self) -> Tensor:
-        """Bias value per bucket, scale included: (n_buckets,), or (n_buckets, H) for a per-head table.
+        """Bias value per bucket, scale included: (n_buckets,), or (n_buckets, columns) for per-head or
+        per-layer tables (``column_names`` says which is which).
 
         Plot it against `bucket_distances()`. Modes without a table give their fixed function.
         """
@@ -181,6 +195,14 @@ class SyntaxBias(nn.Module):
         if self.mode == "hard_mask":
             return self._visible(d)
         return torch.zeros_like(d)
+
+    def column_names(self) -> list[str]:
+        """A name for each column of ``curve()``: "" for one table, else "head h", "layer l" or "layer l head h"
+        (l counts the biased layers from 1)."""
+        per_table = self.n_columns // self.n_tables
+        heads = [f"head {h}" for h in range(per_table)] if per_table > 1 else [""]
+        layers = [f"layer {i + 1}" for i in range(self.n_tables)] if self.n_tables > 1 else [""]
+        return [" ".join(part for part in (layer, head) if part) for layer in layers for head in heads]
 
     def extra_repr(self) -> str:
         return (

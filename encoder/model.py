@@ -213,8 +213,8 @@ class Encoder(nn.Module):
         """Ids B×T (B×T×F features) → h_0 B×T×d."""
         raise NotImplementedError
 
-    def run_layers(self, layers: nn.ModuleList, h: Tensor, bias: Tensor) -> Tensor:
-        """``layers`` in order, each adding ``bias`` (broadcastable to B×H×T×T) to its scores."""
+    def run_layers(self, layers: nn.ModuleList, h: Tensor, biases: list[Tensor]) -> Tensor:
+        """``layers`` in order, each adding its own of ``biases`` (broadcastable to B×H×T×T) to its scores."""
         raise NotImplementedError
 
     def finish(self, h: Tensor) -> Tensor:
@@ -251,15 +251,17 @@ class Encoder(nn.Module):
 
     def lower_from(self, h_0: Tensor, mask: Tensor) -> Tensor:
         """Layers 1..k with the padding mask only: h_0 B×T×d, mask B×T (positions) → h_k B×T×d."""
-        return self.run_layers(self.layers[: self.config.predictor_layer], h_0, key_padding_bias(mask, h_0.dtype))
+        k = self.config.predictor_layer
+        return self.run_layers(self.layers[:k], h_0, [key_padding_bias(mask, h_0.dtype)] * k)
 
     def upper(self, h_0: Tensor, h_k: Tensor, mask: Tensor, distances: Tensor | None) -> Tensor:
         """The biased layers → h_N B×T×d: all N from h_0 with ``bias_all_layers`` (after the unbiased pass
         over 1..k that the predictor reads), else k+1..N from h_k. mask B×T (positions), distances B×T×T
         over positions (int64 or float; None → padding mask only)."""
         h = h_0 if self.config.bias_all_layers else h_k
+        layers = self.layers[self.first_biased_layer :]
         bias = key_padding_bias(mask, h.dtype) if distances is None else self.bias(distances, mask)
-        return self.finish(self.run_layers(self.layers[self.first_biased_layer :], h, bias))
+        return self.finish(self.run_layers(layers, h, self.bias.for_layers(bias, len(layers))))
 
     def lower(self, word_ids: Tensor, feature_ids: Tensor, mask: Tensor) -> Tensor:
         """Word states of layer k (what the predictor reads), B×W×d."""
@@ -296,15 +298,15 @@ class SyntaxEncoder(Embedded, Encoder):
         self.config = config
         self.init_embeddings_of(config, config.d_model, config.static_width)
         self.layers = layer_stack(config.n_layers, config.d_model, config.n_heads, config.d_ff, config.dropout)
-        self.bias = SyntaxBias(config.bias, config.n_heads)
+        self.bias = SyntaxBias(config.bias, config.n_heads, len(self.layers) - self.first_biased_layer)
         self.final_norm = nn.LayerNorm(config.d_model)
 
     @property
     def word_table(self) -> Tensor:
         return self.word_embedding.weight
 
-    def run_layers(self, layers: nn.ModuleList, h: Tensor, bias: Tensor) -> Tensor:
-        for layer in layers:
+    def run_layers(self, layers: nn.ModuleList, h: Tensor, biases: list[Tensor]) -> Tensor:
+        for layer, bias in zip(layers, biases, strict=True):
             h = layer(h, bias)
         return h
 

@@ -49,7 +49,7 @@ class PretrainedEncoder(Encoder):
         hf_config._attn_implementation = "eager"  # adds the 4-D mask to the scores as given; exports to ONNX
         self.model = AutoModel.from_config(hf_config)
         self.pad_id = int(architecture.get("pad_token_id") or 0)
-        self.bias = SyntaxBias(config.bias, config.n_heads)
+        self.bias = SyntaxBias(config.bias, config.n_heads, len(self.layers) - self.first_biased_layer)
 
     @property
     def layers(self) -> nn.ModuleList:  # type: ignore[override]  # they live in the model (its own state-dict keys)
@@ -109,9 +109,9 @@ class PretrainedEncoder(Encoder):
         total = share.sum(1).clamp(min=1.0)  # B×W
         return torch.einsum("bsw,bsd->bwd", share, h) / total[..., None]
 
-    def run_layers(self, layers: nn.ModuleList, h: Tensor, bias: Tensor) -> Tensor:
-        """The model's own layers in order, each adding ``bias`` (B×C×S×S, padding mask included) to its scores."""
-        for layer in layers:
+    def run_layers(self, layers: nn.ModuleList, h: Tensor, biases: list[Tensor]) -> Tensor:
+        """The model's own layers in order, each adding its bias (B×C×S×S, padding mask included) to its scores."""
+        for layer, bias in zip(layers, biases, strict=True):
             out = layer(h, attention_mask=bias)
             h = out[0] if isinstance(out, tuple) else out
         return h

@@ -15,6 +15,7 @@ keeps its traceback.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -61,17 +62,28 @@ def seed_paths(option: str, value: str | None, seeds: int) -> list[str]:
     return paths
 
 
+def named_row(value: str) -> tuple[str | None, str]:
+    """``--extra`` as (name, path): NAME=PATH names the row (a name of letters, digits, _ . -), a bare PATH
+    leaves it to be named by its recipe."""
+    name, sep, path = value.partition("=")
+    if sep and re.fullmatch(r"[A-Za-z][\w.-]*", name) and path:
+        return name, path
+    return None, value
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare a parser-free bundle with a parser-fed model (and more rows, each over its seeds) and write
     the report."""
     from ..comparison.compare import ComparedModels, CompareOptions, compare
     from ..reports.markdown import summary_lines
 
+    extras = [named_row(e) for e in args.extra or []]
     models = ComparedModels(
         seed_paths("--parser-free", args.parser_free, args.seeds),
         seed_paths("--parser-fed", args.parser_fed, args.seeds),
         seed_paths("--unbiased", args.unbiased, args.seeds),
-        [seed_paths("--extra", e, args.seeds) for e in args.extra or []],
+        [seed_paths("--extra", path, args.seeds) for _, path in extras],
+        [name for name, _ in extras],
     )
     options = CompareOptions(
         split=args.split,
@@ -261,7 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="the unbiased row: a no_syntax run folder, checkpoint or bundle",
     )
     p.add_argument(
-        "--extra", action="append", metavar="PATH", help="another model row, e.g. the locality control (repeatable)"
+        "--extra",
+        action="append",
+        metavar="[NAME=]PATH",
+        help="another model row, e.g. the locality control; NAME= names it (a variant of a row's recipe, e.g. "
+        "twin_per_layer=runs/v/checkpoints/best.ckpt; else the row is named by its recipe; repeatable)",
     )
     p.add_argument(
         "--seeds",

@@ -87,23 +87,29 @@ class CompareOptions:
 @dataclass
 class ComparedModels:
     """The models of a comparison by role, each a list of paths (bundle, run folder or checkpoint) — one
-    per seed, seed s of every row trained with the same seed. Rows are named by recipe."""
+    per seed, seed s of every row trained with the same seed. Rows are named by recipe, an extra row by its
+    name in ``extra_names`` where one is given (two rows of one recipe: a setting's variant beside its row)."""
 
     parser_free: Sequence[str | Path]
     reference: Sequence[str | Path]
     unbiased: Sequence[str | Path] = ()
     extra: Sequence[Sequence[str | Path]] = field(default_factory=list)
+    extra_names: Sequence[str | None] = ()
 
     @property
     def seeds(self) -> int:
         return len(self.parser_free)
 
-    def by_role(self) -> list[tuple[str, Sequence[str | Path]]]:
-        """(role, paths) of every row given; UsageError when a row has another number of seeds."""
-        rows = [("parser_free", self.parser_free), ("reference", self.reference)]
-        rows += [("unbiased", self.unbiased)] if self.unbiased else []
-        rows += [("extra", paths) for paths in self.extra]
-        for role, paths in rows:
+    def by_role(self) -> list[tuple[str, Sequence[str | Path], str | None]]:
+        """(role, paths, name or None) of every row given; UsageError when a row has another number of seeds."""
+        rows: list[tuple[str, Sequence[str | Path], str | None]] = [
+            ("parser_free", self.parser_free, None),
+            ("reference", self.reference, None),
+        ]
+        rows += [("unbiased", self.unbiased, None)] if self.unbiased else []
+        names = list(self.extra_names) + [None] * (len(self.extra) - len(self.extra_names))
+        rows += [("extra", paths, name) for paths, name in zip(self.extra, names)]
+        for role, paths, _ in rows:
             if len(paths) != self.seeds or not paths:
                 raise UsageError(
                     f"the {role} row has {len(paths)} seed(s) but parser_free has {self.seeds}: give "
@@ -225,10 +231,10 @@ def compare(
 
 
 def resolve_rows(models: ComparedModels, threads: int) -> dict[str, Row]:
-    """The model rows by name (their recipe); wrong kinds, mixed recipes and two rows of one recipe are
-    UsageErrors naming the path."""
+    """The model rows by name (their recipe, or the name an extra row is given); wrong kinds, mixed recipes
+    and two rows of one name are UsageErrors naming the path."""
     rows: dict[str, Row] = {}
-    for role, paths in models.by_role():
+    for role, paths, name in models.by_role():
         sources = [resolve_model(p, threads) for p in paths]
         recipes = {s.recipe for s in sources}
         if len(recipes) > 1:
@@ -237,9 +243,12 @@ def resolve_rows(models: ComparedModels, threads: int) -> dict[str, Row]:
         fits, wanted = ROLE_NEEDS.get(role, (lambda source: True, ""))
         if not fits(first):
             raise UsageError(f"{paths[0]}: {wanted} (got {first.recipe})")
-        if first.recipe in rows:
-            raise UsageError(f"{paths[0]}: two rows of recipe {first.recipe} (rows are named by recipe)")
-        rows[first.recipe] = Row(role, sources)
+        name = name or first.recipe
+        if name in rows:
+            raise UsageError(
+                f"{paths[0]}: two rows named {name} (rows are named by recipe: name an extra row with --extra NAME=PATH)"
+            )
+        rows[name] = Row(role, sources)
     return rows
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.checkpoints import CheckpointError, read_checkpoint
 from ..core.recipes import RECIPES, Recipe, Role
+from ..distill.fingerprints import ADDED_SETTINGS, flatten
 from ..distill.shipped import resolve_weights
 from ..encoder.masked_words import MASKED_LM
 
@@ -36,13 +37,11 @@ class Pairing:
     differs_in: str
 
 
-def flat_settings(settings: dict, prefix: str = "") -> dict:
-    """A nested settings dict as {"section.key": value}."""
-    out: dict[str, Any] = {}
-    for key, value in settings.items():
-        name = f"{prefix}{key}"
-        out.update(flat_settings(value, f"{name}.") if isinstance(value, dict) else {name: value})
-    return out
+def flat_settings(settings: dict) -> dict[str, Any]:
+    """A run's nested settings as {"section.key": value}; a setting added since the run was written reads
+    the value that computes what ran before it (``fingerprints.ADDED_SETTINGS``), so a row trained before a
+    setting existed and one trained after it, at that value, do not differ in it."""
+    return {**ADDED_SETTINGS, **flatten(settings)}
 
 
 INIT_FROM = "training.init_from"

@@ -37,16 +37,11 @@ def save_figure(fig, path: Path, dpi: int = 120, rect: tuple[float, float, float
 
 
 def plot_bias_curves(curves: dict[str, np.ndarray], path: Path) -> None:
-    """Learned additive bias per clamped distance bucket (one line per model, or per head)."""
+    """Learned additive bias per clamped distance bucket, one line per curve (a model, or one of its per-head
+    or per-layer tables)."""
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for name, curve in curves.items():
-        curve = np.asarray(curve)
-        x = np.arange(curve.shape[0])
-        if curve.ndim == 1:
-            ax.plot(x, curve, marker="o", label=name)
-        else:
-            for h in range(curve.shape[1]):
-                ax.plot(x, curve[:, h], marker=".", label=f"{name} head {h}")
+        ax.plot(np.arange(len(curve)), curve, marker="o" if len(curves) <= 6 else ".", label=name)
     ax.axhline(0, color="grey", lw=0.6)
     ax.set_xlabel("tree distance bucket (last = max distance or more, other sentence)")
     ax.set_ylabel("bias added to attention score")
@@ -288,7 +283,12 @@ def comparison_figures(
     for name, row in rows.items():
         src = row.first
         if src.trained is not None and src.trained.model.encoder.bias.table is not None:
-            curves[name] = src.trained.model.encoder.bias.curve().detach().numpy()
+            bias = src.trained.model.encoder.bias
+            values = bias.curve().detach().numpy()
+            if values.ndim == 1:
+                curves[name] = values
+            else:  # per-head or per-layer tables: a line each
+                curves.update({f"{name} {label}": values[:, c] for c, label in enumerate(bias.column_names())})
     if curves:
         plot_bias_curves(curves, out / "bias_curves.png")
     picks = [i for i, w in enumerate(parsed["words"]) if 8 <= len(w) <= 14 and list(w) == list(free_run["words"][i])][

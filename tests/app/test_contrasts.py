@@ -76,3 +76,16 @@ def test_a_parser_free_row_from_a_parser_fed_encoder_is_not_its_twins_start(tmp_
     assert {(p.a, p.b): p.differs_in for p in like_for_like(rows)}[("free", "none")] == (
         "distance source: scheduled→predicted vs none→none (each from its own masked-LM encoder)"
     )
+
+
+def test_a_row_trained_before_a_setting_existed_does_not_differ_in_it_at_its_old_value():
+    """The twin trained before ``encoder.bias.per_layer`` existed and a variant trained after it, per_layer
+    false and another prior slope, differ in the prior slope only (the bug: in per_layer too, so they were
+    not paired)."""
+    old, new = _row("parser_fed_twin"), _row("parser_fed_twin")
+    old[0]["encoder"] = {"bias": {"prior_slope": 0.0}}
+    new[0]["encoder"] = {"bias": {"prior_slope": 0.5, "per_layer": False}}
+    listed = {(p.a, p.b): p.differs_in for p in like_for_like({"twin": old, "twin_prior": new})}
+    assert listed == {("twin", "twin_prior"): "setting encoder.bias.prior_slope: 0.0 vs 0.5"}
+    new[0]["encoder"]["bias"]["per_layer"] = True  # at another value it is a difference: two things
+    assert not like_for_like({"twin": old, "twin_prior": new})

@@ -3,13 +3,13 @@ import math
 import pytest
 import torch
 
-from parserfree.encoder import BIAS_MODES, MASK_VALUE, BiasConfig, SyntaxBias
+from parserfree.encoder import BIAS_MODES, MASK_VALUE, BiasConfig, SyntaxBias, key_padding_bias
 from parserfree.encoder.conventions import CROSS_TREE_DISTANCE as CROSS_TREE
 
 
-def filled(config: BiasConfig, n_heads: int = 2, dtype=torch.float32) -> SyntaxBias:
+def filled(config: BiasConfig, n_heads: int = 2, dtype=torch.float32, n_layers: int = 1) -> SyntaxBias:
     """A SyntaxBias whose table holds distinct non-zero values and whose scale is not 1."""
-    bias = SyntaxBias(config, n_heads).to(dtype)
+    bias = SyntaxBias(config, n_heads, n_layers).to(dtype)
     with torch.no_grad():
         if bias.table is not None:
             bias.table.weight.copy_(torch.randn_like(bias.table.weight, generator=torch.Generator().manual_seed(0)))
@@ -23,6 +23,32 @@ def test_zero_init_learned_table_and_unit_scale():
     assert bias.table.weight.shape == (11, 1)
     assert (bias.table.weight == 0).all() and bias.scale.item() == 1.0
     assert SyntaxBias(BiasConfig(per_head=True), n_heads=4).table.weight.shape == (11, 4)
+
+
+@pytest.mark.parametrize("per_head", [False, True])
+@pytest.mark.parametrize("as_float", [False, True])
+def test_per_layer_tables_give_each_layer_its_own_columns_not_one_shared_bias(per_head, as_float):
+    bias = filled(BiasConfig(per_layer=True, per_head=per_head), n_heads=2, n_layers=3)
+    heads = 2 if per_head else 1
+    assert bias.table.weight.shape == (11, 3 * heads)
+    mask = torch.tensor([[True, True, True, False]])
+    d = torch.tensor([[[0, 1, 2, -1], [1, 0, 1, -1], [2, 1, 0, -1], [-1, -1, -1, -1]]])
+    layers = bias.for_layers(bias(d.float() if as_float else d, mask), 3)
+    table = bias.table.weight.detach() * 1.5
+    for i, layer in enumerate(layers):
+        assert layer.shape == (1, heads, 4, 4)
+        expected = table[d[0, :3, :3], i * heads : (i + 1) * heads].permute(2, 0, 1)  # its own columns
+        torch.testing.assert_close(layer[0, :, :3, :3], expected)
+        assert (layer[0, :, :, 3] == MASK_VALUE).all()
+    assert not torch.allclose(layers[0], layers[1])
+    padding_only = bias.for_layers(key_padding_bias(mask), 3)  # no distances: every layer the padding term
+    assert len(padding_only) == 3 and all(p.shape == (1, 1, 1, 4) for p in padding_only)
+    with pytest.raises(ValueError, match="2 biased layers"):
+        bias.for_layers(bias(d, mask), 2)
+    names = bias.column_names()
+    assert names[0] == ("layer 1 head 0" if per_head else "layer 1") and len(names) == 3 * heads
+    shared = filled(BiasConfig(per_head=per_head), n_heads=2, n_layers=3)  # without per_layer: one table
+    assert shared.table.weight.shape == (11, heads) and len(shared.for_layers(shared(d, mask), 3)) == 3
 
 
 @pytest.mark.parametrize("log_from", [None, 4])

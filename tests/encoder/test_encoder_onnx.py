@@ -37,9 +37,12 @@ def export(model: SyntaxEncoder, args: tuple, path) -> None:
         )
 
 
+@pytest.mark.parametrize("per_layer", [False, True])
 @pytest.mark.parametrize("as_float", [False, True])
-def test_export_runs_at_other_batch_and_length(tmp_path, config_factory, batch_factory, as_float):
-    model = SyntaxEncoder(config_factory(per_head=True, log_buckets_from=3)).eval()
+def test_export_runs_at_other_batch_and_length(tmp_path, config_factory, batch_factory, as_float, per_layer):
+    config = config_factory(per_head=True, log_buckets_from=3, per_layer=per_layer)
+    config.bias_all_layers = per_layer  # per-layer tables need two biased layers
+    model = SyntaxEncoder(config).eval()
     with torch.no_grad():
         model.bias.table.weight.normal_()
         model.bias.scale.fill_(1.3)

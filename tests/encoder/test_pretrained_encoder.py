@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from parserfree.encoder import EncoderConfig
+from parserfree.encoder import BiasConfig, EncoderConfig, key_padding_bias
 from parserfree.encoder.architecture import PretrainedModelError
 from parserfree.encoder.pretrained import PretrainedEncoder
 from parserfree.encoder.subwords import SubwordVocabulary
@@ -32,6 +32,7 @@ def encoder_of(folder, predictor_layer=1, bias_all_layers=False, **bias):
         bias_all_layers=bias_all_layers,
         n_heads=2,
         d_model=16,
+        bias=BiasConfig(**bias),
     )
     encoder = PretrainedEncoder(config)
     encoder.load_pretrained(str(folder))
@@ -83,6 +84,28 @@ def test_the_bias_reaches_only_the_layers_after_k(tmp_path):
     assert torch.allclose(h_k[positions], hidden[1][positions], atol=1e-5)  # layer 1 as the model runs it
     assert torch.allclose(plain[positions], hidden[-1][positions], atol=1e-5)
     assert (biased[positions] - plain[positions]).abs().max() > 1e-3  # the bias changed layers 2-3
+
+
+def test_per_layer_tables_reach_each_biased_layer_of_the_pretrained_model_in_order(tmp_path):
+    """Layers 2 and 3 each add their own table's bias (not both tables as two heads in every layer)."""
+    folder = tiny_bert_folder(tmp_path / "m", layers=3)
+    encoder, vocab, _ = encoder_of(folder, predictor_layer=1, per_layer=True)
+    assert encoder.bias.table.weight.shape == (11, 2)
+    with torch.no_grad():
+        encoder.bias.table.weight.copy_(torch.stack([torch.linspace(2, -2, 11), torch.linspace(-3, 3, 11)], 1))
+    ids, features, mask = batch(vocab)
+    positions = encoder.position_mask(ids, features, mask)
+    with torch.no_grad():
+        h_0 = encoder.embed(ids, features)
+        h_k = encoder.lower_from(h_0, positions)
+        d = encoder.position_distances(chain(mask), features)
+        ours = encoder.upper(h_0, h_k, positions, d)
+        h, table = h_k, encoder.bias.table.weight * encoder.bias.scale
+        for i, layer in enumerate(encoder.layers[1:]):
+            values = torch.where(d >= 0, table[d.clamp(0, 10), i], torch.zeros(()))
+            out = layer(h, attention_mask=values[:, None] + key_padding_bias(positions))
+            h = out[0] if isinstance(out, tuple) else out
+    assert torch.allclose(ours[positions], h[positions], atol=1e-5)
 
 
 def test_subwords_take_their_words_distances_and_special_tokens_none(tmp_path):

@@ -153,3 +153,36 @@ def test_bias_all_layers_biases_the_lower_layers_too():
         for layer in model.layers:
             h = layer(h, bias)
         torch.testing.assert_close(everywhere, model.final_norm(h))
+
+
+def test_per_layer_tables_reach_each_biased_layer_in_order():
+    """With bias.per_layer each biased layer adds its own table's bias: the model equals the layers run by
+    hand with table column i in layer i (a model handing every layer the first table, or all tables at once,
+    differs), and a shared table's model is the per-layer one with equal columns."""
+    from parserfree.encoder import BiasConfig, key_padding_bias
+
+    from tiny_models import tiny_encoder
+
+    torch.manual_seed(0)
+    config = tiny_encoder(n_layers=3, bias_all_layers=True, bias=BiasConfig(per_layer=True))
+    w = torch.tensor([[3, 4, 5, 6], [7, 8, 0, 0]])
+    f = torch.zeros(2, 4, 3, dtype=torch.long)
+    mask = w != 0
+    d = torch.tensor([[0, 1, 2, 3], [1, 0, 1, 2], [2, 1, 0, 1], [3, 2, 1, 0]]).expand(2, 4, 4).clone()
+    d[1, 2:, :] = d[1, :, 2:] = -1
+    model = SyntaxEncoder(config).eval()
+    assert model.bias.table.weight.shape == (11, 3)
+    torch.nn.init.normal_(model.bias.table.weight, std=3.0)
+    out = model(w, f, mask, d)[0]
+    with torch.no_grad():
+        h = model.embed(w, f)
+        table = model.bias.table.weight * model.bias.scale
+        for i, layer in enumerate(model.layers):
+            values = torch.where(d >= 0, table[d.clamp(min=0), i], torch.zeros(()))
+            h = layer(h, values[:, None] + key_padding_bias(mask))
+        torch.testing.assert_close(out, model.final_norm(h))
+        model.bias.table.weight.copy_(model.bias.table.weight[:, :1].expand(-1, 3))
+        shared = SyntaxEncoder(tiny_encoder(n_layers=3, bias_all_layers=True)).eval()
+        state = model.state_dict()
+        shared.load_state_dict({**state, "bias.table.weight": state["bias.table.weight"][:, :1]})
+        torch.testing.assert_close(model(w, f, mask, d)[0], shared(w, f, mask, d)[0])
